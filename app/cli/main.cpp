@@ -1,0 +1,7 @@
+// trainbench-cli: dispatches to one command per file.
+#include <cstdio>
+
+int main() {
+    std::puts("trainbench-cli");
+    return 0;
+}

@@ -1,0 +1,159 @@
+// The op set every layer is written against. One implementation per device kind: the CPU
+// backend (always built) and the CUDA plugin (loaded with dlopen). Layers never branch on device.
+//
+// Conventions for every op:
+// - Activations and their gradients are NCHW (or N x features) in the graph's activation dtype
+//   (f32, or f16/bf16 under mixed precision); parameters, their gradients, optimizer state,
+//   batch-norm statistics and the loss are f32. Compute is f32 (or Tensor Cores accumulating
+//   in f32).
+// - Ops are issued in order on the backend's compute stream; on the CPU they finish on return.
+// - Parameter-gradient outputs (dw, db, dgamma, dbeta) ACCUMULATE: the caller zeroes them once
+//   per optimizer step, which is what makes gradient accumulation free. Every other output is
+//   overwritten.
+// - Errors come back as exceptions: tb::Error for misuse, tb::OutOfMemoryError from allocation.
+#pragma once
+
+#include "backend/opdesc.h"
+#include "core/tensor.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tb {
+
+// A point on the compute stream. elapsedMs() is only valid once both events completed, so
+// callers read the previous step's events; on the CPU events complete when recorded.
+class StreamEvent {
+public:
+    virtual ~StreamEvent() = default;
+    virtual bool completed() = 0;
+    virtual void wait() = 0;
+    // Milliseconds from `earlier` to this event.
+    virtual float elapsedMs(const StreamEvent& earlier) = 0;
+};
+
+struct MemoryStats {
+    uint64_t inUse = 0;     // bytes handed out to live tensors
+    uint64_t reserved = 0;  // bytes held by the caching allocator, in use or cached
+    uint64_t peakInUse = 0; // high-water mark of inUse since the last resetPeak()
+    uint64_t deviceFree = 0;
+    uint64_t deviceTotal = 0;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+
+    virtual Device device() const = 0;
+    // One line for logs: "cpu: oneDNN 2.6.3, OpenBLAS 0.3.21, 2 threads".
+    virtual std::string description() const = 0;
+
+    // ---- memory and streams ----
+    // Uninitialised device memory. Throws OutOfMemoryError when the device is full.
+    virtual Tensor empty(const Shape& shape, DType dtype) = 0;
+    // Host memory for staging batches; page-locked when pinned and the backend supports it.
+    virtual Tensor emptyHost(const Shape& shape, DType dtype, bool pinned) = 0;
+    virtual bool supportsPinnedMemory() const = 0;
+    // Copies between any two tensors of equal dtype and element count, in stream order. A copy
+    // from pinned host memory to the device is asynchronous (issued on the copy stream and
+    // ordered before later compute); other copies to the host return when the data is there.
+    virtual void copy(const Tensor& src, Tensor& dst) = 0;
+    virtual void fill(Tensor& t, float value) = 0;
+    // Blocks until all issued work is done.
+    virtual void synchronize() = 0;
+    virtual std::unique_ptr<StreamEvent> recordEvent() = 0;
+    virtual MemoryStats memoryStats() const = 0;
+    virtual void resetPeakMemory() = 0;
+    // Returns cached, unused device memory to the driver (after an out-of-memory error).
+    virtual void releaseCachedMemory() = 0;
+
+    // ---- dense ----
+    // y(n, out) = x(n, in) * w(out, in)^T + b(out)
+    virtual void linearForward(const Tensor& x, const Tensor& w, const Tensor* b, Tensor& y) = 0;
+    // dx(n, in) = dy * w;  dw += dy^T * x;  db += sum over n of dy.  dx may be null.
+    virtual void linearBackward(const Tensor& x, const Tensor& w, const Tensor& dy, Tensor* dx,
+                                Tensor& dw, Tensor* db) = 0;
+
+    // ---- convolution ----
+    // y(n, k, oh, ow) = conv(x(n, c, h, w), w(k, c, r, s)) + b(k)
+    virtual void convForward(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor* b,
+                             Tensor& y) = 0;
+    // dx (may be null) = backward-data; dw += backward-filter; db += sum of dy over n, oh, ow.
+    virtual void convBackward(const ConvDesc& d, const Tensor& x, const Tensor& w,
+                              const Tensor& dy, Tensor* dx, Tensor& dw, Tensor* db) = 0;
+
+    // ---- pooling ----
+    // indices: i32 tensor the size of y, the argmax for max pooling (unused for average).
+    virtual void poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tensor& indices) = 0;
+    virtual void poolBackward(const PoolDesc& d, const Tensor& dy, const Tensor& indices,
+                              Tensor& dx) = 0;
+
+    // ---- batch norm (per channel of NCHW; gamma, beta, statistics f32 of size c) ----
+    // Uses batch statistics, updates the running ones with PyTorch's momentum rule (unbiased
+    // variance for the running estimate) and saves mean and 1/sqrt(var + eps) for backward.
+    virtual void batchNormForwardTrain(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                       Tensor& runningMean, Tensor& runningVar, float momentum,
+                                       float eps, Tensor& y, Tensor& saveMean,
+                                       Tensor& saveInvStd) = 0;
+    virtual void batchNormForwardInference(const Tensor& x, const Tensor& gamma,
+                                           const Tensor& beta, const Tensor& runningMean,
+                                           const Tensor& runningVar, float eps, Tensor& y) = 0;
+    virtual void batchNormBackward(const Tensor& x, const Tensor& dy, const Tensor& gamma,
+                                   const Tensor& saveMean, const Tensor& saveInvStd, Tensor& dx,
+                                   Tensor& dgamma, Tensor& dbeta) = 0;
+
+    // ---- elementwise ----
+    // alpha is LeakyReLU's negative slope; x is the activation's input.
+    virtual void activationForward(Activation a, float alpha, const Tensor& x, Tensor& y) = 0;
+    virtual void activationBackward(Activation a, float alpha, const Tensor& x, const Tensor& dy,
+                                    Tensor& dx) = 0;
+    // Inverted dropout: y = x * keep / (1 - p), keep drawn from (seed, element index) with the
+    // shared counter-based generator, so CPU and GPU drop the same elements. mask: u8, size of x.
+    virtual void dropoutForward(const Tensor& x, float p, uint64_t seed, Tensor& y,
+                                Tensor& mask) = 0;
+    virtual void dropoutBackward(const Tensor& dy, const Tensor& mask, float p, Tensor& dx) = 0;
+    // y = a + b (same shapes; y may alias a).
+    virtual void add(const Tensor& a, const Tensor& b, Tensor& y) = 0;
+    // Converts between floating dtypes (f32 <-> f16/bf16), rounding to nearest even.
+    virtual void cast(const Tensor& src, Tensor& dst) = 0;
+    // ResNet option-A shortcut: y(n, c + 2*padC, h/stride, w/stride) takes x[:, :, ::stride,
+    // ::stride] with padC zero channels before and after. backward gathers the gradient back.
+    virtual void shortcutPadForward(const Tensor& x, int64_t stride, int64_t padC, Tensor& y) = 0;
+    virtual void shortcutPadBackward(const Tensor& dy, int64_t stride, int64_t padC,
+                                     Tensor& dx) = 0;
+
+    // ---- loss ----
+    // Fused softmax + cross-entropy over logits(n, classes) with labels(n) i32 and optional
+    // label smoothing. Adds the mean loss to lossSum[0] and the count of correct argmax
+    // predictions to lossSum[1] (f32 device scalars, so no host sync). When dlogits is not null
+    // it receives gradScale[0] * (softmax - target) / (n * divisor); gradScale is a f32 device
+    // scalar (the loss scale) or null for 1.
+    virtual void softmaxCrossEntropy(const Tensor& logits, const Tensor& labels, float smoothing,
+                                     Tensor& lossSum, Tensor* dlogits, const Tensor* gradScale,
+                                     float divisor) = 0;
+
+    // ---- mixed precision and optimizers ----
+    // Sets foundInf[0] to 1 if any element of any tensor is inf or NaN (leaves it alone
+    // otherwise).
+    virtual void checkFinite(const std::vector<Tensor*>& tensors, Tensor& foundInf) = 0;
+    // GradScaler update on the device: state = [scale, growth_tracker]. If foundInf[0]: scale *=
+    // backoff, tracker = 0; else tracker += 1 and at growthInterval scale *= growth, tracker = 0.
+    virtual void updateLossScale(Tensor& state, const Tensor& foundInf, float growth,
+                                 float backoff, int growthInterval) = 0;
+    // Fused updates. The gradient is multiplied by 1/scaleState[0] when scaleState is given, and
+    // the update is skipped entirely when foundInf is given and foundInf[0] != 0.
+    // momentumBuf starts at zero, so the first step stores the gradient as PyTorch does.
+    virtual void sgdStep(Tensor& param, const Tensor& grad, Tensor* momentumBuf,
+                         const SgdParams& p, const Tensor* scaleState, const Tensor* foundInf) = 0;
+    virtual void adamwStep(Tensor& param, const Tensor& grad, Tensor& expAvg, Tensor& expAvgSq,
+                           const AdamWParams& p, const Tensor* scaleState,
+                           const Tensor* foundInf) = 0;
+};
+
+// Creates the CPU backend with a compute pool of `threads` threads shared by oneDNN, OpenBLAS
+// and our own loops (0 means one per core).
+std::unique_ptr<Backend> createCpuBackend(int threads);
+
+} // namespace tb

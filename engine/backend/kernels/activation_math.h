@@ -1,0 +1,47 @@
+// Per-element activation math, shared by the CPU loops and the CUDA kernels.
+#pragma once
+
+#include "backend/opdesc.h"
+#include "core/hostdevice.h"
+
+#include <cmath>
+
+namespace tb::math {
+
+constexpr float kInvSqrt2 = 0.70710678118654752f;
+constexpr float kInvSqrt2Pi = 0.39894228040143268f;
+
+// GELU as PyTorch's default (exact, with erf).
+TB_HD float gelu(float x) { return 0.5f * x * (1.0f + erff(x * kInvSqrt2)); }
+TB_HD float geluGrad(float x) {
+    const float cdf = 0.5f * (1.0f + erff(x * kInvSqrt2));
+    const float pdf = kInvSqrt2Pi * expf(-0.5f * x * x);
+    return cdf + x * pdf;
+}
+
+TB_HD float activate(Activation a, float alpha, float x) {
+    switch (a) {
+    case Activation::ReLU:
+        return x > 0.0f ? x : 0.0f;
+    case Activation::LeakyReLU:
+        return x > 0.0f ? x : alpha * x;
+    case Activation::GELU:
+        return gelu(x);
+    }
+    return x;
+}
+
+// d activation / dx at input x, times the upstream gradient dy.
+TB_HD float activateBackward(Activation a, float alpha, float x, float dy) {
+    switch (a) {
+    case Activation::ReLU:
+        return x > 0.0f ? dy : 0.0f;
+    case Activation::LeakyReLU:
+        return x > 0.0f ? dy : alpha * dy;
+    case Activation::GELU:
+        return dy * geluGrad(x);
+    }
+    return dy;
+}
+
+} // namespace tb::math

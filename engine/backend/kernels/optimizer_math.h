@@ -1,0 +1,47 @@
+// Per-element optimizer updates with PyTorch's formulas, shared by the CPU loops and the CUDA
+// kernels. `g` is the gradient after unscaling.
+#pragma once
+
+#include "backend/opdesc.h"
+#include "core/hostdevice.h"
+
+#include <cmath>
+
+namespace tb::math {
+
+// torch.optim.SGD: weight decay added to the gradient; buf = momentum * buf + g;
+// Nesterov uses g + momentum * buf. The buffer starts at zero, so step one stores g.
+TB_HD void sgdUpdate(const SgdParams& p, float& param, float g, float* buf) {
+    g += p.weightDecay * param;
+    if (p.momentum != 0.0f && buf) {
+        *buf = p.momentum * *buf + g;
+        g = p.nesterov ? g + p.momentum * *buf : *buf;
+    }
+    param -= p.lr * g;
+}
+
+// torch.optim.AdamW: decoupled weight decay, bias-corrected moments.
+struct AdamWFactors {
+    float decay;          // 1 - lr * weight_decay
+    float stepSize;       // lr / (1 - beta1^t)
+    float invBiasCorr2Sq; // 1 / sqrt(1 - beta2^t)
+};
+
+inline AdamWFactors adamwFactors(const AdamWParams& p) {
+    const double t = static_cast<double>(p.step);
+    const double bc1 = 1.0 - std::pow(static_cast<double>(p.beta1), t);
+    const double bc2 = 1.0 - std::pow(static_cast<double>(p.beta2), t);
+    return {1.0f - p.lr * p.weightDecay, static_cast<float>(p.lr / bc1),
+            static_cast<float>(1.0 / std::sqrt(bc2))};
+}
+
+TB_HD void adamwUpdate(const AdamWParams& p, const AdamWFactors& f, float& param, float g,
+                       float& m, float& v) {
+    param *= f.decay;
+    m = p.beta1 * m + (1.0f - p.beta1) * g;
+    v = p.beta2 * v + (1.0f - p.beta2) * g * g;
+    const float denom = sqrtf(v) * f.invBiasCorr2Sq + p.eps;
+    param -= f.stepSize * m / denom;
+}
+
+} // namespace tb::math

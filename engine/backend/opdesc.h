@@ -1,0 +1,49 @@
+// Shape descriptions of the ops whose geometry matters: convolution and pooling.
+#pragma once
+
+#include <cstdint>
+
+namespace tb {
+
+// 2-D convolution, NCHW input (n, c, h, w), KCRS weights (k, c, r, s); dilation 1, groups 1.
+struct ConvDesc {
+    int64_t n = 0, c = 0, h = 0, w = 0;
+    int64_t k = 0, r = 0, s = 0;
+    int64_t stride = 1, pad = 0;
+    int64_t outH() const { return (h + 2 * pad - r) / stride + 1; }
+    int64_t outW() const { return (w + 2 * pad - s) / stride + 1; }
+    bool operator==(const ConvDesc&) const = default;
+};
+
+enum class PoolKind { Max, Avg };
+
+// 2-D pooling over NCHW; average pooling counts padding like PyTorch's default
+// (count_include_pad=True). Global average pooling is kernel = h x w.
+struct PoolDesc {
+    PoolKind kind = PoolKind::Max;
+    int64_t n = 0, c = 0, h = 0, w = 0;
+    int64_t kh = 2, kw = 2, stride = 2, pad = 0;
+    int64_t outH() const { return (h + 2 * pad - kh) / stride + 1; }
+    int64_t outW() const { return (w + 2 * pad - kw) / stride + 1; }
+    bool operator==(const PoolDesc&) const = default;
+};
+
+enum class Activation { ReLU, LeakyReLU, GELU };
+
+struct SgdParams {
+    float lr = 0.01f;
+    float momentum = 0.0f;
+    float weightDecay = 0.0f;
+    bool nesterov = false;
+};
+
+struct AdamWParams {
+    float lr = 1e-3f;
+    float beta1 = 0.9f;
+    float beta2 = 0.999f;
+    float eps = 1e-8f;
+    float weightDecay = 0.01f;
+    int64_t step = 1; // 1-based step count for bias correction
+};
+
+} // namespace tb

@@ -1,0 +1,28 @@
+// Out-of-line parts of the typed errors.
+#include "core/errors.h"
+
+#include <cstdio>
+
+namespace tb {
+
+std::string formatBytes(uint64_t bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1024.0 && u < 4) {
+        v /= 1024.0;
+        ++u;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+    return buf;
+}
+
+OutOfMemoryError::OutOfMemoryError(const std::string& device, uint64_t requested,
+                                   uint64_t freeBytes, uint64_t totalBytes,
+                                   const std::string& advice)
+    : Error("out of memory on " + device + ": asked for " + formatBytes(requested) + " with " +
+            formatBytes(freeBytes) + " free of " + formatBytes(totalBytes) + ". " + advice),
+      m_requested(requested), m_free(freeBytes), m_total(totalBytes), m_advice(advice) {}
+
+} // namespace tb

@@ -1,0 +1,83 @@
+// The engine's typed errors. The CLI prints what() as one paragraph; the UI shows it by the field.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace tb {
+
+// Base of every error the engine throws on purpose.
+class Error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// A configuration value is invalid. field() is the config key ("batch_size", "optimizer.lr").
+class ConfigError : public Error {
+public:
+    ConfigError(std::string field, const std::string& message)
+        : Error(field + ": " + message), m_field(std::move(field)) {}
+    const std::string& field() const { return m_field; }
+
+private:
+    std::string m_field;
+};
+
+// A dataset file is missing, unreadable or malformed. offset() is a byte offset, or a line number
+// for text formats (lineBased() says which); -1 when the problem is not at one place.
+class DatasetError : public Error {
+public:
+    DatasetError(std::string file, int64_t offset, const std::string& message,
+                 bool lineBased = false)
+        : Error(describe(file, offset, message, lineBased)), m_file(std::move(file)),
+          m_offset(offset), m_lineBased(lineBased) {}
+    const std::string& file() const { return m_file; }
+    int64_t offset() const { return m_offset; }
+    bool lineBased() const { return m_lineBased; }
+
+private:
+    static std::string describe(const std::string& file, int64_t offset, const std::string& msg,
+                                bool lineBased) {
+        std::string where = file;
+        if (offset >= 0)
+            where += (lineBased ? ", line " : ", offset ") + std::to_string(offset);
+        return where + ": " + msg;
+    }
+    std::string m_file;
+    int64_t m_offset;
+    bool m_lineBased;
+};
+
+// A device allocation failed. Carries what was asked and what the device had, plus advice.
+class OutOfMemoryError : public Error {
+public:
+    OutOfMemoryError(const std::string& device, uint64_t requested, uint64_t freeBytes,
+                     uint64_t totalBytes, const std::string& advice);
+    uint64_t requested() const { return m_requested; }
+    uint64_t freeBytes() const { return m_free; }
+    uint64_t totalBytes() const { return m_total; }
+    const std::string& advice() const { return m_advice; }
+
+private:
+    uint64_t m_requested;
+    uint64_t m_free;
+    uint64_t m_total;
+    std::string m_advice;
+};
+
+// A backend cannot be used on this machine; reason() says why in words a user can act on.
+class BackendUnavailable : public Error {
+public:
+    explicit BackendUnavailable(const std::string& reason)
+        : Error("GPU backend unavailable: " + reason), m_reason(reason) {}
+    const std::string& reason() const { return m_reason; }
+
+private:
+    std::string m_reason;
+};
+
+// Human-readable byte counts ("1.5 GiB") for messages.
+std::string formatBytes(uint64_t bytes);
+
+} // namespace tb

@@ -1,0 +1,31 @@
+// What data a run trains on: the `dataset` and `data.*` keys of a RunConfig.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tb {
+
+struct DataConfig {
+    // fashion-mnist, mnist, cifar10, cifar100, imagefolder, csv, spirals, blobs, shapes
+    std::string name = "fashion-mnist";
+    // Folder (IDX, CIFAR, ImageFolder) or file (CSV); empty means the dataset's default place.
+    std::string root;
+    // Fraction held out for validation when the set has no test split (seeded split).
+    double valFraction = 0.1;
+    // Training-time augmentation: random crop with padding + horizontal flip for 32x32 images,
+    // random resized crop + flip for ImageFolder. Off for the default run.
+    bool augment = false;
+    // Subtract the per-channel mean and divide by the std (computed once and cached).
+    bool normalize = true;
+    // Side length that ImageFolder and the synthetic shapes produce.
+    int imageSize = 32;
+    // CSV: label column by name or 0-based index; empty = last column. Header: auto|yes|no.
+    std::string csvLabel;
+    std::string csvHeader = "auto";
+    // Synthetic sets (spirals, blobs, shapes): samples in the train split.
+    int64_t syntheticSamples = 2000;
+    int syntheticClasses = 3;
+};
+
+} // namespace tb

@@ -1,0 +1,62 @@
+// DataLoader with PyTorch's semantics: seeded shuffling per epoch, drop_last, num_workers
+// threads (0 = load on the caller's thread), a bounded prefetch queue and pinned host batches.
+#pragma once
+
+#include "core/tensor.h"
+#include "data/dataset.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+namespace tb {
+
+class Backend;
+
+struct LoaderOptions {
+    int64_t batchSize = 64;
+    bool shuffle = true;
+    bool dropLast = false;
+    int numWorkers = 0;
+    int prefetchFactor = 2;
+    bool pinMemory = false;
+    uint64_t seed = 0;
+};
+
+// One collated batch in host memory. Holding it keeps its buffer out of the loader's pool.
+struct Batch {
+    Tensor inputs; // f32 (n, sample shape...)
+    Tensor labels; // i32 (n)
+    int64_t index = 0;      // position in the epoch
+    double waitMs = 0.0;    // how long next() blocked for it
+    double produceMs = 0.0; // how long a worker took to decode, augment and collate it
+};
+
+class DataLoader {
+public:
+    // hostAllocator provides (pinned) host memory for batches; it must outlive the loader.
+    DataLoader(std::shared_ptr<const Dataset> dataset, const LoaderOptions& options,
+               Backend& hostAllocator);
+    ~DataLoader();
+    DataLoader(const DataLoader&) = delete;
+    DataLoader& operator=(const DataLoader&) = delete;
+
+    int64_t batchesPerEpoch() const;
+    const Dataset& dataset() const;
+    // Whether batches really are page-locked (false on the CPU backend, where it has no effect).
+    bool pinned() const;
+
+    // Begins epoch `epoch` (its shuffle order is seeded by seed and epoch), skipping the first
+    // `firstBatch` batches, as a resumed run does. Stops any epoch in progress.
+    void startEpoch(int64_t epoch, int64_t firstBatch = 0);
+    // The next batch, in order, or nullopt at the end of the epoch. Rethrows a worker's error.
+    std::optional<Batch> next();
+    // Stops and joins the workers; pending batches are dropped.
+    void stop();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace tb

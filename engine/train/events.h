@@ -1,0 +1,113 @@
+// What a training run reports while it runs. Sinks (run store, terminal, UI bridge) consume
+// them; the trainer never knows who listens.
+#pragma once
+
+#include "telemetry/systemsample.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <variant>
+
+namespace tb {
+
+enum class RunStatus { Running, Completed, Stopped, Failed, Interrupted };
+std::string toString(RunStatus s);
+RunStatus runStatusFromString(const std::string& s);
+
+struct RunStartedEvent {
+    std::string runId;
+    std::string name;
+    nlohmann::json config;      // RunConfig::toJson()
+    nlohmann::json environment; // device, backend, library versions, host
+    nlohmann::json modelSummary;
+    std::string device;         // "cpu" or "cuda:0"
+    int64_t stepsPerEpoch = 0;  // optimizer steps
+    int64_t totalSteps = 0;     // bound from max_epochs / max_steps
+    int64_t resumedFromStep = 0;
+};
+
+// One optimizer step. Times are milliseconds of this step; loss is the mean over its
+// micro-batches (unscaled).
+struct StepEvent {
+    int64_t step = 0; // 1-based optimizer step
+    int64_t epoch = 0;
+    int64_t samplesSeen = 0;
+    double unixTime = 0.0;
+    double loss = 0.0;
+    double lr = 0.0;
+    double stepMs = 0.0;
+    double dataWaitMs = 0.0;
+    double h2dMs = 0.0;
+    double forwardMs = 0.0;
+    double backwardMs = 0.0;
+    double optimizerMs = 0.0;
+    double samplesPerSec = 0.0;
+    double lossScale = 1.0; // 1 unless 16-mixed
+    bool skipped = false;   // the GradScaler found inf/NaN and skipped the update
+};
+
+struct EpochEvent {
+    int64_t epoch = 0; // 1-based
+    int64_t step = 0;
+    double trainLoss = 0.0;
+    double trainAcc = 0.0;
+    double valLoss = 0.0;
+    double valAcc = 0.0;
+    double seconds = 0.0;
+    double samplesPerSec = 0.0;
+    std::string checkpoint; // path written at the end of this epoch, if any
+};
+
+struct SystemSampleEvent {
+    SystemSample sample;
+};
+
+enum class LogLevel { Debug, Info, Warning, Error };
+struct LogEvent {
+    LogLevel level = LogLevel::Info;
+    std::string message;
+    double unixTime = 0.0;
+};
+
+// A rule of the advisor fired: `rule` is a stable id ("low-gpu-util"), message is for people.
+struct AdviceEvent {
+    std::string rule;
+    std::string message;
+    int64_t step = 0;
+    double unixTime = 0.0;
+};
+
+struct RunSummary {
+    double bestValAcc = 0.0;
+    int64_t bestEpoch = 0;
+    double finalTrainLoss = 0.0;
+    double finalValLoss = 0.0;
+    double finalValAcc = 0.0;
+    double meanSamplesPerSec = 0.0;
+    uint64_t peakMemoryBytes = 0; // device memory for GPU runs, process RSS for CPU runs
+    double durationSec = 0.0;
+    int64_t steps = 0;
+    int64_t epochs = 0;
+};
+
+struct RunFinishedEvent {
+    RunStatus status = RunStatus::Completed;
+    std::string error; // what() of the error that failed the run
+    RunSummary summary;
+    std::string checkpoint; // last checkpoint written
+};
+
+using Event = std::variant<RunStartedEvent, StepEvent, EpochEvent, SystemSampleEvent, LogEvent,
+                           AdviceEvent, RunFinishedEvent>;
+
+// Receives a run's events on the trainer's thread (or the sampler's, for system samples).
+// Implementations must return quickly: slow work (disk, UI) belongs on their own thread.
+class EventSink {
+public:
+    virtual ~EventSink() = default;
+    virtual void onEvent(const Event& event) = 0;
+};
+
+} // namespace tb

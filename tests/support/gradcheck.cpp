@@ -1,0 +1,1 @@
+// Finite-difference gradient checks for layers (filled in with the nn module).

@@ -1,0 +1,21 @@
+// Helpers for tests that write their own small data files.
+#pragma once
+
+#include "core/tensor.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tb::test {
+
+// Writes bytes to path (creating or truncating it); fails the test on error by throwing.
+void writeFile(const std::string& path, const std::vector<uint8_t>& bytes);
+void writeGzipFile(const std::string& path, const std::vector<uint8_t>& bytes);
+
+// Host f32 tensor with values drawn uniformly from [lo, hi) by a seeded generator.
+Tensor randomTensor(const Shape& shape, uint64_t seed, float lo = -1.0f, float hi = 1.0f);
+// Largest absolute difference between two host f32 tensors of equal size.
+float maxAbsDiff(const Tensor& a, const Tensor& b);
+
+} // namespace tb::test
