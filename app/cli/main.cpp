@@ -1,7 +1,57 @@
-// trainbench-cli: dispatches to one command per file.
-#include <cstdio>
+// trainbench-cli: finds the command and prints any engine error as one paragraph.
+#include "commands.h"
 
-int main() {
-    std::puts("trainbench-cli");
-    return 0;
+#include "core/errors.h"
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string_view>
+
+namespace {
+
+struct Command {
+    const char* name;
+    int (*run)(const tb::cli::Argv&);
+    const char* help;
+};
+
+constexpr Command kCommands[] = {
+    {"train", tb::cli::cmdTrain, "train a model (the default: fmnist-cnn on Fashion-MNIST)"},
+    {"models", tb::cli::cmdModels, "list the model zoo"},
+    {"summary", tb::cli::cmdSummary, "print a model's layer table"},
+    {"bench", tb::cli::cmdBench, "time training steps on synthetic batches"},
+};
+
+void printUsage() {
+    std::puts("usage: trainbench-cli COMMAND [options]\n\ncommands:");
+    for (const Command& c : kCommands)
+        std::printf("  %-14s %s\n", c.name, c.help);
+    std::puts("\nRun 'trainbench-cli COMMAND --help' for a command's options.");
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+        printUsage();
+        return argc < 2 ? 2 : 0;
+    }
+    const std::string_view name = argv[1];
+    for (const Command& c : kCommands) {
+        if (name != c.name)
+            continue;
+        try {
+            return c.run(tb::cli::Argv(argv + 2, argv + argc));
+        } catch (const tb::Error& e) {
+            std::fprintf(stderr, "trainbench-cli %s: error: %s\n", c.name, e.what());
+            return 1;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "trainbench-cli %s: internal error: %s\n", c.name, e.what());
+            return 3;
+        }
+    }
+    std::fprintf(stderr, "trainbench-cli: unknown command '%s'\n\n", argv[1]);
+    printUsage();
+    return 2;
 }
