@@ -21,6 +21,11 @@ constexpr Command kCommands[] = {
     {"models", tb::cli::cmdModels, "list the model zoo"},
     {"summary", tb::cli::cmdSummary, "print a model's layer table"},
     {"bench", tb::cli::cmdBench, "time training steps on synthetic batches"},
+    {"datasets", tb::cli::cmdDatasets, "list the datasets and whether this machine has them"},
+    {"dataset-info", tb::cli::cmdDatasetInfo, "sizes, classes, statistics and a sample grid"},
+    {"bench-data", tb::cli::cmdBenchData, "time the DataLoader alone (samples/s)"},
+    {"runs", tb::cli::cmdRuns, "list, show, compare, export and edit recorded runs"},
+    {"doctor", tb::cli::cmdDoctor, "check CPU, GPU, driver, CUDA and cuDNN; say why a GPU is unused"},
 };
 
 void printUsage() {

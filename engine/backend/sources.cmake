@@ -1,1 +1,12 @@
-set(TB_MODULE_SOURCES)
+set(TB_MODULE_SOURCES
+    cpu/cpubackend.cpp
+    cpu/cpubatchnorm.cpp
+    cpu/cpuconv.cpp
+    cpu/cpuconvops.cpp
+    cpu/cpuelementwise.cpp
+    cpu/cpulinear.cpp
+    cpu/cpuloss.cpp
+    cpu/cpuoptim.cpp
+    cpu/cpupool.cpp)
+# Device probing, the CUDA plugin loader and backend creation (owned by the CUDA backend).
+list(APPEND TB_MODULE_SOURCES devices.cpp)

@@ -25,11 +25,19 @@ struct LoaderOptions {
 
 // One collated batch in host memory. Holding it keeps its buffer out of the loader's pool.
 struct Batch {
-    Tensor inputs; // f32 (n, sample shape...)
-    Tensor labels; // i32 (n)
+    Tensor inputs;          // f32 (n, sample shape...)
+    Tensor labels;          // i32 (n)
     int64_t index = 0;      // position in the epoch
     double waitMs = 0.0;    // how long next() blocked for it
     double produceMs = 0.0; // how long a worker took to decode, augment and collate it
+};
+
+// What the loader holds now and has held, for the UI, the advisor and the tests.
+struct LoaderStats {
+    int64_t ready = 0;            // finished batches waiting for next()
+    int64_t held = 0;             // batches claimed by workers and not yet taken by next()
+    int64_t peakHeld = 0;         // most batches held at once since the loader was made
+    int64_t buffersAllocated = 0; // batch buffers the pool has allocated so far
 };
 
 class DataLoader {
@@ -53,6 +61,8 @@ public:
     std::optional<Batch> next();
     // Stops and joins the workers; pending batches are dropped.
     void stop();
+    // A snapshot of the prefetch queue and the buffer pool. Thread-safe.
+    LoaderStats stats() const;
 
 private:
     struct Impl;

@@ -1,1 +1,19 @@
-set(TB_MODULE_SOURCES dataset.cpp)
+set(TB_MODULE_SOURCES
+    dataset.cpp
+    bytereader.cpp
+    idxreader.cpp
+    idxsplits.cpp
+    cifarreader.cpp
+    cifarsplits.cpp
+    imagecodec.cpp
+    imagefolder.cpp
+    csvreader.cpp
+    synthetic.cpp
+    shapes.cpp
+    transforms.cpp
+    channelstats.cpp
+    batchpool.cpp
+    dataloader.cpp
+    datasets.cpp
+    datasetinfo.cpp
+    datasettings.cpp)

@@ -1,1 +1,1 @@
-set(TB_MODULE_SOURCES)
+set(TB_MODULE_SOURCES safetensors.cpp)

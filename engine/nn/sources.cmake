@@ -1,1 +1,11 @@
-set(TB_MODULE_SOURCES)
+set(TB_MODULE_SOURCES
+    activation.cpp
+    conv.cpp
+    dense.cpp
+    graph.cpp
+    layerregistry.cpp
+    layerutil.cpp
+    modelzoo.cpp
+    norm.cpp
+    pooling.cpp
+    structural.cpp)

@@ -1,1 +1,11 @@
-set(TB_MODULE_SOURCES)
+set(TB_MODULE_SOURCES
+    storeerror.cpp
+    sqlitedb.cpp
+    schema.cpp
+    runstatus.cpp
+    processidentity.cpp
+    runstore.cpp
+    runstoremetrics.cpp
+    runstorewrite.cpp
+    runrecorder.cpp
+    runexport.cpp)

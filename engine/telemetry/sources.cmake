@@ -1,1 +1,4 @@
-set(TB_MODULE_SOURCES)
+set(TB_MODULE_SOURCES
+    hostsampler.cpp
+    nvmlsampler.cpp
+    telemetrysampler.cpp)

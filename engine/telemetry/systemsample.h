@@ -26,11 +26,12 @@ struct GpuSample {
 };
 
 struct HostSample {
-    std::optional<double> cpuPercent;     // all cores, 0-100
-    std::vector<double> perCorePercent;   // empty when unknown
+    std::optional<double> cpuPercent;   // all cores, 0-100
+    std::vector<double> perCorePercent; // empty when unknown
     std::optional<uint64_t> ramUsedBytes;
     std::optional<uint64_t> ramTotalBytes;
     std::optional<uint64_t> processRssBytes;
+    std::optional<uint64_t> processPeakRssBytes; // VmHWM: the most this process ever held
 };
 
 struct SystemSample {

@@ -1,1 +1,1 @@
-set(TB_MODULE_SOURCES)
+set(TB_MODULE_SOURCES checkpointer.cpp runconfig.cpp stepbench.cpp trainer.cpp)

@@ -1,0 +1,74 @@
+// trainbench-cli bench: median step time, samples/s and peak memory of a zoo model on
+// synthetic batches; --compare-cpu adds the CPU figure and the GPU-vs-CPU ratio.
+#include "args.h"
+#include "commands.h"
+
+#include "core/errors.h"
+#include "train/stepbench.h"
+
+#include <cstdio>
+
+namespace tb::cli {
+
+namespace {
+
+nlohmann::json toJson(const StepBenchResult& r) {
+    return {{"device", r.device},
+            {"backend", r.backend},
+            {"median_step_ms", r.medianStepMs},
+            {"p90_step_ms", r.p90StepMs},
+            {"max_step_ms", r.maxStepMs},
+            {"samples_per_s", r.samplesPerSec},
+            {"peak_rss_mb", r.peakRssMb},
+            {"peak_device_mb", r.peakDeviceMb}};
+}
+
+} // namespace
+
+int cmdBench(const Argv& argv) {
+    const Args args(argv, {"json", "compare-cpu"});
+    StepBenchOptions o;
+    o.model = args.valueOr("model", "mlp");
+    o.input = args.valueOr("input", "");
+    o.batch = args.intValue("batch", 1).value_or(128);
+    o.steps = static_cast<int>(args.intValue("steps", 3).value_or(30));
+    o.warmup = static_cast<int>(args.intValue("warmup", 0).value_or(5));
+    o.threads = static_cast<int>(args.intValue("threads", 0).value_or(0));
+    o.device = args.valueOr("device", "cpu");
+    o.precision = args.valueOr("precision", "32");
+    if (o.precision != "32" && o.precision != "16-mixed" && o.precision != "bf16-mixed")
+        throw ConfigError("--precision", "'" + o.precision + "' must be 32, 16-mixed or bf16-mixed");
+    for (const char* key : {"hidden", "shortcut"})
+        if (const auto v = args.value(key))
+            o.modelOptions[key] = *v;
+
+    const StepBenchResult r = benchmarkSteps(o);
+    nlohmann::json out = toJson(r);
+    out["model"] = o.model;
+    out["batch"] = o.batch;
+    out["steps"] = o.steps;
+    out["precision"] = o.precision;
+    if (args.flag("compare-cpu") && r.device != "cpu") {
+        StepBenchOptions cpu = o;
+        cpu.device = "cpu";
+        cpu.precision = "32";
+        cpu.steps = std::max(3, o.steps / 5);
+        const StepBenchResult c = benchmarkSteps(cpu);
+        out["cpu"] = toJson(c);
+        out["gpu_vs_cpu"] = r.samplesPerSec / c.samplesPerSec;
+    }
+    if (args.flag("json")) {
+        std::printf("%s\n", out.dump().c_str());
+        return 0;
+    }
+    std::printf("%s batch %lld on %s (%s)\n", o.model.c_str(), static_cast<long long>(o.batch),
+                r.device.c_str(), r.backend.c_str());
+    std::printf("  median step %.3f ms (p90 %.3f, max %.3f), %.0f samples/s, peak RSS %.0f MB\n",
+                r.medianStepMs, r.p90StepMs, r.maxStepMs, r.samplesPerSec, r.peakRssMb);
+    if (out.contains("gpu_vs_cpu"))
+        std::printf("  CPU: %.0f samples/s; GPU/CPU = %.1fx\n",
+                    out["cpu"]["samples_per_s"].get<double>(), out["gpu_vs_cpu"].get<double>());
+    return 0;
+}
+
+} // namespace tb::cli

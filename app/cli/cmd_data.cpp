@@ -1,0 +1,203 @@
+// trainbench-cli datasets, dataset-info and bench-data: what datasets this machine has, what one
+// of them holds (sizes, classes, histogram, channel statistics, a PNG grid), and how fast the
+// DataLoader alone delivers batches.
+#include "args.h"
+#include "commands.h"
+
+#include "backend/backend.h"
+#include "core/errors.h"
+#include "data/dataloader.h"
+#include "data/datasetinfo.h"
+#include "data/datasets.h"
+#include "data/datasettings.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+
+#include <sys/resource.h>
+
+namespace tb::cli {
+
+namespace {
+
+// --dataset NAME plus any --set data.*=VALUE.
+DataConfig dataConfigFrom(const Args& args) {
+    DataConfig config;
+    config.name = args.valueOr("dataset", config.name);
+    for (const std::string& kv : args.values("set")) {
+        const auto eq = kv.find('=');
+        if (eq == std::string::npos)
+            throw ConfigError("--set", "'" + kv + "' is not KEY=VALUE");
+        if (!applyDataSetting(config, kv.substr(0, eq), kv.substr(eq + 1))) {
+            std::string keys;
+            for (const std::string& k : dataSettingKeys())
+                keys += (keys.empty() ? "" : ", ") + k;
+            throw ConfigError("--set", "unknown key '" + kv.substr(0, eq) + "'; known: " + keys);
+        }
+    }
+    return config;
+}
+
+double peakRssMb() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+std::string joinDims(const Shape& s) {
+    return s.toString();
+}
+
+} // namespace
+
+int cmdDatasets(const Argv& argv) {
+    const Args args(argv, {"json", "help"});
+    if (args.flag("help")) {
+        std::puts("usage: trainbench-cli datasets [--json]\n\nLists the dataset names and whether "
+                  "each is found on this machine.");
+        return 0;
+    }
+    const std::vector<DatasetAvailability> list = datasetAvailability();
+    if (args.flag("json")) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const DatasetAvailability& a : list)
+            out.push_back(
+                {{"name", a.name}, {"found", a.found}, {"location", a.location}, {"note", a.note}});
+        std::puts(out.dump(2).c_str());
+        return 0;
+    }
+    std::printf("%-14s %-20s %s\n", "DATASET", "STATUS", "LOCATION");
+    for (const DatasetAvailability& a : list)
+        std::printf("%-14s %-20s %s\n", a.name.c_str(), a.note.c_str(), a.location.c_str());
+    return 0;
+}
+
+int cmdDatasetInfo(const Argv& argv) {
+    const Args args(argv, {"json", "help"});
+    if (args.flag("help") || !args.value("dataset")) {
+        std::puts("usage: trainbench-cli dataset-info --dataset NAME [--set data.KEY=VALUE ...] "
+                  "[--grid out.png] [--json]");
+        return args.flag("help") ? 0 : 2;
+    }
+    const DataConfig config = dataConfigFrom(args);
+    const DatasetInfo info = describeDataset(config);
+    const auto grid = args.value("grid");
+    if (grid)
+        writeSampleGrid(config, *grid);
+    if (args.flag("json")) {
+        nlohmann::json out = datasetInfoToJson(info);
+        if (grid)
+            out["grid"] = *grid;
+        std::puts(out.dump(2).c_str());
+        return 0;
+    }
+    std::printf("dataset      %s\n", info.name.c_str());
+    std::printf("train        %lld samples (%s)\n", static_cast<long long>(info.trainSize),
+                info.trainDescription.c_str());
+    std::printf("validation   %lld samples (%s)\n", static_cast<long long>(info.validationSize),
+                info.validationDescription.c_str());
+    std::printf("sample shape %s\n", joinDims(info.sampleShape).c_str());
+    std::string mean, sd;
+    for (std::size_t c = 0; c < info.stats.mean.size(); ++c) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%s%.4f", c ? " " : "", info.stats.mean[c]);
+        mean += buf;
+        std::snprintf(buf, sizeof buf, "%s%.4f", c ? " " : "", info.stats.stdDev[c]);
+        sd += buf;
+    }
+    std::printf("mean         %s\nstd          %s\n", mean.c_str(), sd.c_str());
+    std::printf("\n%-4s %-20s %10s %10s\n", "ID", "CLASS", "TRAIN", "VALIDATION");
+    for (std::size_t k = 0; k < info.classNames.size(); ++k)
+        std::printf("%-4zu %-20s %10lld %10lld\n", k, info.classNames[k].c_str(),
+                    static_cast<long long>(info.trainHistogram[k]),
+                    static_cast<long long>(info.validationHistogram[k]));
+    if (grid)
+        std::printf("\nsample grid written to %s\n", grid->c_str());
+    return 0;
+}
+
+int cmdBenchData(const Argv& argv) {
+    const Args args(argv, {"json", "augment", "pin-memory", "help"});
+    if (args.flag("help")) {
+        std::puts("usage: trainbench-cli bench-data [--dataset fashion-mnist] [--batch 64] "
+                  "[--workers 0] [--prefetch 2] [--augment] [--pin-memory] [--batches N] "
+                  "[--set data.KEY=VALUE ...] [--json]\n\nMeasures loader-only samples/s on "
+                  "the train split (shuffled, normalised).");
+        return 0;
+    }
+    DataConfig config = dataConfigFrom(args);
+    if (args.flag("augment"))
+        config.augment = true;
+    LoaderOptions o;
+    o.batchSize = args.intValue("batch", 1).value_or(64);
+    o.numWorkers = static_cast<int>(args.intValue("workers", 0).value_or(0));
+    o.prefetchFactor = static_cast<int>(args.intValue("prefetch", 1).value_or(2));
+    o.pinMemory = args.flag("pin-memory");
+    o.seed = static_cast<uint64_t>(args.intValue("seed", 0).value_or(0));
+    const auto openStart = std::chrono::steady_clock::now();
+    const DatasetSplits splits = openDatasets(config, o.seed);
+    const double openMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - openStart)
+            .count();
+    std::unique_ptr<Backend> backend = createCpuBackend(1);
+    DataLoader loader(splits.train, o, *backend);
+    const int64_t batches = args.intValue("batches", 1).value_or(loader.batchesPerEpoch());
+    constexpr int64_t kWarmup = 5;
+    int64_t epoch = 0;
+    loader.startEpoch(epoch);
+    auto nextBatch = [&]() {
+        std::optional<Batch> b = loader.next();
+        if (!b) {
+            loader.startEpoch(++epoch);
+            b = loader.next();
+        }
+        if (!b)
+            throw Error("the dataset yields no batches");
+        return std::move(*b);
+    };
+    for (int64_t i = 0; i < kWarmup; ++i)
+        nextBatch();
+    int64_t samples = 0;
+    double waitMs = 0, produceMs = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < batches; ++i) {
+        const Batch b = nextBatch();
+        samples += b.labels.numel();
+        waitMs += b.waitMs;
+        produceMs += b.produceMs;
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    loader.stop();
+    const double rate = static_cast<double>(samples) / seconds;
+    const nlohmann::json out = {{"dataset", config.name},
+                                {"batch_size", o.batchSize},
+                                {"num_workers", o.numWorkers},
+                                {"prefetch_factor", o.prefetchFactor},
+                                {"augment", config.augment},
+                                {"pinned", loader.pinned()},
+                                {"batches", batches},
+                                {"samples", samples},
+                                {"seconds", seconds},
+                                {"samples_per_s", rate},
+                                {"mean_wait_ms", waitMs / static_cast<double>(batches)},
+                                {"mean_produce_ms", produceMs / static_cast<double>(batches)},
+                                {"open_ms", openMs},
+                                {"peak_rss_mb", peakRssMb()}};
+    if (args.flag("json")) {
+        std::puts(out.dump(2).c_str());
+        return 0;
+    }
+    std::printf("%s: batch %lld, %d workers%s: %.0f samples/s (%lld batches in %.2f s)\n"
+                "mean wait %.3f ms, mean produce %.3f ms per batch; open %.0f ms; peak RSS "
+                "%.0f MB\n",
+                config.name.c_str(), static_cast<long long>(o.batchSize), o.numWorkers,
+                config.augment ? ", augment" : "", rate, static_cast<long long>(batches), seconds,
+                waitMs / static_cast<double>(batches), produceMs / static_cast<double>(batches),
+                openMs, peakRssMb());
+    return 0;
+}
+
+} // namespace tb::cli

@@ -1,0 +1,99 @@
+// trainbench-cli models and summary: the zoo and a model's layer table.
+#include "args.h"
+#include "commands.h"
+
+#include "backend/backend.h"
+#include "core/errors.h"
+#include "nn/graph.h"
+#include "nn/modelzoo.h"
+
+#include <cstdio>
+
+namespace tb::cli {
+
+namespace {
+
+std::string human(int64_t v) {
+    char buf[32];
+    if (v >= 1000000000)
+        std::snprintf(buf, sizeof buf, "%.2fG", static_cast<double>(v) / 1e9);
+    else if (v >= 1000000)
+        std::snprintf(buf, sizeof buf, "%.2fM", static_cast<double>(v) / 1e6);
+    else if (v >= 1000)
+        std::snprintf(buf, sizeof buf, "%.1fK", static_cast<double>(v) / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+    return buf;
+}
+
+} // namespace
+
+int cmdModels(const Argv& argv) {
+    const Args args(argv, {"json"});
+    if (args.flag("json")) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& m : modelZoo())
+            out.push_back({{"name", m.name},
+                           {"description", m.description},
+                           {"input", m.defaultInput.toString()}});
+        std::printf("%s\n", out.dump().c_str());
+        return 0;
+    }
+    std::printf("%-12s %-10s %s\n", "model", "input", "description");
+    for (const auto& m : modelZoo())
+        std::printf("%-12s %-10s %s\n", m.name.c_str(), m.defaultInput.toString().c_str(),
+                    m.description.c_str());
+    return 0;
+}
+
+int cmdSummary(const Argv& argv) {
+    const Args args(argv, {"json"});
+    const std::string model = args.valueOr("model", "fmnist-cnn");
+    Shape input{1, 28, 28};
+    for (const auto& m : modelZoo())
+        if (m.name == model)
+            input = m.defaultInput;
+    if (const auto in = args.value("input"))
+        input = Shape::parse(*in, "--input");
+    const int classes = static_cast<int>(args.intValue("classes", 2).value_or(10));
+    const int64_t batch = args.intValue("batch", 1).value_or(1);
+    nlohmann::json options = nlohmann::json::object();
+    for (const char* key : {"hidden", "shortcut"})
+        if (const auto v = args.value(key))
+            options[key] = *v;
+    auto backend = createCpuBackend(1);
+    Graph graph(modelSpec(model, input, classes, options), *backend, DType::F32, 0);
+    const auto rows = graph.summary(batch);
+    if (args.flag("json")) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& r : rows)
+            out.push_back({{"name", r.name},
+                           {"type", r.type},
+                           {"inputs", r.inputs},
+                           {"output", r.output.toString()},
+                           {"params", r.params},
+                           {"flops", r.flops},
+                           {"activation_bytes", r.activationBytes}});
+        std::printf("%s\n", out.dump(2).c_str());
+        return 0;
+    }
+    std::printf("%s, input %s, batch %lld\n\n", model.c_str(), input.toString().c_str(),
+                static_cast<long long>(batch));
+    std::printf("%-22s %-14s %-16s %10s %10s %12s\n", "layer", "type", "output", "params",
+                "FLOPs", "activations");
+    int64_t params = 0, flops = 0, act = 0;
+    for (const auto& r : rows) {
+        std::printf("%-22s %-14s %-16s %10s %10s %12s\n", r.name.c_str(), r.type.c_str(),
+                    r.output.toString().c_str(), human(r.params).c_str(), human(r.flops).c_str(),
+                    formatBytes(static_cast<uint64_t>(r.activationBytes)).c_str());
+        params += r.params;
+        flops += r.flops;
+        act += r.activationBytes;
+    }
+    std::printf("\ntotal: %s parameters (%s as f32), %s FLOPs forward, %s of activations\n",
+                human(params).c_str(), formatBytes(static_cast<uint64_t>(params) * 4).c_str(),
+                human(flops).c_str(), formatBytes(static_cast<uint64_t>(act)).c_str());
+    return 0;
+}
+
+} // namespace tb::cli

@@ -1,0 +1,367 @@
+// `trainbench-cli runs`: list, show, compare, export and edit the runs in the run database.
+#include "args.h"
+#include "commands.h"
+
+#include "core/errors.h"
+#include "store/runexport.h"
+#include "store/runstore.h"
+#include "store/storeerror.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace tb::cli {
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: trainbench-cli runs [--db PATH] COMMAND
+
+commands:
+  list [--status S] [--model M] [--dataset D] [--tag T] [--limit N] [--json]
+  show ID [--epochs N] [--json]      summary, config and the last epochs
+  compare ID ID...                   summaries side by side, config keys that differ
+  export ID --format csv|json [--out FILE]   all step and epoch metrics
+  rename ID NAME
+  tag ID TAG...  |  untag ID TAG...
+  note ID TEXT
+  delete ID
+  check                              run SQLite's integrity check
+
+ID may be any unique prefix of a run id. The database defaults to
+$XDG_DATA_HOME/TrainBench/runs.db (else ~/.local/share/TrainBench/runs.db).)";
+
+// Columns of text padded to their widest cell (UTF-8 aware: counts code points).
+class TextTable {
+public:
+    TextTable() = default;
+    explicit TextTable(std::vector<std::string> header) { m_rows.push_back(std::move(header)); }
+    void add(std::vector<std::string> row) { m_rows.push_back(std::move(row)); }
+    void print(std::ostream& out) const {
+        std::vector<std::size_t> width;
+        for (const auto& row : m_rows)
+            for (std::size_t c = 0; c < row.size(); ++c) {
+                width.resize(std::max(width.size(), row.size()));
+                width[c] = std::max(width[c], length(row[c]));
+            }
+        for (const auto& row : m_rows) {
+            std::string line;
+            for (std::size_t c = 0; c < row.size(); ++c) {
+                line += row[c];
+                if (c + 1 < row.size())
+                    line += std::string(width[c] - length(row[c]) + 2, ' ');
+            }
+            out << line << '\n';
+        }
+    }
+
+private:
+    static std::size_t length(const std::string& s) {
+        return static_cast<std::size_t>(
+            std::count_if(s.begin(), s.end(), [](char ch) { return (ch & 0xc0) != 0x80; }));
+    }
+    std::vector<std::vector<std::string>> m_rows;
+};
+
+std::string fixed(const std::optional<double>& v, int digits) {
+    if (!v || !std::isfinite(*v))
+        return "-";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, *v);
+    return buf;
+}
+
+std::string percent(const std::optional<double>& v) {
+    return v ? fixed(*v * 100.0, 2) + "%" : "-";
+}
+
+std::string localTime(double unixTime) {
+    const std::time_t t = static_cast<std::time_t>(unixTime);
+    std::tm tm{};
+    localtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm);
+    return buf;
+}
+
+std::string duration(const std::optional<double>& seconds) {
+    if (!seconds || *seconds < 0)
+        return "-";
+    const long s = std::lround(*seconds);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+    return buf;
+}
+
+std::string joined(const std::vector<std::string>& items, const char* separator = ",") {
+    std::string out;
+    for (const auto& i : items)
+        out += (out.empty() ? "" : separator) + i;
+    return out;
+}
+
+// Needs exactly `count` positionals after the subcommand (or at least, when atLeast).
+void requireArgs(const Args& args, std::size_t count, const char* usage, bool atLeast = false) {
+    const std::size_t have = args.positional().size() - 1;
+    if (have < count || (!atLeast && have > count))
+        throw ConfigError("runs " + args.positional()[0], std::string("usage: ") + usage);
+}
+
+// The store for queries: writable when possible (so dead writers' runs get marked
+// interrupted), read-only when the file cannot be written.
+RunStore openForReading(const std::string& path) {
+    if (!std::filesystem::exists(path))
+        throw StoreError(StoreError::Kind::NotFound, path,
+                         path + ": no run database here yet. Train once, or pass --db PATH.");
+    try {
+        return RunStore(path);
+    } catch (const StoreError& e) {
+        if (e.kind() != StoreError::Kind::ReadOnly && e.kind() != StoreError::Kind::Locked)
+            throw;
+        RunStoreOptions options;
+        options.readOnly = true;
+        return RunStore(path, options);
+    }
+}
+
+std::vector<std::pair<std::string, std::string>> summaryRows(const RunRecord& r) {
+    return {
+        {"name", r.name.empty() ? "-" : r.name},
+        {"status", toString(r.status)},
+        {"started", localTime(r.startedAt)},
+        {"duration", duration(r.durationSec)},
+        {"model", r.model.empty() ? "-" : r.model},
+        {"dataset", r.dataset.empty() ? "-" : r.dataset},
+        {"device", r.device.empty() ? "-" : r.device},
+        {"steps", std::to_string(r.steps)},
+        {"epochs", std::to_string(r.epochs)},
+        {"best val acc", percent(r.bestValAcc) +
+                             (r.bestEpoch ? " (epoch " + std::to_string(*r.bestEpoch) + ")" : "")},
+        {"final val acc", percent(r.finalValAcc)},
+        {"final train loss", fixed(r.finalTrainLoss, 4)},
+        {"final val loss", fixed(r.finalValLoss, 4)},
+        {"samples/s", fixed(r.meanSamplesPerSec, 0)},
+        {"peak memory", r.peakMemoryBytes ? formatBytes(*r.peakMemoryBytes) : "-"},
+        {"tags", r.tags.empty() ? "-" : joined(r.tags, ", ")}};
+}
+
+int list(RunStore& store, const Args& args) {
+    requireArgs(args, 0, "runs list [--status S] [--model M] [--dataset D] [--tag T] [--json]");
+    RunFilter filter;
+    if (const auto s = args.value("status")) {
+        try {
+            filter.status = runStatusFromString(*s);
+        } catch (const ConfigError&) {
+            throw ConfigError("--status", "'" + *s +
+                                              "' is not one of running, completed, stopped, "
+                                              "failed, interrupted");
+        }
+    }
+    filter.model = args.valueOr("model", "");
+    filter.dataset = args.valueOr("dataset", "");
+    filter.tag = args.valueOr("tag", "");
+    filter.limit = static_cast<int>(args.intValue("limit", 1).value_or(0));
+    const auto runs = store.listRuns(filter);
+    if (args.flag("json")) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const RunRecord& r : runs)
+            out.push_back(runToJson(r));
+        std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+        return 0;
+    }
+    if (runs.empty()) {
+        std::cout << "No runs in " << store.path()
+                  << (filter.status || !filter.model.empty() || !filter.dataset.empty() ||
+                              !filter.tag.empty()
+                          ? " match these filters.\n"
+                          : " yet.\n");
+        return 0;
+    }
+    TextTable table({"ID", "NAME", "STATUS", "STARTED", "MODEL", "DATASET", "STEPS", "BEST VAL",
+                     "DURATION", "TAGS"});
+    for (const RunRecord& r : runs)
+        table.add({r.id, r.name, toString(r.status), localTime(r.startedAt), r.model, r.dataset,
+                   std::to_string(r.steps), percent(r.bestValAcc), duration(r.durationSec),
+                   joined(r.tags)});
+    table.print(std::cout);
+    return 0;
+}
+
+int show(RunStore& store, const Args& args) {
+    requireArgs(args, 1, "runs show ID [--epochs N] [--json]");
+    const RunRecord r = store.getRun(args.positional()[1]);
+    if (args.flag("json")) {
+        nlohmann::json out = runToJson(r);
+        out["model_summary"] = r.modelSummary;
+        std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+        return 0;
+    }
+    std::cout << "run " << r.id << '\n';
+    TextTable summary;
+    for (const auto& [k, v] : summaryRows(r))
+        summary.add({"  " + k, v});
+    if (!r.notes.empty())
+        summary.add({"  notes", r.notes});
+    if (!r.error.empty())
+        summary.add({"  error", r.error});
+    if (!r.checkpoint.empty())
+        summary.add({"  checkpoint", r.checkpoint});
+    summary.print(std::cout);
+    std::cout << "\nconfig\n";
+    for (const auto& [k, v] : flattenJson(r.config))
+        std::cout << "  " << k << " = " << v << '\n';
+    const auto epochs = store.epochMetrics(r.id);
+    const std::size_t last = static_cast<std::size_t>(args.intValue("epochs", 0).value_or(10));
+    if (!epochs.empty() && last > 0) {
+        std::cout << "\nlast epochs\n";
+        TextTable table({"  EPOCH", "STEP", "TRAIN LOSS", "TRAIN ACC", "VAL LOSS", "VAL ACC",
+                         "SECONDS", "SAMPLES/S"});
+        for (std::size_t i = epochs.size() > last ? epochs.size() - last : 0; i < epochs.size();
+             ++i) {
+            const EpochEvent& e = epochs[i];
+            table.add({"  " + std::to_string(e.epoch), std::to_string(e.step),
+                       fixed(e.trainLoss, 4), percent(e.trainAcc), fixed(e.valLoss, 4),
+                       percent(e.valAcc), fixed(e.seconds, 1), fixed(e.samplesPerSec, 0)});
+        }
+        table.print(std::cout);
+    }
+    return 0;
+}
+
+int compare(RunStore& store, const Args& args) {
+    requireArgs(args, 2, "runs compare ID ID...", /*atLeast=*/true);
+    std::vector<RunRecord> runs;
+    for (std::size_t i = 1; i < args.positional().size(); ++i)
+        runs.push_back(store.getRun(args.positional()[i]));
+    std::vector<std::string> header{""};
+    for (const RunRecord& r : runs)
+        header.push_back(r.id);
+    TextTable table(header);
+    const std::size_t rowCount = summaryRows(runs[0]).size();
+    for (std::size_t row = 0; row < rowCount; ++row) {
+        std::vector<std::string> line{summaryRows(runs[0])[row].first};
+        for (const RunRecord& r : runs)
+            line.push_back(summaryRows(r)[row].second);
+        table.add(line);
+    }
+    table.print(std::cout);
+    const auto diffs = configDifferences(runs);
+    std::cout << '\n';
+    if (diffs.empty()) {
+        std::cout << "The configs are identical.\n";
+        return 0;
+    }
+    std::vector<std::string> configHeader{"config (differing keys)"};
+    configHeader.insert(configHeader.end(), header.begin() + 1, header.end());
+    TextTable differing(configHeader);
+    for (const ConfigDifference& d : diffs) {
+        std::vector<std::string> line{d.key};
+        for (const auto& v : d.values)
+            line.push_back(v.value_or("(absent)"));
+        differing.add(line);
+    }
+    differing.print(std::cout);
+    return 0;
+}
+
+int exportRun(RunStore& store, const Args& args) {
+    requireArgs(args, 1, "runs export ID --format csv|json [--out FILE]");
+    const std::string id = store.resolveId(args.positional()[1]);
+    const std::string format = args.valueOr("format", "csv");
+    if (format != "csv" && format != "json")
+        throw ConfigError("--format", "'" + format + "' is not csv or json");
+    std::ofstream file;
+    if (const auto out = args.value("out")) {
+        file.open(*out, std::ios::binary | std::ios::trunc);
+        if (!file)
+            throw ConfigError("--out", "cannot write " + *out);
+    }
+    std::ostream& out = file.is_open() ? static_cast<std::ostream&>(file) : std::cout;
+    if (format == "csv")
+        exportRunCsv(store, id, out);
+    else
+        exportRunJson(store, id, out);
+    out.flush();
+    if (file.is_open() && !file)
+        throw ConfigError("--out", "writing " + *args.value("out") + " failed");
+    return 0;
+}
+
+int edit(RunStore& store, const Args& args) {
+    const std::string& command = args.positional()[0];
+    const auto& p = args.positional();
+    if (command == "check") {
+        requireArgs(args, 0, "runs check");
+        const auto problems = store.checkIntegrity();
+        for (const auto& line : problems)
+            std::cout << line << '\n';
+        std::cout << store.path() << (problems.empty() ? ": ok\n" : ": damaged\n");
+        return problems.empty() ? 0 : 1;
+    }
+    if (command == "rename")
+        requireArgs(args, 2, "runs rename ID NAME");
+    else if (command == "note")
+        requireArgs(args, 2, "runs note ID TEXT");
+    else if (command == "delete")
+        requireArgs(args, 1, "runs delete ID");
+    else
+        requireArgs(args, 2, "runs tag|untag ID TAG...", /*atLeast=*/true);
+    const std::string id = store.resolveId(p[1]);
+    if (command == "rename") {
+        store.rename(id, p[2]);
+        std::cout << "renamed " << id << " to '" << p[2] << "'\n";
+    } else if (command == "note") {
+        store.setNotes(id, p[2]);
+        std::cout << "noted " << id << '\n';
+    } else if (command == "delete") {
+        store.deleteRun(id);
+        std::cout << "deleted " << id << '\n';
+    } else {
+        for (std::size_t i = 2; i < p.size(); ++i) {
+            if (command == "tag")
+                store.addTag(id, p[i]);
+            else
+                store.removeTag(id, p[i]);
+        }
+        std::cout << id << " tags: " << joined(store.getRun(id).tags, ", ") << '\n';
+    }
+    return 0;
+}
+
+} // namespace
+
+int cmdRuns(const Argv& argv) {
+    const Args args(argv, {"json", "help"});
+    if (args.flag("help") || args.positional().empty()) {
+        std::cout << kUsage << '\n';
+        return args.flag("help") ? 0 : 2;
+    }
+    const std::string path = args.valueOr("db", defaultDatabasePath());
+    const std::string& command = args.positional()[0];
+    if (command == "list" || command == "show" || command == "compare" || command == "export") {
+        RunStore store = openForReading(path);
+        if (command == "list")
+            return list(store, args);
+        if (command == "show")
+            return show(store, args);
+        if (command == "compare")
+            return compare(store, args);
+        return exportRun(store, args);
+    }
+    if (command == "rename" || command == "tag" || command == "untag" || command == "note" ||
+        command == "delete" || command == "check") {
+        if (!std::filesystem::exists(path))
+            throw StoreError(StoreError::Kind::NotFound, path,
+                             path + ": no run database here yet. Train once, or pass --db PATH.");
+        RunStore store(path);
+        return edit(store, args);
+    }
+    throw ConfigError("runs", "unknown command '" + command + "'\n" + kUsage);
+}
+
+} // namespace tb::cli

@@ -1,0 +1,97 @@
+// ProgressPrinter.
+#include "progress.h"
+
+#include <unistd.h>
+
+#include <string>
+
+namespace tb::cli {
+
+namespace {
+
+std::string formatDuration(double seconds) {
+    const auto s = static_cast<long long>(seconds + 0.5);
+    char buf[32];
+    if (s >= 3600)
+        std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+    else
+        std::snprintf(buf, sizeof buf, "%02lld:%02lld", s / 60, s % 60);
+    return buf;
+}
+
+} // namespace
+
+ProgressPrinter::ProgressPrinter(std::FILE* out) : m_out(out), m_tty(isatty(fileno(out)) != 0) {}
+
+void ProgressPrinter::onEvent(const Event& event) {
+    if (const auto* e = std::get_if<RunStartedEvent>(&event)) {
+        m_totalSteps = e->totalSteps;
+        m_stepsPerEpoch = e->stepsPerEpoch;
+        m_startStep = e->resumedFromStep;
+        m_start = std::chrono::steady_clock::now();
+        std::fprintf(m_out, "run %s: %s on %s, %lld steps (%lld per epoch)%s\n",
+                     e->runId.c_str(), e->name.c_str(), e->device.c_str(),
+                     static_cast<long long>(e->totalSteps),
+                     static_cast<long long>(e->stepsPerEpoch),
+                     e->resumedFromStep ? (", resumed at step " +
+                                           std::to_string(e->resumedFromStep))
+                                              .c_str()
+                                        : "");
+    } else if (const auto* s = std::get_if<StepEvent>(&event)) {
+        printStep(*s);
+    } else if (const auto* ep = std::get_if<EpochEvent>(&event)) {
+        if (m_tty)
+            std::fputc('\n', m_out);
+        std::fprintf(m_out,
+                     "epoch %lld: train loss %.4f, val loss %.4f, val acc %.2f%%, %.1f s, "
+                     "%.0f samples/s\n",
+                     static_cast<long long>(ep->epoch), ep->trainLoss, ep->valLoss,
+                     ep->valAcc * 100.0, ep->seconds, ep->samplesPerSec);
+    } else if (const auto* l = std::get_if<LogEvent>(&event)) {
+        if (l->level != LogLevel::Debug)
+            std::fprintf(m_out, "%s%s\n", l->level >= LogLevel::Warning ? "warning: " : "",
+                         l->message.c_str());
+    } else if (const auto* a = std::get_if<AdviceEvent>(&event)) {
+        std::fprintf(m_out, "advice: %s\n", a->message.c_str());
+    } else if (const auto* f = std::get_if<RunFinishedEvent>(&event)) {
+        if (m_tty)
+            std::fputc('\n', m_out);
+        std::fprintf(m_out, "run %s after %s%s%s\n", toString(f->status).c_str(),
+                     formatDuration(f->summary.durationSec).c_str(),
+                     f->error.empty() ? "" : ": ", f->error.c_str());
+    }
+    std::fflush(m_out);
+}
+
+void ProgressPrinter::printStep(const StepEvent& e) {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+    const int64_t done = e.step - m_startStep;
+    const double eta = done > 0 ? elapsed / static_cast<double>(done) *
+                                      static_cast<double>(m_totalSteps - e.step)
+                                : 0.0;
+    const double frac = m_totalSteps ? static_cast<double>(e.step) / static_cast<double>(m_totalSteps) : 0.0;
+    if (m_tty) {
+        constexpr int kWidth = 24;
+        const int filled = static_cast<int>(frac * kWidth);
+        std::string bar(static_cast<std::size_t>(filled), '#');
+        bar.resize(kWidth, '.');
+        std::fprintf(m_out,
+                     "\repoch %lld [%s] step %lld/%lld loss %.4f %6.0f samples/s ETA %s%s  ",
+                     static_cast<long long>(e.epoch), bar.c_str(), static_cast<long long>(e.step),
+                     static_cast<long long>(m_totalSteps), e.loss, e.samplesPerSec,
+                     formatDuration(eta).c_str(), e.skipped ? " (skipped: inf/NaN)" : "");
+        return;
+    }
+    // Not a terminal: a line about every tenth of an epoch.
+    const int64_t every = std::max<int64_t>(m_stepsPerEpoch / 10, 1);
+    if (e.step - m_lastPrinted < every && e.step != m_totalSteps && !e.skipped)
+        return;
+    m_lastPrinted = e.step;
+    std::fprintf(m_out, "epoch %lld step %lld/%lld loss %.4f %.0f samples/s ETA %s%s\n",
+                 static_cast<long long>(e.epoch), static_cast<long long>(e.step),
+                 static_cast<long long>(m_totalSteps), e.loss, e.samplesPerSec,
+                 formatDuration(eta).c_str(), e.skipped ? " (skipped: inf/NaN)" : "");
+}
+
+} // namespace tb::cli

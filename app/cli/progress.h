@@ -1,0 +1,30 @@
+// Terminal progress for `train`: a live bar (epoch, step, loss, samples/s, ETA) on a terminal,
+// plain lines otherwise, and a summary of each epoch.
+#pragma once
+
+#include "train/events.h"
+
+#include <chrono>
+#include <cstdio>
+
+namespace tb::cli {
+
+class ProgressPrinter final : public EventSink {
+public:
+    // out: where to print (stderr when stdout carries JSON).
+    explicit ProgressPrinter(std::FILE* out);
+    void onEvent(const Event& event) override;
+
+private:
+    void printStep(const StepEvent& e);
+
+    std::FILE* m_out;
+    bool m_tty;
+    int64_t m_totalSteps = 0;
+    int64_t m_stepsPerEpoch = 0;
+    int64_t m_startStep = 0;
+    int64_t m_lastPrinted = 0;
+    std::chrono::steady_clock::time_point m_start;
+};
+
+} // namespace tb::cli

@@ -1,0 +1,196 @@
+// CpuBackend: memory, copies, events, casts and the thread pool setup.
+#include "backend/cpu/cpubackend.h"
+
+#include "backend/cpu/cpuconv.h"
+#include "backend/cpu/parallel.h"
+#include "core/errors.h"
+#include "core/half.h"
+
+#include <cblas.h>
+#include <dnnl.hpp>
+#include <omp.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <thread>
+
+namespace tb {
+
+namespace {
+
+class CpuEvent final : public StreamEvent {
+public:
+    CpuEvent() : m_time(std::chrono::steady_clock::now()) {}
+    bool completed() override { return true; }
+    void wait() override {}
+    float elapsedMs(const StreamEvent& earlier) override {
+        const auto& e = static_cast<const CpuEvent&>(earlier);
+        return std::chrono::duration<float, std::milli>(m_time - e.m_time).count();
+    }
+
+private:
+    std::chrono::steady_clock::time_point m_time;
+};
+
+} // namespace
+
+CpuBackend::CpuBackend(int threads)
+    : m_threads(threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency())),
+      m_conv(std::make_unique<CpuConvCache>()),
+      m_inUse(std::make_shared<std::atomic<int64_t>>(0)),
+      m_peak(std::make_shared<std::atomic<int64_t>>(0)) {
+    // One pool: oneDNN runs on OpenMP, the OpenMP build of OpenBLAS joins the same pool, and
+    // our loops use it too.
+    omp_set_num_threads(m_threads);
+    openblas_set_num_threads(m_threads);
+    m_scratch.resize(4);
+}
+
+CpuBackend::~CpuBackend() = default;
+
+std::string CpuBackend::description() const {
+    const dnnl_version_t* v = dnnl_version();
+    return "cpu: oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+           std::to_string(v->patch) + ", " + std::string(openblas_get_config()) + ", " +
+           std::to_string(m_threads) + " threads";
+}
+
+Tensor CpuBackend::empty(const Shape& shape, DType dtype) {
+    const std::size_t bytes = static_cast<std::size_t>(shape.numel()) * dtypeSize(dtype);
+    const std::size_t rounded = (bytes + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+    if (!p)
+        throw OutOfMemoryError("cpu", bytes, 0, 0,
+                               "Lower batch_size (with accumulate_grad_batches to keep the "
+                               "effective batch).");
+    const int64_t inUse = m_inUse->fetch_add(static_cast<int64_t>(bytes)) +
+                          static_cast<int64_t>(bytes);
+    int64_t peak = m_peak->load();
+    while (inUse > peak && !m_peak->compare_exchange_weak(peak, inUse)) {
+    }
+    auto buffer = std::make_shared<Buffer>(
+        p, bytes, Device::cpu(), false, [inUseCounter = m_inUse](void* q, std::size_t n) {
+            inUseCounter->fetch_sub(static_cast<int64_t>(n));
+            std::free(q);
+        });
+    return Tensor(std::move(buffer), shape, dtype);
+}
+
+Tensor CpuBackend::emptyHost(const Shape& shape, DType dtype, bool /*pinned*/) {
+    // Host memory is the CPU backend's device memory: page-locking would buy nothing.
+    return Tensor::host(shape, dtype);
+}
+
+void CpuBackend::copy(const Tensor& src, Tensor& dst) {
+    if (src.dtype() != dst.dtype() || src.numel() != dst.numel())
+        throw Error("copy: tensors differ in dtype or size (" + src.shape().toString() + " " +
+                    std::string(dtypeName(src.dtype())) + " to " + dst.shape().toString() + " " +
+                    std::string(dtypeName(dst.dtype())) + ")");
+    if (src.raw() != dst.raw())
+        std::memcpy(dst.raw(), src.raw(), src.bytes());
+}
+
+void CpuBackend::fill(Tensor& t, float value) {
+    const int64_t n = t.numel();
+    switch (t.dtype()) {
+    case DType::F32: {
+        float* p = t.data<float>();
+        parallelFor(n, [&](int64_t i) { p[i] = value; });
+        break;
+    }
+    case DType::F16:
+    case DType::BF16: {
+        const uint16_t h = t.dtype() == DType::F16 ? floatToHalf(value) : floatToBf16(value);
+        uint16_t* p = t.data<uint16_t>();
+        parallelFor(n, [&](int64_t i) { p[i] = h; });
+        break;
+    }
+    case DType::I32: {
+        int32_t* p = t.data<int32_t>();
+        const auto v = static_cast<int32_t>(value);
+        for (int64_t i = 0; i < n; ++i)
+            p[i] = v;
+        break;
+    }
+    case DType::U8:
+        std::memset(t.raw(), static_cast<int>(value), t.bytes());
+        break;
+    }
+}
+
+std::unique_ptr<StreamEvent> CpuBackend::recordEvent() { return std::make_unique<CpuEvent>(); }
+
+MemoryStats CpuBackend::memoryStats() const {
+    MemoryStats s;
+    s.inUse = static_cast<uint64_t>(m_inUse->load());
+    s.reserved = s.inUse;
+    s.peakInUse = static_cast<uint64_t>(m_peak->load());
+    return s;
+}
+
+void CpuBackend::resetPeakMemory() { m_peak->store(m_inUse->load()); }
+
+void CpuBackend::releaseCachedMemory() {
+    m_scratch.assign(m_scratch.size(), Tensor());
+    m_conv->clear();
+}
+
+void CpuBackend::cast(const Tensor& src, Tensor& dst) {
+    if (src.numel() != dst.numel())
+        throw Error("cast: sizes differ");
+    const int64_t n = src.numel();
+    if (src.dtype() == dst.dtype()) {
+        copy(src, dst);
+    } else if (src.dtype() == DType::F32 && dst.dtype() == DType::F16) {
+        const float* s = src.data<float>();
+        uint16_t* d = dst.data<uint16_t>();
+        parallelFor(n, [&](int64_t i) { d[i] = floatToHalf(s[i]); });
+    } else if (src.dtype() == DType::F32 && dst.dtype() == DType::BF16) {
+        const float* s = src.data<float>();
+        uint16_t* d = dst.data<uint16_t>();
+        parallelFor(n, [&](int64_t i) { d[i] = floatToBf16(s[i]); });
+    } else if (src.dtype() == DType::F16 && dst.dtype() == DType::F32) {
+        const uint16_t* s = src.data<uint16_t>();
+        float* d = dst.data<float>();
+        parallelFor(n, [&](int64_t i) { d[i] = halfToFloat(s[i]); });
+    } else if (src.dtype() == DType::BF16 && dst.dtype() == DType::F32) {
+        const uint16_t* s = src.data<uint16_t>();
+        float* d = dst.data<float>();
+        parallelFor(n, [&](int64_t i) { d[i] = bf16ToFloat(s[i]); });
+    } else {
+        throw Error("cast: unsupported " + std::string(dtypeName(src.dtype())) + " to " +
+                    std::string(dtypeName(dst.dtype())));
+    }
+}
+
+Tensor CpuBackend::scratch(const Shape& shape, int slot) {
+    Tensor& s = m_scratch[static_cast<std::size_t>(slot)];
+    if (!s.defined() || s.buffer()->bytes() < static_cast<std::size_t>(shape.numel()) * 4)
+        s = empty(shape, DType::F32);
+    return Tensor(s.buffer(), shape, DType::F32);
+}
+
+Tensor CpuBackend::asF32(const Tensor& t, int slot) {
+    if (t.dtype() == DType::F32)
+        return t;
+    Tensor f = scratch(t.shape(), slot);
+    cast(t, f);
+    return f;
+}
+
+Tensor CpuBackend::f32Target(const Tensor& dst, int slot) {
+    return dst.dtype() == DType::F32 ? dst : scratch(dst.shape(), slot);
+}
+
+void CpuBackend::storeF32(const Tensor& f32, Tensor& dst) {
+    if (dst.dtype() != DType::F32)
+        cast(f32, dst);
+}
+
+std::unique_ptr<Backend> createCpuBackend(int threads) {
+    return std::make_unique<CpuBackend>(threads);
+}
+
+} // namespace tb

@@ -1,0 +1,93 @@
+// The CPU backend: oneDNN for convolution, OpenBLAS for GEMM, and our own OpenMP loops (over
+// the shared math in backend/kernels/) for everything else. One OpenMP pool of `threads`
+// threads serves all three, so no two libraries ever compete for the cores.
+#pragma once
+
+#include "backend/backend.h"
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+namespace tb {
+
+class CpuConvCache;
+
+class CpuBackend final : public Backend {
+public:
+    explicit CpuBackend(int threads);
+    ~CpuBackend() override;
+
+    Device device() const override { return Device::cpu(); }
+    std::string description() const override;
+    int threads() const { return m_threads; }
+
+    Tensor empty(const Shape& shape, DType dtype) override;
+    Tensor emptyHost(const Shape& shape, DType dtype, bool pinned) override;
+    bool supportsPinnedMemory() const override { return false; }
+    void copy(const Tensor& src, Tensor& dst) override;
+    void fill(Tensor& t, float value) override;
+    void synchronize() override {}
+    std::unique_ptr<StreamEvent> recordEvent() override;
+    MemoryStats memoryStats() const override;
+    void resetPeakMemory() override;
+    void releaseCachedMemory() override;
+
+    void linearForward(const Tensor& x, const Tensor& w, const Tensor* b, Tensor& y) override;
+    void linearBackward(const Tensor& x, const Tensor& w, const Tensor& dy, Tensor* dx,
+                        Tensor& dw, Tensor* db) override;
+    void convForward(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor* b,
+                     Tensor& y) override;
+    void convBackward(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor& dy,
+                      Tensor* dx, Tensor& dw, Tensor* db) override;
+    void poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tensor& indices) override;
+    void poolBackward(const PoolDesc& d, const Tensor& dy, const Tensor& indices,
+                      Tensor& dx) override;
+    void batchNormForwardTrain(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                               Tensor& runningMean, Tensor& runningVar, float momentum, float eps,
+                               Tensor& y, Tensor& saveMean, Tensor& saveInvStd) override;
+    void batchNormForwardInference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                   const Tensor& runningMean, const Tensor& runningVar, float eps,
+                                   Tensor& y) override;
+    void batchNormBackward(const Tensor& x, const Tensor& dy, const Tensor& gamma,
+                           const Tensor& saveMean, const Tensor& saveInvStd, Tensor& dx,
+                           Tensor& dgamma, Tensor& dbeta) override;
+    void activationForward(Activation a, float alpha, const Tensor& x, Tensor& y) override;
+    void activationBackward(Activation a, float alpha, const Tensor& x, const Tensor& dy,
+                            Tensor& dx) override;
+    void dropoutForward(const Tensor& x, float p, uint64_t seed, Tensor& y,
+                        Tensor& mask) override;
+    void dropoutBackward(const Tensor& dy, const Tensor& mask, float p, Tensor& dx) override;
+    void add(const Tensor& a, const Tensor& b, Tensor& y) override;
+    void cast(const Tensor& src, Tensor& dst) override;
+    void shortcutPadForward(const Tensor& x, int64_t stride, int64_t padC, Tensor& y) override;
+    void shortcutPadBackward(const Tensor& dy, int64_t stride, int64_t padC,
+                             Tensor& dx) override;
+    void softmaxCrossEntropy(const Tensor& logits, const Tensor& labels, float smoothing,
+                             Tensor& lossSum, Tensor* dlogits, const Tensor* gradScale,
+                             float divisor) override;
+    void checkFinite(const std::vector<Tensor*>& tensors, Tensor& foundInf) override;
+    void updateLossScale(Tensor& state, const Tensor& foundInf, float growth, float backoff,
+                         int growthInterval) override;
+    void sgdStep(Tensor& param, const Tensor& grad, Tensor* momentumBuf, const SgdParams& p,
+                 const Tensor* scaleState, const Tensor* foundInf) override;
+    void adamwStep(Tensor& param, const Tensor& grad, Tensor& expAvg, Tensor& expAvgSq,
+                   const AdamWParams& p, const Tensor* scaleState,
+                   const Tensor* foundInf) override;
+
+private:
+    // Mixed precision on the CPU: f16/bf16 activations are widened into f32 scratch around the
+    // f32 kernels. `slot` picks one of a few reusable scratch buffers.
+    Tensor asF32(const Tensor& t, int slot);
+    Tensor f32Target(const Tensor& dst, int slot);
+    void storeF32(const Tensor& f32, Tensor& dst);
+    Tensor scratch(const Shape& shape, int slot);
+
+    int m_threads;
+    std::unique_ptr<CpuConvCache> m_conv;
+    std::vector<Tensor> m_scratch;
+    std::shared_ptr<std::atomic<int64_t>> m_inUse;
+    std::shared_ptr<std::atomic<int64_t>> m_peak;
+};
+
+} // namespace tb

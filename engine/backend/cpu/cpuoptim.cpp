@@ -1,0 +1,84 @@
+// CpuBackend mixed-precision bookkeeping and fused optimizer updates.
+#include "backend/cpu/cpubackend.h"
+
+#include "backend/cpu/parallel.h"
+#include "backend/kernels/optimizer_math.h"
+#include "core/errors.h"
+#include "core/half.h"
+
+#include <cmath>
+
+namespace tb {
+
+void CpuBackend::checkFinite(const std::vector<Tensor*>& tensors, Tensor& foundInf) {
+    bool bad = false;
+    for (const Tensor* t : tensors) {
+        const Tensor f = asF32(*t, 0);
+        const float* p = f.data<float>();
+        const int64_t n = f.numel();
+        int found = 0;
+#pragma omp parallel for reduction(| : found) if (n >= kParallelGrain)
+        for (int64_t i = 0; i < n; ++i)
+            found |= std::isfinite(p[i]) ? 0 : 1;
+        if (found) {
+            bad = true;
+            break;
+        }
+    }
+    if (bad)
+        foundInf.data<float>()[0] = 1.0f;
+}
+
+void CpuBackend::updateLossScale(Tensor& state, const Tensor& foundInf, float growth,
+                                 float backoff, int growthInterval) {
+    float* s = state.data<float>();
+    if (foundInf.data<float>()[0] != 0.0f) {
+        s[0] *= backoff;
+        s[1] = 0.0f;
+    } else if (++s[1] >= static_cast<float>(growthInterval)) {
+        s[0] *= growth;
+        s[1] = 0.0f;
+    }
+}
+
+namespace {
+
+bool skipStep(const Tensor* foundInf) {
+    return foundInf && foundInf->data<float>()[0] != 0.0f;
+}
+
+float invScale(const Tensor* scaleState) {
+    return scaleState ? 1.0f / scaleState->data<float>()[0] : 1.0f;
+}
+
+} // namespace
+
+void CpuBackend::sgdStep(Tensor& param, const Tensor& grad, Tensor* momentumBuf,
+                         const SgdParams& p, const Tensor* scaleState, const Tensor* foundInf) {
+    if (skipStep(foundInf))
+        return;
+    const float inv = invScale(scaleState);
+    float* w = param.data<float>();
+    const float* g = grad.data<float>();
+    float* buf = momentumBuf ? momentumBuf->data<float>() : nullptr;
+    parallelFor(param.numel(), [&](int64_t i) {
+        math::sgdUpdate(p, w[i], g[i] * inv, buf ? buf + i : nullptr);
+    });
+}
+
+void CpuBackend::adamwStep(Tensor& param, const Tensor& grad, Tensor& expAvg, Tensor& expAvgSq,
+                           const AdamWParams& p, const Tensor* scaleState,
+                           const Tensor* foundInf) {
+    if (skipStep(foundInf))
+        return;
+    const float inv = invScale(scaleState);
+    const math::AdamWFactors f = math::adamwFactors(p);
+    float* w = param.data<float>();
+    const float* g = grad.data<float>();
+    float* m = expAvg.data<float>();
+    float* v = expAvgSq.data<float>();
+    parallelFor(param.numel(),
+                [&](int64_t i) { math::adamwUpdate(p, f, w[i], g[i] * inv, m[i], v[i]); });
+}
+
+} // namespace tb

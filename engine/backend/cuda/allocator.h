@@ -1,0 +1,91 @@
+// Caching device allocator: size-class free lists so the steady state never calls cudaMalloc or
+// cudaFree; cached blocks go back to the driver on releaseCached() or when an allocation fails.
+#pragma once
+
+#include "backend/backend.h"
+#include "core/errors.h"
+#include "streams.h"
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace tb::cuda {
+
+// Blocks are reused in stream order: every op runs on the one compute stream, so a block freed
+// by the host while kernels still read it is only handed to kernels queued after them. Thread-safe
+// (tensors may be released on any thread).
+class DeviceAllocator {
+public:
+    // deviceLabel names the device in OutOfMemoryError ("cuda:0 (NVIDIA H200)").
+    DeviceAllocator(int device, std::string deviceLabel);
+    ~DeviceAllocator();
+    DeviceAllocator(const DeviceAllocator&) = delete;
+    DeviceAllocator& operator=(const DeviceAllocator&) = delete;
+
+    // A block of at least `bytes` (its size class is written to *granted). On a cudaMalloc
+    // failure the cache is released and the call retried once; then OutOfMemoryError is thrown.
+    void* allocate(std::size_t bytes, std::size_t* granted);
+    // Returns a block from allocate() to its free list. Never throws.
+    void release(void* ptr) noexcept;
+    // Waits for the device, then cudaFree()s every cached block not in use.
+    void releaseCached();
+
+    MemoryStats stats() const;
+    void resetPeak();
+    // The error allocate() would throw for `requested` bytes, with the device's free and total.
+    OutOfMemoryError outOfMemory(std::size_t requested) const;
+
+    // Rounds a request up to its size class: 512-byte steps below 1 MiB, then four classes per
+    // power of two (at most 25% slack), so a few classes serve a whole training step.
+    static std::size_t sizeClass(std::size_t bytes);
+
+private:
+    void releaseCachedLocked();
+
+    int m_device;
+    std::string m_label;
+    mutable std::mutex m_mutex;
+    std::unordered_map<std::size_t, std::vector<void*>> m_free; // size class -> cached blocks
+    std::unordered_map<void*, std::size_t> m_live;              // block -> size class
+    uint64_t m_inUse = 0;
+    uint64_t m_reserved = 0;
+    uint64_t m_peak = 0;
+};
+
+// Pool of page-locked host blocks (cudaHostAlloc) for staging batches. A released block may
+// still be read by a copy in flight, so it carries an event recorded on the copy stream and is
+// handed out again only after that event completed.
+class PinnedHostPool {
+public:
+    PinnedHostPool(int device, std::shared_ptr<Streams> streams);
+    ~PinnedHostPool();
+    PinnedHostPool(const PinnedHostPool&) = delete;
+    PinnedHostPool& operator=(const PinnedHostPool&) = delete;
+
+    // A pinned block of at least `bytes`, or null when the system cannot pin more memory (the
+    // caller then falls back to pageable memory).
+    void* allocate(std::size_t bytes, std::size_t* granted);
+    void release(void* ptr) noexcept;
+    // cudaFreeHost()s every cached block.
+    void releaseCached();
+
+private:
+    struct Cached {
+        void* ptr;
+        cudaEvent_t released;
+    };
+
+    int m_device;
+    std::shared_ptr<Streams> m_streams; // kept alive while pinned tensors exist
+    std::mutex m_mutex;
+    std::unordered_map<std::size_t, std::vector<Cached>> m_free;
+    std::unordered_map<void*, std::size_t> m_live;
+};
+
+} // namespace tb::cuda

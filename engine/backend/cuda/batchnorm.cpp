@@ -1,0 +1,124 @@
+// Batch norm: cuDNN's spatial batch norm for f32 / f16, our own kernels (batchnorm.cu) for bf16
+// and for eps below cuDNN's minimum. x, y, dx in the activation dtype; gamma, beta, statistics
+// f32; running variance unbiased with PyTorch's momentum rule.
+#include "cudabackend.h"
+
+#include "cudacheck.h"
+#include "kernels.h"
+
+#include <initializer_list>
+
+namespace tb::cuda {
+
+namespace {
+
+// (n, c, h, w) or (n, c) as (n, c, 1, 1).
+legacy::BatchNormShape bnShape(const Tensor& x, const Tensor& gamma, const char* op) {
+    const Shape& s = x.shape();
+    if (s.rank() != 2 && s.rank() != 4)
+        throw Error(std::string(op) + ": x must be (n, c) or (n, c, h, w), got " + s.toString());
+    const int64_t h = s.rank() == 4 ? s[2] : 1, w = s.rank() == 4 ? s[3] : 1;
+    if (gamma.numel() != s[1] || gamma.dtype() != DType::F32)
+        throw Error(std::string(op) + ": gamma must be f32 of size c");
+    if (s[0] > INT32_MAX || s[1] > INT32_MAX || h > INT32_MAX || w > INT32_MAX)
+        throw Error(std::string(op) + ": x too large for cuDNN");
+    return {static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(h),
+            static_cast<int>(w), x.dtype()};
+}
+
+// cuDNN's legacy batch norm: f32 and f16 (bf16 support is not documented for it).
+bool useCudnn(DType dtype) {
+    return dtype == DType::F32 || dtype == DType::F16;
+}
+
+BnGeometry geometryOf(const legacy::BatchNormShape& s) {
+    return {s.n, s.c, static_cast<int64_t>(s.h) * s.w};
+}
+
+} // namespace
+
+void CudaBackend::batchNormForwardTrain(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                        Tensor& runningMean, Tensor& runningVar, float momentum,
+                                        float eps, Tensor& y, Tensor& saveMean,
+                                        Tensor& saveInvStd) {
+    for (const Tensor* t : std::initializer_list<const Tensor*>{
+             &x, &gamma, &beta, &runningMean, &runningVar, &y, &saveMean, &saveInvStd})
+        requireDevice(*t, "batchNormForwardTrain");
+    const legacy::BatchNormShape s = bnShape(x, gamma, "batchNormForwardTrain");
+    if (y.numel() != x.numel() || y.dtype() != x.dtype())
+        throw Error("batchNormForwardTrain: y does not match x");
+    if (s.n <= 1 && s.h * s.w <= 1)
+        throw Error("batchNormForwardTrain: needs more than one value per channel");
+    if (!(eps > 0.0f))
+        throw Error("batchNormForwardTrain: eps must be positive");
+    DeviceScope scope(m_index);
+    if (useCudnn(s.dtype) && eps >= legacy::batchNormMinEpsilon()) {
+        withOomRetry([&] {
+            legacy::batchNormForwardTraining(m_cudnn, s, x.raw(), y.raw(), gamma.data<float>(),
+                                             beta.data<float>(), momentum,
+                                             runningMean.data<float>(), runningVar.data<float>(),
+                                             eps, saveMean.data<float>(), saveInvStd.data<float>());
+        });
+        return;
+    }
+    const BnGeometry g = geometryOf(s);
+    const int64_t splits = bnSplits(g, m_smCount);
+    Tensor scratch = empty(Shape{bnScratchFloats(g, splits)}, DType::F32);
+    launchBatchNormForwardTrain(x.raw(), y.raw(), s.dtype, g, gamma.data<float>(),
+                                beta.data<float>(), runningMean.data<float>(),
+                                runningVar.data<float>(), momentum, eps, saveMean.data<float>(),
+                                saveInvStd.data<float>(), scratch.data<float>(), splits, stream());
+}
+
+void CudaBackend::batchNormForwardInference(const Tensor& x, const Tensor& gamma,
+                                            const Tensor& beta, const Tensor& runningMean,
+                                            const Tensor& runningVar, float eps, Tensor& y) {
+    for (const Tensor* t :
+         std::initializer_list<const Tensor*>{&x, &gamma, &beta, &runningMean, &runningVar, &y})
+        requireDevice(*t, "batchNormForwardInference");
+    const legacy::BatchNormShape s = bnShape(x, gamma, "batchNormForwardInference");
+    if (y.numel() != x.numel() || y.dtype() != x.dtype())
+        throw Error("batchNormForwardInference: y does not match x");
+    DeviceScope scope(m_index);
+    if (useCudnn(s.dtype) && eps >= legacy::batchNormMinEpsilon()) {
+        withOomRetry([&] {
+            legacy::batchNormForwardInference(m_cudnn, s, x.raw(), y.raw(), gamma.data<float>(),
+                                              beta.data<float>(), runningMean.data<float>(),
+                                              runningVar.data<float>(), eps);
+        });
+        return;
+    }
+    launchBatchNormForwardInference(x.raw(), y.raw(), s.dtype, geometryOf(s), gamma.data<float>(),
+                                    beta.data<float>(), runningMean.data<float>(),
+                                    runningVar.data<float>(), eps, stream());
+}
+
+void CudaBackend::batchNormBackward(const Tensor& x, const Tensor& dy, const Tensor& gamma,
+                                    const Tensor& saveMean, const Tensor& saveInvStd, Tensor& dx,
+                                    Tensor& dgamma, Tensor& dbeta) {
+    for (const Tensor* t : std::initializer_list<const Tensor*>{&x, &dy, &gamma, &saveMean,
+                                                                &saveInvStd, &dx, &dgamma, &dbeta})
+        requireDevice(*t, "batchNormBackward");
+    const legacy::BatchNormShape s = bnShape(x, gamma, "batchNormBackward");
+    if (dy.numel() != x.numel() || dx.numel() != x.numel() || dy.dtype() != x.dtype() ||
+        dx.dtype() != x.dtype())
+        throw Error("batchNormBackward: dy and dx must match x");
+    DeviceScope scope(m_index);
+    // The saved statistics carry eps, so the path depends on the dtype only.
+    if (useCudnn(s.dtype)) {
+        withOomRetry([&] {
+            legacy::batchNormBackward(m_cudnn, s, x.raw(), dy.raw(), dx.raw(), gamma.data<float>(),
+                                      dgamma.data<float>(), dbeta.data<float>(),
+                                      saveMean.data<float>(), saveInvStd.data<float>());
+        });
+        return;
+    }
+    const BnGeometry g = geometryOf(s);
+    const int64_t splits = bnSplits(g, m_smCount);
+    Tensor scratch = empty(Shape{bnScratchFloats(g, splits)}, DType::F32);
+    launchBatchNormBackward(x.raw(), dy.raw(), dx.raw(), s.dtype, g, gamma.data<float>(),
+                            saveMean.data<float>(), saveInvStd.data<float>(), dgamma.data<float>(),
+                            dbeta.data<float>(), scratch.data<float>(), splits, stream());
+}
+
+} // namespace tb::cuda

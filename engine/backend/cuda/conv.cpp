@@ -1,0 +1,124 @@
+// Convolution on cuDNN: plans (descriptors + algorithms) cached per shape, dtype and determinism;
+// one workspace grown on demand; f32 master weights cast for f16/bf16 activations.
+#include "cudabackend.h"
+
+#include "cudacheck.h"
+#include "kernels.h"
+
+#include <algorithm>
+
+namespace tb::cuda {
+
+namespace {
+
+void checkConv(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor& y,
+               const char* op) {
+    if (d.outH() <= 0 || d.outW() <= 0 || d.stride <= 0 || d.pad < 0)
+        throw Error(std::string(op) + ": invalid convolution geometry");
+    if (x.numel() != d.n * d.c * d.h * d.w || w.numel() != d.k * d.c * d.r * d.s ||
+        y.numel() != d.n * d.k * d.outH() * d.outW())
+        throw Error(std::string(op) + ": tensor sizes do not match the convolution");
+    if (w.dtype() != DType::F32 || x.dtype() != y.dtype())
+        throw Error(std::string(op) + ": weights must be f32 and x, y of one dtype");
+}
+
+// Largest workspace an algorithm may ask for: half of what the device has free when the plan is
+// made, at least 64 MiB.
+std::size_t workspaceLimit() {
+    std::size_t freeBytes = 0, totalBytes = 0;
+    if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return std::size_t{64} << 20;
+    }
+    return std::max(freeBytes / 2, std::size_t{64} << 20);
+}
+
+} // namespace
+
+const legacy::ConvPlan& CudaBackend::convPlan(const ConvDesc& d, DType dtype) {
+    const ConvKey key{d, dtype, m_deterministic};
+    auto it = m_convPlans.find(key);
+    if (it == m_convPlans.end()) {
+        legacy::ConvPlanPtr plan;
+        withOomRetry([&] {
+            plan = legacy::createConvPlan(m_cudnn, d, dtype, m_deterministic, workspaceLimit());
+        });
+        it = m_convPlans.emplace(key, std::move(plan)).first;
+    }
+    return *it->second;
+}
+
+// y(n, k, oh, ow) = conv(x(n, c, h, w), w(k, c, r, s)) + b(k).
+void CudaBackend::convForward(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor* b,
+                              Tensor& y) {
+    requireDevice(x, "convForward");
+    requireDevice(w, "convForward");
+    requireDevice(y, "convForward");
+    checkConv(d, x, w, y, "convForward");
+    DeviceScope scope(m_index);
+    if (y.numel() == 0)
+        return;
+    const DType dtype = x.dtype();
+    const legacy::ConvPlan& plan = convPlan(d, dtype);
+    const Tensor wc = weightsAs(w, dtype);
+    const std::size_t wsBytes = legacy::convWorkspaceBytes(plan, legacy::ConvPass::Forward);
+    void* ws = workspace(wsBytes);
+    withOomRetry(
+        [&] { legacy::convForward(m_cudnn, plan, x.raw(), wc.raw(), y.raw(), ws, wsBytes); });
+    if (b) {
+        requireDevice(*b, "convForward");
+        launchAddBias(y.raw(), b->data<float>(), dtype, d.n, d.k, d.outH() * d.outW(), stream());
+    }
+}
+
+// dx = backward-data (overwritten, optional); dw += backward-filter; db += sum of dy per k.
+void CudaBackend::convBackward(const ConvDesc& d, const Tensor& x, const Tensor& w,
+                               const Tensor& dy, Tensor* dx, Tensor& dw, Tensor* db) {
+    requireDevice(x, "convBackward");
+    requireDevice(w, "convBackward");
+    requireDevice(dy, "convBackward");
+    requireDevice(dw, "convBackward");
+    checkConv(d, x, w, dy, "convBackward");
+    if (dw.numel() != w.numel() || dw.dtype() != DType::F32)
+        throw Error("convBackward: dw must be f32 and the size of w");
+    DeviceScope scope(m_index);
+    if (dy.numel() == 0)
+        return;
+    const DType dtype = x.dtype();
+    const legacy::ConvPlan& plan = convPlan(d, dtype);
+    if (dx) {
+        requireDevice(*dx, "convBackward");
+        if (dx->numel() != x.numel() || dx->dtype() != dtype)
+            throw Error("convBackward: dx does not match x");
+        const Tensor wc = weightsAs(w, dtype);
+        const std::size_t wsBytes =
+            legacy::convWorkspaceBytes(plan, legacy::ConvPass::BackwardData);
+        void* ws = workspace(wsBytes);
+        withOomRetry([&] {
+            legacy::convBackwardData(m_cudnn, plan, wc.raw(), dy.raw(), dx->raw(), ws, wsBytes);
+        });
+    }
+    const std::size_t wsBytes = legacy::convWorkspaceBytes(plan, legacy::ConvPass::BackwardFilter);
+    void* ws = workspace(wsBytes);
+    if (dtype == DType::F32) {
+        withOomRetry([&] {
+            legacy::convBackwardFilter(m_cudnn, plan, x.raw(), dy.raw(), dw.raw(), 1.0f, ws,
+                                       wsBytes);
+        });
+    } else {
+        // cuDNN wants the filter gradient in the activation dtype: compute it there (as autocast
+        // does) and accumulate into the f32 master gradient.
+        Tensor partial = empty(w.shape(), dtype);
+        withOomRetry([&] {
+            legacy::convBackwardFilter(m_cudnn, plan, x.raw(), dy.raw(), partial.raw(), 0.0f, ws,
+                                       wsBytes);
+        });
+        launchAccumulate(partial.raw(), dtype, dw.data<float>(), dw.numel(), stream());
+    }
+    if (db) {
+        requireDevice(*db, "convBackward");
+        launchBiasGrad(dy.raw(), db->data<float>(), dtype, d.n, d.k, d.outH() * d.outW(), stream());
+    }
+}
+
+} // namespace tb::cuda

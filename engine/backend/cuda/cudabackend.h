@@ -1,0 +1,126 @@
+// tb::Backend on one CUDA device: cuDNN for convolution and batch norm, cuBLAS for GEMM, own
+// kernels for the rest. Streams, handles, allocator and algorithm cache are per instance, so a
+// second GPU is a second instance.
+#pragma once
+
+#include "allocator.h"
+#include "backend/backend.h"
+#include "cudnnlegacy.h"
+#include "streams.h"
+
+#include <cublas_v2.h>
+#include <cudnn.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+namespace tb::cuda {
+
+struct ConvKey {
+    ConvDesc desc;
+    DType dtype;
+    bool deterministic;
+    bool operator==(const ConvKey&) const = default;
+};
+
+struct ConvKeyHash {
+    std::size_t operator()(const ConvKey& k) const;
+};
+
+class CudaBackend : public Backend {
+public:
+    // Creates streams, handles and the allocator on device `index`; throws tb::Error on failure.
+    explicit CudaBackend(int index);
+    ~CudaBackend() override;
+    CudaBackend(const CudaBackend&) = delete;
+    CudaBackend& operator=(const CudaBackend&) = delete;
+
+    // Deterministic mode: cuDNN algorithms restricted to deterministic ones (plans re-chosen).
+    // Also on when the environment sets TRAINBENCH_DETERMINISTIC=1.
+    void setDeterministic(bool on);
+
+    Device device() const override { return Device::cuda(m_index); }
+    std::string description() const override;
+
+    Tensor empty(const Shape& shape, DType dtype) override;
+    Tensor emptyHost(const Shape& shape, DType dtype, bool pinned) override;
+    bool supportsPinnedMemory() const override { return true; }
+    void copy(const Tensor& src, Tensor& dst) override;
+    void fill(Tensor& t, float value) override;
+    void synchronize() override;
+    std::unique_ptr<StreamEvent> recordEvent() override;
+    MemoryStats memoryStats() const override;
+    void resetPeakMemory() override;
+    void releaseCachedMemory() override;
+
+    void linearForward(const Tensor& x, const Tensor& w, const Tensor* b, Tensor& y) override;
+    void linearBackward(const Tensor& x, const Tensor& w, const Tensor& dy, Tensor* dx, Tensor& dw,
+                        Tensor* db) override;
+    void convForward(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor* b,
+                     Tensor& y) override;
+    void convBackward(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor& dy,
+                      Tensor* dx, Tensor& dw, Tensor* db) override;
+    void poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tensor& indices) override;
+    void poolBackward(const PoolDesc& d, const Tensor& dy, const Tensor& indices,
+                      Tensor& dx) override;
+    void batchNormForwardTrain(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                               Tensor& runningMean, Tensor& runningVar, float momentum, float eps,
+                               Tensor& y, Tensor& saveMean, Tensor& saveInvStd) override;
+    void batchNormForwardInference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                   const Tensor& runningMean, const Tensor& runningVar, float eps,
+                                   Tensor& y) override;
+    void batchNormBackward(const Tensor& x, const Tensor& dy, const Tensor& gamma,
+                           const Tensor& saveMean, const Tensor& saveInvStd, Tensor& dx,
+                           Tensor& dgamma, Tensor& dbeta) override;
+    void activationForward(Activation a, float alpha, const Tensor& x, Tensor& y) override;
+    void activationBackward(Activation a, float alpha, const Tensor& x, const Tensor& dy,
+                            Tensor& dx) override;
+    void dropoutForward(const Tensor& x, float p, uint64_t seed, Tensor& y, Tensor& mask) override;
+    void dropoutBackward(const Tensor& dy, const Tensor& mask, float p, Tensor& dx) override;
+    void add(const Tensor& a, const Tensor& b, Tensor& y) override;
+    void cast(const Tensor& src, Tensor& dst) override;
+    void shortcutPadForward(const Tensor& x, int64_t stride, int64_t padC, Tensor& y) override;
+    void shortcutPadBackward(const Tensor& dy, int64_t stride, int64_t padC, Tensor& dx) override;
+    void softmaxCrossEntropy(const Tensor& logits, const Tensor& labels, float smoothing,
+                             Tensor& lossSum, Tensor* dlogits, const Tensor* gradScale,
+                             float divisor) override;
+    void checkFinite(const std::vector<Tensor*>& tensors, Tensor& foundInf) override;
+    void updateLossScale(Tensor& state, const Tensor& foundInf, float growth, float backoff,
+                         int growthInterval) override;
+    void sgdStep(Tensor& param, const Tensor& grad, Tensor* momentumBuf, const SgdParams& p,
+                 const Tensor* scaleState, const Tensor* foundInf) override;
+    void adamwStep(Tensor& param, const Tensor& grad, Tensor& expAvg, Tensor& expAvgSq,
+                   const AdamWParams& p, const Tensor* scaleState, const Tensor* foundInf) override;
+
+private:
+    cudaStream_t stream() const { return m_streams->compute(); }
+    // Runs a library call; on an allocation failure inside cuDNN / cuBLAS / the runtime it
+    // releases the cache and retries once, then throws OutOfMemoryError.
+    void withOomRetry(const std::function<void()>& call);
+    // The shared workspace, grown on demand (the old block returns to the cache in stream order).
+    void* workspace(std::size_t bytes);
+    // `w` in dtype: w itself when it already is, else a cast into a scratch tensor (mixed
+    // precision keeps f32 master weights and feeds f16/bf16 copies to cuDNN/cuBLAS).
+    Tensor weightsAs(const Tensor& w, DType dtype);
+    const legacy::ConvPlan& convPlan(const ConvDesc& d, DType dtype);
+    // Throws tb::Error naming `op` unless t lives on this device.
+    void requireDevice(const Tensor& t, const char* op) const;
+
+    int m_index;
+    int m_smCount = 1;
+    std::string m_name;
+    std::string m_label;
+    bool m_deterministic = false;
+    std::shared_ptr<Streams> m_streams;
+    std::shared_ptr<DeviceAllocator> m_allocator;
+    std::shared_ptr<PinnedHostPool> m_pinned;
+    cudnnHandle_t m_cudnn = nullptr;
+    cublasHandle_t m_cublas = nullptr;
+    Tensor m_workspace;
+    Tensor m_cublasWorkspace;
+    std::unordered_map<ConvKey, legacy::ConvPlanPtr, ConvKeyHash> m_convPlans;
+};
+
+} // namespace tb::cuda

@@ -1,0 +1,70 @@
+// Turns failed CUDA, cuDNN and cuBLAS status codes into tb::Error with the call, file and line.
+#include "cudacheck.h"
+
+#include <string>
+
+namespace tb::cuda {
+
+namespace {
+
+std::string where(const char* call, const char* file, int line) {
+    return std::string(call) + " at " + file + ":" + std::to_string(line);
+}
+
+} // namespace
+
+void throwCudaError(cudaError_t status, const char* call, const char* file, int line) {
+    // Clear the sticky-free error so the next call does not report it again.
+    (void)cudaGetLastError();
+    const std::string message = std::string("CUDA error ") + cudaGetErrorName(status) + " (" +
+                                cudaGetErrorString(status) + ") in " + where(call, file, line);
+    if (status == cudaErrorMemoryAllocation)
+        throw CudaAllocFailed(message);
+    throw Error(message);
+}
+
+void throwCudnnError(cudnnStatus_t status, const char* call, const char* file, int line) {
+    const std::string message = std::string("cuDNN error ") + cudnnGetErrorString(status) + " (" +
+                                std::to_string(static_cast<int>(status)) + ") in " +
+                                where(call, file, line);
+    if (status == CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED ||
+        status == CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED)
+        throw CudaAllocFailed(message);
+    throw Error(message);
+}
+
+const char* cublasStatusName(cublasStatus_t status) {
+    switch (status) {
+    case CUBLAS_STATUS_SUCCESS:
+        return "CUBLAS_STATUS_SUCCESS";
+    case CUBLAS_STATUS_NOT_INITIALIZED:
+        return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case CUBLAS_STATUS_ALLOC_FAILED:
+        return "CUBLAS_STATUS_ALLOC_FAILED";
+    case CUBLAS_STATUS_INVALID_VALUE:
+        return "CUBLAS_STATUS_INVALID_VALUE";
+    case CUBLAS_STATUS_ARCH_MISMATCH:
+        return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case CUBLAS_STATUS_MAPPING_ERROR:
+        return "CUBLAS_STATUS_MAPPING_ERROR";
+    case CUBLAS_STATUS_EXECUTION_FAILED:
+        return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case CUBLAS_STATUS_INTERNAL_ERROR:
+        return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case CUBLAS_STATUS_NOT_SUPPORTED:
+        return "CUBLAS_STATUS_NOT_SUPPORTED";
+    case CUBLAS_STATUS_LICENSE_ERROR:
+        return "CUBLAS_STATUS_LICENSE_ERROR";
+    }
+    return "CUBLAS_STATUS_UNKNOWN";
+}
+
+void throwCublasError(cublasStatus_t status, const char* call, const char* file, int line) {
+    const std::string message =
+        std::string("cuBLAS error ") + cublasStatusName(status) + " in " + where(call, file, line);
+    if (status == CUBLAS_STATUS_ALLOC_FAILED)
+        throw CudaAllocFailed(message);
+    throw Error(message);
+}
+
+} // namespace tb::cuda

@@ -1,0 +1,110 @@
+// Host-side launchers of the plugin's own kernels (elementwise, pooling, loss, optimizers). All
+// run on `stream`; pointers are device pointers; shapes are in the comments as (N,C,H,W).
+#pragma once
+
+#include "backend/opdesc.h"
+#include "core/dtype.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace tb::cuda {
+
+// ---- elementwise.cu ----
+// data(n) = value, converted to dtype (any dtype).
+void launchFill(void* data, DType dtype, int64_t n, float value, cudaStream_t stream);
+// dst(n) = src(n) between floating dtypes, rounding to nearest even.
+void launchCast(const void* src, DType srcType, void* dst, DType dstType, int64_t n,
+                cudaStream_t stream);
+// y(n) = f(x(n)); dx(n) = f'(x) * dy. Floating dtype shared by all tensors.
+void launchActivationForward(Activation a, float alpha, const void* x, void* y, DType dtype,
+                             int64_t n, cudaStream_t stream);
+void launchActivationBackward(Activation a, float alpha, const void* x, const void* dy, void* dx,
+                              DType dtype, int64_t n, cudaStream_t stream);
+// y(n) = x * keep / (1 - p) with keep from math::dropoutKeep(seed, i, p); mask(n) u8.
+void launchDropoutForward(const void* x, void* y, uint8_t* mask, DType dtype, int64_t n, float p,
+                          uint64_t seed, cudaStream_t stream);
+void launchDropoutBackward(const void* dy, const uint8_t* mask, void* dx, DType dtype, int64_t n,
+                           float p, cudaStream_t stream);
+// y(n) = a(n) + b(n); y may alias a.
+void launchAdd(const void* a, const void* b, void* y, DType dtype, int64_t n, cudaStream_t stream);
+// Geometry of the ResNet option-A shortcut: x(n, c, h, w) -> y(n, c + 2 padC, ho, wo).
+struct ShortcutGeometry {
+    int64_t n, c, h, w, ho, wo, stride, padC;
+};
+// y = x[:, :, ::stride, ::stride] with padC zero channels before and after.
+void launchShortcutPadForward(const void* x, void* y, DType dtype, const ShortcutGeometry& g,
+                              cudaStream_t stream);
+// dx(n, c, h, w) = dy's middle channels scattered back at ::stride, zero elsewhere.
+void launchShortcutPadBackward(const void* dy, void* dx, DType dtype, const ShortcutGeometry& g,
+                               cudaStream_t stream);
+// y(n, c, hw) += b(c) (b f32).
+void launchAddBias(void* y, const float* b, DType dtype, int64_t n, int64_t c, int64_t hw,
+                   cudaStream_t stream);
+// db(c) += sum over n and hw of dy(n, c, hw) (db f32; deterministic, one block per channel).
+void launchBiasGrad(const void* dy, float* db, DType dtype, int64_t n, int64_t c, int64_t hw,
+                    cudaStream_t stream);
+// dst(n) += src(n) with dst f32 and src any floating dtype.
+void launchAccumulate(const void* src, DType srcType, float* dst, int64_t n, cudaStream_t stream);
+// flag[0] = 1 if any of data(n) is inf or NaN; left alone otherwise.
+void launchCheckFinite(const void* data, DType dtype, int64_t n, float* flag, cudaStream_t stream);
+// GradScaler rule on state = [scale, growth_tracker] (one thread).
+void launchUpdateLossScale(float* state, const float* foundInf, float growth, float backoff,
+                           int growthInterval, cudaStream_t stream);
+
+// ---- pooling.cu ----
+// y(n, c, oh, ow), indices(n, c, oh, ow) i32 = argmax as h * W + w inside the input plane.
+void launchPoolForward(const PoolDesc& d, const void* x, void* y, int32_t* indices, DType dtype,
+                       cudaStream_t stream);
+// dx(n, c, h, w) overwritten; gathers (no atomics, deterministic).
+void launchPoolBackward(const PoolDesc& d, const void* dy, const int32_t* indices, void* dx,
+                        DType dtype, cudaStream_t stream);
+
+// ---- loss.cu ----
+// logits(n, classes), labels(n) i32; lossSum[0] += mean loss, lossSum[1] += #correct; dlogits
+// (n, classes) = gradScale[0] * (softmax - target) / (n * divisor) when not null.
+void launchSoftmaxCrossEntropy(const void* logits, DType logitsType, const int32_t* labels,
+                               int64_t n, int64_t classes, float smoothing, float* lossSum,
+                               void* dlogits, DType dlogitsType, const float* gradScale,
+                               float divisor, cudaStream_t stream);
+
+// ---- optimizer.cu ----
+// param(n), grad(n), buffers(n) f32. scaleState[0] (or null) unscales the gradient; the step is
+// skipped when foundInf is not null and foundInf[0] != 0.
+void launchSgdStep(float* param, const float* grad, float* momentumBuf, int64_t n,
+                   const SgdParams& p, const float* scaleState, const float* foundInf,
+                   cudaStream_t stream);
+void launchAdamwStep(float* param, const float* grad, float* expAvg, float* expAvgSq, int64_t n,
+                     const AdamWParams& p, const float* scaleState, const float* foundInf,
+                     cudaStream_t stream);
+
+// ---- batchnorm.cu (own kernels: bf16, where cuDNN's legacy batch norm has no support, and
+// eps below cuDNN's minimum). x(n, c, hw); gamma, beta, statistics f32 of size c. ----
+struct BnGeometry {
+    int64_t n, c, hw;
+};
+// How many blocks share one channel's reduction (enough blocks for the SMs, >= 1).
+int64_t bnSplits(const BnGeometry& g, int smCount);
+// Floats of scratch the training forward and the backward need.
+inline int64_t bnScratchFloats(const BnGeometry& g, int64_t splits) {
+    return g.c * splits * 3 + g.c * 2;
+}
+// Batch statistics (Welford per thread, Chan merges in a fixed order: deterministic), running
+// statistics with momentum and the unbiased variance, then y = (x - mean) * invStd * gamma + beta.
+void launchBatchNormForwardTrain(const void* x, void* y, DType dtype, const BnGeometry& g,
+                                 const float* gamma, const float* beta, float* runningMean,
+                                 float* runningVar, float momentum, float eps, float* saveMean,
+                                 float* saveInvStd, float* scratch, int64_t splits,
+                                 cudaStream_t stream);
+void launchBatchNormForwardInference(const void* x, void* y, DType dtype, const BnGeometry& g,
+                                     const float* gamma, const float* beta,
+                                     const float* runningMean, const float* runningVar, float eps,
+                                     cudaStream_t stream);
+// dx overwritten; dgamma += sum dy * xhat; dbeta += sum dy.
+void launchBatchNormBackward(const void* x, const void* dy, void* dx, DType dtype,
+                             const BnGeometry& g, const float* gamma, const float* saveMean,
+                             const float* saveInvStd, float* dgamma, float* dbeta, float* scratch,
+                             int64_t splits, cudaStream_t stream);
+
+} // namespace tb::cuda

@@ -1,0 +1,266 @@
+// The ops that run on our own kernels: pooling, activations, dropout, add, cast, the ResNet
+// shortcut, the fused loss, the inf/NaN check, the loss-scale update and the fused optimizers.
+// Each checks its tensors, then launches on the compute stream.
+#include "cudabackend.h"
+
+#include "cudacheck.h"
+#include "kernels.h"
+
+#include <initializer_list>
+
+namespace tb::cuda {
+
+namespace {
+
+void requireSameSize(const Tensor& a, const Tensor& b, const char* op) {
+    if (a.numel() != b.numel() || a.dtype() != b.dtype())
+        throw Error(std::string(op) + ": tensors " + a.shape().toString() + " " +
+                    std::string(dtypeName(a.dtype())) + " and " + b.shape().toString() + " " +
+                    std::string(dtypeName(b.dtype())) + " differ");
+}
+
+void requireDType(const Tensor& t, DType dtype, const char* op, const char* what) {
+    if (t.dtype() != dtype)
+        throw Error(std::string(op) + ": " + what + " must be " + std::string(dtypeName(dtype)));
+}
+
+const float* optionalF32(const Tensor* t) {
+    return t ? t->data<float>() : nullptr;
+}
+
+} // namespace
+
+void CudaBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tensor& indices) {
+    requireDevice(x, "poolForward");
+    requireDevice(y, "poolForward");
+    if (x.numel() != d.n * d.c * d.h * d.w || y.numel() != d.n * d.c * d.outH() * d.outW() ||
+        x.dtype() != y.dtype())
+        throw Error("poolForward: tensor sizes do not match the pooling");
+    int32_t* idx = nullptr;
+    if (d.kind == PoolKind::Max) {
+        requireDevice(indices, "poolForward");
+        requireDType(indices, DType::I32, "poolForward", "indices");
+        if (indices.numel() != y.numel())
+            throw Error("poolForward: indices must have the size of y");
+        idx = indices.data<int32_t>();
+    }
+    DeviceScope scope(m_index);
+    launchPoolForward(d, x.raw(), y.raw(), idx, x.dtype(), stream());
+}
+
+void CudaBackend::poolBackward(const PoolDesc& d, const Tensor& dy, const Tensor& indices,
+                               Tensor& dx) {
+    requireDevice(dy, "poolBackward");
+    requireDevice(dx, "poolBackward");
+    if (dx.numel() != d.n * d.c * d.h * d.w || dy.numel() != d.n * d.c * d.outH() * d.outW() ||
+        dx.dtype() != dy.dtype())
+        throw Error("poolBackward: tensor sizes do not match the pooling");
+    const int32_t* idx = nullptr;
+    if (d.kind == PoolKind::Max) {
+        requireDevice(indices, "poolBackward");
+        requireDType(indices, DType::I32, "poolBackward", "indices");
+        idx = indices.data<int32_t>();
+    }
+    DeviceScope scope(m_index);
+    launchPoolBackward(d, dy.raw(), idx, dx.raw(), dy.dtype(), stream());
+}
+
+void CudaBackend::activationForward(Activation a, float alpha, const Tensor& x, Tensor& y) {
+    requireDevice(x, "activationForward");
+    requireDevice(y, "activationForward");
+    requireSameSize(x, y, "activationForward");
+    DeviceScope scope(m_index);
+    launchActivationForward(a, alpha, x.raw(), y.raw(), x.dtype(), x.numel(), stream());
+}
+
+void CudaBackend::activationBackward(Activation a, float alpha, const Tensor& x, const Tensor& dy,
+                                     Tensor& dx) {
+    requireDevice(x, "activationBackward");
+    requireDevice(dy, "activationBackward");
+    requireDevice(dx, "activationBackward");
+    requireSameSize(x, dy, "activationBackward");
+    requireSameSize(x, dx, "activationBackward");
+    DeviceScope scope(m_index);
+    launchActivationBackward(a, alpha, x.raw(), dy.raw(), dx.raw(), x.dtype(), x.numel(), stream());
+}
+
+void CudaBackend::dropoutForward(const Tensor& x, float p, uint64_t seed, Tensor& y, Tensor& mask) {
+    requireDevice(x, "dropoutForward");
+    requireDevice(y, "dropoutForward");
+    requireDevice(mask, "dropoutForward");
+    requireSameSize(x, y, "dropoutForward");
+    requireDType(mask, DType::U8, "dropoutForward", "mask");
+    if (mask.numel() != x.numel())
+        throw Error("dropoutForward: mask must have the size of x");
+    if (!(p >= 0.0f && p < 1.0f))
+        throw Error("dropoutForward: p must be in [0, 1)");
+    DeviceScope scope(m_index);
+    launchDropoutForward(x.raw(), y.raw(), mask.data<uint8_t>(), x.dtype(), x.numel(), p, seed,
+                         stream());
+}
+
+void CudaBackend::dropoutBackward(const Tensor& dy, const Tensor& mask, float p, Tensor& dx) {
+    requireDevice(dy, "dropoutBackward");
+    requireDevice(mask, "dropoutBackward");
+    requireDevice(dx, "dropoutBackward");
+    requireSameSize(dy, dx, "dropoutBackward");
+    requireDType(mask, DType::U8, "dropoutBackward", "mask");
+    if (mask.numel() != dy.numel())
+        throw Error("dropoutBackward: mask must have the size of dy");
+    DeviceScope scope(m_index);
+    launchDropoutBackward(dy.raw(), mask.data<uint8_t>(), dx.raw(), dy.dtype(), dy.numel(), p,
+                          stream());
+}
+
+void CudaBackend::add(const Tensor& a, const Tensor& b, Tensor& y) {
+    requireDevice(a, "add");
+    requireDevice(b, "add");
+    requireDevice(y, "add");
+    requireSameSize(a, b, "add");
+    requireSameSize(a, y, "add");
+    DeviceScope scope(m_index);
+    launchAdd(a.raw(), b.raw(), y.raw(), a.dtype(), a.numel(), stream());
+}
+
+void CudaBackend::cast(const Tensor& src, Tensor& dst) {
+    requireDevice(src, "cast");
+    requireDevice(dst, "cast");
+    if (src.numel() != dst.numel())
+        throw Error("cast: element counts differ");
+    DeviceScope scope(m_index);
+    if (src.dtype() == dst.dtype()) {
+        copy(src, dst);
+        return;
+    }
+    launchCast(src.raw(), src.dtype(), dst.raw(), dst.dtype(), src.numel(), stream());
+}
+
+void CudaBackend::shortcutPadForward(const Tensor& x, int64_t stride, int64_t padC, Tensor& y) {
+    requireDevice(x, "shortcutPadForward");
+    requireDevice(y, "shortcutPadForward");
+    if (x.shape().rank() != 4 || y.shape().rank() != 4 || stride <= 0 || padC < 0 ||
+        y.dim(0) != x.dim(0) || y.dim(1) != x.dim(1) + 2 * padC || x.dtype() != y.dtype() ||
+        y.dim(2) != (x.dim(2) + stride - 1) / stride ||
+        y.dim(3) != (x.dim(3) + stride - 1) / stride)
+        throw Error("shortcutPadForward: shapes " + x.shape().toString() + " -> " +
+                    y.shape().toString() + " do not match");
+    const ShortcutGeometry g{x.dim(0), x.dim(1), x.dim(2), x.dim(3),
+                             y.dim(2), y.dim(3), stride,   padC};
+    DeviceScope scope(m_index);
+    launchShortcutPadForward(x.raw(), y.raw(), x.dtype(), g, stream());
+}
+
+void CudaBackend::shortcutPadBackward(const Tensor& dy, int64_t stride, int64_t padC, Tensor& dx) {
+    requireDevice(dy, "shortcutPadBackward");
+    requireDevice(dx, "shortcutPadBackward");
+    if (dx.shape().rank() != 4 || dy.shape().rank() != 4 || stride <= 0 || padC < 0 ||
+        dy.dim(0) != dx.dim(0) || dy.dim(1) != dx.dim(1) + 2 * padC || dx.dtype() != dy.dtype() ||
+        dy.dim(2) != (dx.dim(2) + stride - 1) / stride ||
+        dy.dim(3) != (dx.dim(3) + stride - 1) / stride)
+        throw Error("shortcutPadBackward: shapes " + dy.shape().toString() + " -> " +
+                    dx.shape().toString() + " do not match");
+    const ShortcutGeometry g{dx.dim(0), dx.dim(1), dx.dim(2), dx.dim(3),
+                             dy.dim(2), dy.dim(3), stride,    padC};
+    DeviceScope scope(m_index);
+    launchShortcutPadBackward(dy.raw(), dx.raw(), dy.dtype(), g, stream());
+}
+
+void CudaBackend::softmaxCrossEntropy(const Tensor& logits, const Tensor& labels, float smoothing,
+                                      Tensor& lossSum, Tensor* dlogits, const Tensor* gradScale,
+                                      float divisor) {
+    requireDevice(logits, "softmaxCrossEntropy");
+    requireDevice(labels, "softmaxCrossEntropy");
+    requireDevice(lossSum, "softmaxCrossEntropy");
+    requireDType(labels, DType::I32, "softmaxCrossEntropy", "labels");
+    requireDType(lossSum, DType::F32, "softmaxCrossEntropy", "lossSum");
+    if (logits.shape().rank() < 2 || lossSum.numel() < 2)
+        throw Error("softmaxCrossEntropy: logits must be (n, classes) and lossSum hold 2 floats");
+    const int64_t n = logits.dim(0);
+    const int64_t classes = n > 0 ? logits.numel() / n : 0;
+    if (labels.numel() != n)
+        throw Error("softmaxCrossEntropy: labels must have n entries");
+    if (dlogits) {
+        requireDevice(*dlogits, "softmaxCrossEntropy");
+        if (dlogits->numel() != logits.numel())
+            throw Error("softmaxCrossEntropy: dlogits must have the size of logits");
+    }
+    if (gradScale) {
+        requireDevice(*gradScale, "softmaxCrossEntropy");
+        requireDType(*gradScale, DType::F32, "softmaxCrossEntropy", "gradScale");
+    }
+    if (!(divisor > 0.0f))
+        throw Error("softmaxCrossEntropy: divisor must be positive");
+    DeviceScope scope(m_index);
+    launchSoftmaxCrossEntropy(logits.raw(), logits.dtype(), labels.data<int32_t>(), n, classes,
+                              smoothing, lossSum.data<float>(), dlogits ? dlogits->raw() : nullptr,
+                              dlogits ? dlogits->dtype() : logits.dtype(), optionalF32(gradScale),
+                              divisor, stream());
+}
+
+void CudaBackend::checkFinite(const std::vector<Tensor*>& tensors, Tensor& foundInf) {
+    requireDevice(foundInf, "checkFinite");
+    requireDType(foundInf, DType::F32, "checkFinite", "foundInf");
+    DeviceScope scope(m_index);
+    for (const Tensor* t : tensors) {
+        if (!t || !t->defined())
+            continue;
+        requireDevice(*t, "checkFinite");
+        launchCheckFinite(t->raw(), t->dtype(), t->numel(), foundInf.data<float>(), stream());
+    }
+}
+
+void CudaBackend::updateLossScale(Tensor& state, const Tensor& foundInf, float growth,
+                                  float backoff, int growthInterval) {
+    requireDevice(state, "updateLossScale");
+    requireDevice(foundInf, "updateLossScale");
+    requireDType(state, DType::F32, "updateLossScale", "state");
+    requireDType(foundInf, DType::F32, "updateLossScale", "foundInf");
+    if (state.numel() < 2 || growthInterval <= 0)
+        throw Error("updateLossScale: state needs [scale, tracker] and growthInterval > 0");
+    DeviceScope scope(m_index);
+    launchUpdateLossScale(state.data<float>(), foundInf.data<float>(), growth, backoff,
+                          growthInterval, stream());
+}
+
+void CudaBackend::sgdStep(Tensor& param, const Tensor& grad, Tensor* momentumBuf,
+                          const SgdParams& p, const Tensor* scaleState, const Tensor* foundInf) {
+    requireDevice(param, "sgdStep");
+    requireDevice(grad, "sgdStep");
+    requireDType(param, DType::F32, "sgdStep", "param");
+    requireSameSize(param, grad, "sgdStep");
+    if (momentumBuf) {
+        requireDevice(*momentumBuf, "sgdStep");
+        requireSameSize(param, *momentumBuf, "sgdStep");
+    }
+    if (scaleState)
+        requireDevice(*scaleState, "sgdStep");
+    if (foundInf)
+        requireDevice(*foundInf, "sgdStep");
+    DeviceScope scope(m_index);
+    launchSgdStep(param.data<float>(), grad.data<float>(),
+                  momentumBuf ? momentumBuf->data<float>() : nullptr, param.numel(), p,
+                  optionalF32(scaleState), optionalF32(foundInf), stream());
+}
+
+void CudaBackend::adamwStep(Tensor& param, const Tensor& grad, Tensor& expAvg, Tensor& expAvgSq,
+                            const AdamWParams& p, const Tensor* scaleState,
+                            const Tensor* foundInf) {
+    for (const Tensor* t :
+         std::initializer_list<const Tensor*>{&param, &grad, &expAvg, &expAvgSq}) {
+        requireDevice(*t, "adamwStep");
+        requireDType(*t, DType::F32, "adamwStep", "param, grad and moments");
+        requireSameSize(param, *t, "adamwStep");
+    }
+    if (scaleState)
+        requireDevice(*scaleState, "adamwStep");
+    if (foundInf)
+        requireDevice(*foundInf, "adamwStep");
+    if (p.step < 1)
+        throw Error("adamwStep: step counts from 1");
+    DeviceScope scope(m_index);
+    launchAdamwStep(param.data<float>(), grad.data<float>(), expAvg.data<float>(),
+                    expAvgSq.data<float>(), param.numel(), p, optionalF32(scaleState),
+                    optionalF32(foundInf), stream());
+}
+
+} // namespace tb::cuda

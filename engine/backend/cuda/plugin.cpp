@@ -1,0 +1,62 @@
+// The plugin's exported C entry points (backend/cudaplugin.h): ABI version, probe, factory.
+#include "backend/cudaplugin.h"
+
+#include "cudabackend.h"
+#include "deviceinfo.h"
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <string>
+
+namespace {
+
+// Copies text into buf (always NUL-terminated when len > 0).
+void copyOut(const std::string& text, char* buf, std::size_t len) {
+    if (!buf || len == 0)
+        return;
+    const std::size_t n = std::min(text.size(), len - 1);
+    std::memcpy(buf, text.data(), n);
+    buf[n] = '\0';
+}
+
+} // namespace
+
+extern "C" {
+
+int tb_cuda_plugin_abi() {
+    return TB_CUDA_PLUGIN_ABI;
+}
+
+std::size_t tb_cuda_probe_json(char* buf, std::size_t len) {
+    // Probed once; the engine may call twice to size its buffer.
+    static std::once_flag once;
+    static std::string text;
+    std::call_once(once, [] {
+        try {
+            text = tb::cuda::probeJson().dump();
+        } catch (const std::exception& e) {
+            text = nlohmann::json{
+                {"usable", false},
+                {"reason", std::string("probe failed: ") + e.what()},
+                {"advice",
+                 ""}}.dump();
+        }
+    });
+    copyOut(text, buf, len);
+    return text.size() + 1;
+}
+
+tb::Backend* tb_cuda_create_backend(int index, char* err, std::size_t errLen) {
+    try {
+        return new tb::cuda::CudaBackend(index);
+    } catch (const std::exception& e) {
+        copyOut(e.what(), err, errLen);
+    } catch (...) {
+        copyOut("unknown error while creating the CUDA backend", err, errLen);
+    }
+    return nullptr;
+}
+
+} // extern "C"

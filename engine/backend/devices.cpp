@@ -1,0 +1,299 @@
+// Finds and loads the CUDA backend plugin (dlopen), reads what it probed, resolves device names
+// and creates backends. When the GPU cannot be used, CudaStatus says exactly why and what to do.
+#include "backend/devices.h"
+
+#include "backend/cudaplugin.h"
+#include "core/errors.h"
+
+#include <dlfcn.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace tb {
+
+namespace {
+
+constexpr const char* kPluginFile = "libtrainbench_cuda.so";
+constexpr const char* kPluginEnv = "TRAINBENCH_CUDA_PLUGIN";
+
+using AbiFn = int (*)();
+using ProbeFn = std::size_t (*)(char*, std::size_t);
+using CreateFn = Backend* (*)(int, char*, std::size_t);
+
+// The loaded plugin's entry points (null when it did not load) and what it reported.
+struct Plugin {
+    CreateFn create = nullptr;
+    CudaStatus status;
+};
+
+// dlsym through one typed helper; memcpy avoids casting an object pointer to a function pointer.
+template <typename Fn> Fn resolve(void* handle, const char* name) {
+    void* sym = dlsym(handle, name);
+    Fn fn = nullptr;
+    static_assert(sizeof fn == sizeof sym);
+    std::memcpy(&fn, &sym, sizeof fn);
+    return fn;
+}
+
+// Where the plugin may be, in the order tried (duplicates removed): only TRAINBENCH_CUDA_PLUGIN
+// when set; else next to the engine library (installed: <prefix>/lib/trainbench), the build
+// tree, the install prefix compiled in.
+std::vector<std::string> candidatePaths() {
+    std::vector<std::string> paths;
+    auto addDir = [&](const std::filesystem::path& dir) {
+        const std::string p = (dir / kPluginFile).lexically_normal().string();
+        for (const std::string& q : paths)
+            if (q == p)
+                return;
+        paths.push_back(p);
+    };
+    // An explicit override is the only place looked at, so its load error is the one reported.
+    if (const char* env = std::getenv(kPluginEnv); env && *env) {
+        const std::filesystem::path p(env);
+        std::error_code ec;
+        if (std::filesystem::is_directory(p, ec))
+            addDir(p);
+        else
+            paths.push_back(p.string());
+        return paths;
+    }
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<const void*>(&candidatePaths), &info) && info.dli_fname) {
+        const std::filesystem::path engineDir =
+            std::filesystem::absolute(info.dli_fname).parent_path();
+        addDir(engineDir / "trainbench");
+        addDir(engineDir / ".." / "lib" / "trainbench");
+    }
+#ifdef TB_BUILD_PLUGIN_DIR
+    addDir(TB_BUILD_PLUGIN_DIR);
+#endif
+#ifdef TB_PLUGIN_DIR
+    addDir(TB_PLUGIN_DIR);
+#endif
+    return paths;
+}
+
+// Advice for a plugin that exists but would not load, from the loader's message.
+void explainLoadError(CudaStatus& s, const std::string& path, const std::string& error) {
+    s.pluginPath = path;
+    if (error.find("libcudart") != std::string::npos) {
+        s.reason = "the CUDA 13 runtime (libcudart.so.13) was not found: " + error;
+        s.advice = "Install the CUDA 13 runtime (Debian: cuda-cudart-13-0 from NVIDIA's "
+                   "repository) or add /usr/local/cuda/lib64 to /etc/ld.so.conf.d and run "
+                   "ldconfig.";
+    } else if (error.find("libcudnn") != std::string::npos) {
+        s.reason = "cuDNN 9 (libcudnn.so.9) was not found: " + error;
+        s.advice = "Install cuDNN 9 for CUDA 13 (libcudnn9-cuda-13) and run ldconfig.";
+    } else if (error.find("libcublas") != std::string::npos) {
+        s.reason = "cuBLAS (libcublas.so.13) was not found: " + error;
+        s.advice = "Install cuBLAS for CUDA 13 (libcublas-13-0) and run ldconfig.";
+    } else {
+        s.reason = "the CUDA plugin did not load: " + error;
+        s.advice = "Reinstall TrainBench, or rebuild it with CUDA 13 and cuDNN 9.";
+    }
+}
+
+void readProbe(CudaStatus& s, ProbeFn probe) {
+    std::vector<char> buf(8192);
+    std::size_t needed = probe(buf.data(), buf.size());
+    if (needed > buf.size()) {
+        buf.resize(needed);
+        needed = probe(buf.data(), buf.size());
+    }
+    const nlohmann::json j = nlohmann::json::parse(buf.data(), nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+        s.reason = "the CUDA plugin returned an unreadable probe";
+        s.advice = "Reinstall TrainBench so engine and plugin come from one build.";
+        return;
+    }
+    s.usable = j.value("usable", false);
+    s.reason = j.value("reason", std::string());
+    s.advice = j.value("advice", std::string());
+    s.driverVersion = j.value("driverVersion", 0);
+    s.runtimeVersion = j.value("runtimeVersion", 0);
+    s.cudnnVersion = j.value("cudnnVersion", 0);
+    s.cublasVersion = j.value("cublasVersion", 0);
+    if (j.contains("gpus") && j["gpus"].is_array()) {
+        for (const nlohmann::json& g : j["gpus"]) {
+            GpuInfo info;
+            info.index = g.value("index", 0);
+            info.name = g.value("name", std::string());
+            info.computeMajor = g.value("computeMajor", 0);
+            info.computeMinor = g.value("computeMinor", 0);
+            info.smCount = g.value("smCount", 0);
+            info.cudaCores = g.value("cudaCores", 0);
+            info.totalMemory = g.value("totalMemory", uint64_t{0});
+            info.memoryBusWidthBits = g.value("memoryBusWidthBits", 0);
+            info.memoryClockKHz = g.value("memoryClockKHz", 0);
+            info.bandwidthGBps = g.value("bandwidthGBps", 0.0);
+            info.pciBusId = g.value("pciBusId", std::string());
+            s.gpus.push_back(std::move(info));
+        }
+    }
+}
+
+Plugin loadPlugin() {
+    Plugin plugin;
+    CudaStatus& s = plugin.status;
+    const std::vector<std::string> paths = candidatePaths();
+    std::string firstError, firstErrorPath;
+    void* handle = nullptr;
+    for (const std::string& path : paths) {
+        std::error_code ec;
+        if (!std::filesystem::exists(path, ec))
+            continue;
+        // RTLD_LOCAL: the CUDA libraries stay private to the plugin. Never dlclose'd: backends
+        // and their tensors' release functions live in it until exit.
+        handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (handle) {
+            s.pluginPath = path;
+            break;
+        }
+        if (firstError.empty()) {
+            const char* e = dlerror();
+            firstError = e ? e : "unknown dlopen error";
+            firstErrorPath = path;
+        }
+    }
+    if (!handle) {
+        if (!firstError.empty()) {
+            explainLoadError(s, firstErrorPath, firstError);
+        } else {
+            std::string tried;
+            for (const std::string& p : paths)
+                tried += (tried.empty() ? "" : ", ") + p;
+            s.reason = "the CUDA plugin (" + std::string(kPluginFile) +
+                       ") is not built or not installed; looked in: " + tried;
+            s.advice = "Build with CUDA 13 and cuDNN 9 installed (cmake -DTB_CUDA=ON), or set " +
+                       std::string(kPluginEnv) + " to the plugin's path.";
+            s.pluginPath = tried;
+        }
+        return plugin;
+    }
+    const auto abi = resolve<AbiFn>(handle, "tb_cuda_plugin_abi");
+    const auto probe = resolve<ProbeFn>(handle, "tb_cuda_probe_json");
+    const auto create = resolve<CreateFn>(handle, "tb_cuda_create_backend");
+    if (!abi || !probe || !create) {
+        s.reason = "the CUDA plugin at " + s.pluginPath + " lacks its entry points";
+        s.advice = "Reinstall TrainBench so engine and plugin come from one build.";
+        return plugin;
+    }
+    if (const int version = abi(); version != TB_CUDA_PLUGIN_ABI) {
+        s.reason = "the CUDA plugin at " + s.pluginPath + " has ABI " + std::to_string(version) +
+                   " but this engine needs ABI " + std::to_string(TB_CUDA_PLUGIN_ABI);
+        s.advice = "The plugin comes from another TrainBench build: reinstall or rebuild both.";
+        return plugin;
+    }
+    readProbe(s, probe);
+    if (s.usable)
+        plugin.create = create;
+    return plugin;
+}
+
+const Plugin& plugin() {
+    static const Plugin loaded = [] {
+        try {
+            return loadPlugin();
+        } catch (const std::exception& e) { // probeCuda() never throws
+            Plugin p;
+            p.status.reason = std::string("probing the GPU failed: ") + e.what();
+            return p;
+        }
+    }();
+    return loaded;
+}
+
+std::string lower(std::string text) {
+    for (char& ch : text)
+        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return text;
+}
+
+} // namespace
+
+const CudaStatus& probeCuda() {
+    return plugin().status;
+}
+
+Device resolveDevice(const std::string& text) {
+    const std::string t = lower(text);
+    if (t == "cpu")
+        return Device::cpu();
+    if (t == "auto")
+        return probeCuda().usable ? Device::cuda(0) : Device::cpu();
+    int index = -1;
+    if (t == "cuda") {
+        index = 0;
+    } else if (t.rfind("cuda:", 0) == 0 && t.size() > 5 && t.size() <= 8) {
+        index = 0;
+        for (std::size_t i = 5; i < t.size(); ++i) {
+            if (!std::isdigit(static_cast<unsigned char>(t[i])))
+                throw ConfigError("device", "'" + text + "' is not cpu, auto or cuda:N");
+            index = index * 10 + (t[i] - '0');
+        }
+    } else {
+        throw ConfigError("device", "'" + text + "' is not cpu, auto or cuda:N");
+    }
+    const CudaStatus& s = probeCuda();
+    if (!s.usable)
+        throw BackendUnavailable(s.reason + (s.advice.empty() ? "" : ". " + s.advice));
+    if (index >= static_cast<int>(s.gpus.size()))
+        throw BackendUnavailable("cuda:" + std::to_string(index) +
+                                 " does not exist; this machine has " +
+                                 std::to_string(s.gpus.size()) + " GPU(s)");
+    return Device::cuda(index);
+}
+
+std::unique_ptr<Backend> createBackend(const Device& device, int threads) {
+    if (!device.isCuda())
+        return createCpuBackend(threads);
+    const Plugin& p = plugin();
+    if (!p.status.usable || !p.create)
+        throw BackendUnavailable(p.status.reason +
+                                 (p.status.advice.empty() ? "" : ". " + p.status.advice));
+    if (device.index < 0 || device.index >= static_cast<int>(p.status.gpus.size()))
+        throw BackendUnavailable(device.toString() + " does not exist; this machine has " +
+                                 std::to_string(p.status.gpus.size()) + " GPU(s)");
+    char err[1024] = {};
+    Backend* backend = p.create(device.index, err, sizeof err);
+    if (!backend)
+        throw BackendUnavailable("creating the CUDA backend on " + device.toString() +
+                                 " failed: " + err);
+    return std::unique_ptr<Backend>(backend);
+}
+
+nlohmann::json toJson(const CudaStatus& s) {
+    nlohmann::json gpus = nlohmann::json::array();
+    for (const GpuInfo& g : s.gpus) {
+        gpus.push_back({{"index", g.index},
+                        {"name", g.name},
+                        {"computeCapability",
+                         std::to_string(g.computeMajor) + "." + std::to_string(g.computeMinor)},
+                        {"computeMajor", g.computeMajor},
+                        {"computeMinor", g.computeMinor},
+                        {"smCount", g.smCount},
+                        {"cudaCores", g.cudaCores},
+                        {"totalMemory", g.totalMemory},
+                        {"memoryBusWidthBits", g.memoryBusWidthBits},
+                        {"memoryClockKHz", g.memoryClockKHz},
+                        {"bandwidthGBps", g.bandwidthGBps},
+                        {"pciBusId", g.pciBusId}});
+    }
+    return {{"usable", s.usable},
+            {"reason", s.reason},
+            {"advice", s.advice},
+            {"pluginPath", s.pluginPath},
+            {"driverVersion", s.driverVersion},
+            {"runtimeVersion", s.runtimeVersion},
+            {"cudnnVersion", s.cudnnVersion},
+            {"cublasVersion", s.cublasVersion},
+            {"gpus", gpus}};
+}
+
+} // namespace tb

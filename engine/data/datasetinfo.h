@@ -1,0 +1,50 @@
+// What `trainbench-cli datasets` and `dataset-info` show: which datasets this machine has, and
+// for one dataset its sizes, shape, classes, class histogram, channel statistics and a PNG grid.
+#pragma once
+
+#include "core/shape.h"
+#include "data/channelstats.h"
+#include "data/dataconfig.h"
+#include "data/dataset.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tb {
+
+struct DatasetAvailability {
+    std::string name;
+    bool found = false;   // usable as is (files present, or built in)
+    std::string location; // the default folder, "built in", or "" when data.root is required
+    std::string note;     // "found", "missing", "built in (no files)", "needs data.root"
+};
+
+// One entry per datasetNames() name, checking the default folders on this machine.
+std::vector<DatasetAvailability> datasetAvailability();
+
+struct DatasetInfo {
+    std::string name;
+    std::string trainDescription;
+    std::string validationDescription;
+    int64_t trainSize = 0;
+    int64_t validationSize = 0;
+    Shape sampleShape;
+    std::vector<std::string> classNames;
+    std::vector<int64_t> trainHistogram; // samples per class
+    std::vector<int64_t> validationHistogram;
+    ChannelStats stats; // of the train set, from the cache when present
+};
+
+// Opens the dataset (errors as openDatasets) and gathers its description.
+DatasetInfo describeDataset(const DataConfig& config, uint64_t seed = 0);
+nlohmann::json datasetInfoToJson(const DatasetInfo& info);
+
+// Writes a PNG of samples from the un-normalised train split of config: a rows x columns grid
+// of images, or for feature vectors a scatter plot of the first two features coloured by class.
+void writeSampleGrid(const DataConfig& config, const std::string& path, int columns = 10,
+                     int rows = 8, uint64_t seed = 0);
+
+} // namespace tb

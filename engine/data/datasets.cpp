@@ -1,0 +1,88 @@
+// openDatasets(): picks the reader family for a name, then adds augmentation and normalisation.
+#include "data/datasets.h"
+
+#include "core/errors.h"
+#include "data/channelstats.h"
+#include "data/rawsplits.h"
+#include "data/transforms.h"
+
+#include <functional>
+
+namespace tb {
+
+namespace {
+
+struct Family {
+    const char* name;
+    const char* defaultRoot;
+    std::function<RawSplits(const DataConfig&, uint64_t)> open;
+};
+
+const std::vector<Family>& families() {
+    static const std::vector<Family> kFamilies = {
+        {"fashion-mnist", "/usr/share/datasets/fashion-mnist",
+         [](const DataConfig& c, uint64_t) { return openIdxSplits(c); }},
+        {"mnist", "/usr/share/datasets/mnist",
+         [](const DataConfig& c, uint64_t) { return openIdxSplits(c); }},
+        {"cifar10", "/usr/share/datasets/cifar-10",
+         [](const DataConfig& c, uint64_t) { return openCifarSplits(c); }},
+        {"cifar100", "/usr/share/datasets/cifar-100",
+         [](const DataConfig& c, uint64_t) { return openCifarSplits(c); }},
+        {"imagefolder", "", openImageFolderSplits},
+        {"csv", "", openCsvSplits},
+        {"spirals", "", openSyntheticSplits},
+        {"blobs", "", openSyntheticSplits},
+        {"shapes", "", openSyntheticSplits},
+    };
+    return kFamilies;
+}
+
+} // namespace
+
+std::vector<std::string> datasetNames() {
+    std::vector<std::string> names;
+    for (const Family& f : families())
+        names.emplace_back(f.name);
+    return names;
+}
+
+std::string defaultDatasetRoot(const std::string& name) {
+    for (const Family& f : families())
+        if (name == f.name)
+            return f.defaultRoot;
+    return {};
+}
+
+RawSplits openRawSplits(const DataConfig& config, uint64_t seed) {
+    const Family* family = nullptr;
+    for (const Family& f : families())
+        if (config.name == f.name)
+            family = &f;
+    if (!family) {
+        std::string known;
+        for (const std::string& n : datasetNames())
+            known += (known.empty() ? "" : ", ") + n;
+        throw ConfigError("dataset", "unknown dataset '" + config.name + "'; known: " + known);
+    }
+    if (config.imageSize < 4 || config.imageSize > 1024)
+        throw ConfigError("data.image_size", "must be between 4 and 1024");
+    if (!(config.valFraction >= 0.0 && config.valFraction < 1.0))
+        throw ConfigError("data.val_fraction", "must be in [0, 1)");
+    return family->open(config, seed);
+}
+
+DatasetSplits openDatasets(const DataConfig& config, uint64_t seed) {
+    RawSplits raw = openRawSplits(config, seed);
+    DatasetSplits out{raw.train, raw.validation};
+    if (config.augment && raw.cropPadding > 0)
+        out.train = std::make_shared<RandomCropFlipDataset>(out.train, raw.cropPadding, raw.flip);
+    if (config.normalize) {
+        const ChannelStats st = cachedChannelStats(raw.statsSource ? *raw.statsSource : *raw.train,
+                                                   raw.statsKey, raw.statsSamples);
+        out.train = std::make_shared<NormalizeDataset>(out.train, st.mean, st.stdDev);
+        out.validation = std::make_shared<NormalizeDataset>(out.validation, st.mean, st.stdDev);
+    }
+    return out;
+}
+
+} // namespace tb

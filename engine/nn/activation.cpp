@@ -1,0 +1,38 @@
+// Activation layers.
+#include "nn/activation.h"
+
+#include "nn/layerutil.h"
+
+namespace tb {
+
+ActivationLayer::ActivationLayer(Activation kind, const nlohmann::json& spec)
+    : m_kind(kind), m_alpha(floatOption(spec, "negative_slope", 0.01f)) {}
+
+std::string ActivationLayer::type() const {
+    switch (m_kind) {
+    case Activation::ReLU:
+        return "relu";
+    case Activation::LeakyReLU:
+        return "leakyrelu";
+    case Activation::GELU:
+        return "gelu";
+    }
+    return "?";
+}
+
+nlohmann::json ActivationLayer::options() const {
+    if (m_kind == Activation::LeakyReLU)
+        return {{"negative_slope", m_alpha}};
+    return nlohmann::json::object();
+}
+
+void ActivationLayer::forward(Backend& b, const Inputs& in, Tensor& out, bool) {
+    b.activationForward(m_kind, m_alpha, *in[0], out);
+}
+
+void ActivationLayer::backward(Backend& b, const Inputs& in, const Tensor&, const Tensor& dout,
+                               const std::vector<Tensor*>& din) {
+    b.activationBackward(m_kind, m_alpha, *in[0], dout, *din[0]);
+}
+
+} // namespace tb

@@ -1,0 +1,256 @@
+// Graph construction from a spec, forward and backward over the topological order.
+#include "nn/graph.h"
+
+#include "backend/kernels/random_math.h"
+#include "nn/layerutil.h"
+
+#include <map>
+
+namespace tb {
+
+struct Graph::Node {
+    std::unique_ptr<Layer> layer;
+    std::vector<int> inputs; // node indices; -1 is the graph input
+    std::vector<std::string> inputNames;
+    Shape unitShape;         // output shape for batch 1
+    Tensor outStorage, gradStorage;
+    Tensor out, grad;        // views for the current batch
+    bool gradSet = false;    // grad holds a value in this backward pass
+};
+
+Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint64_t seed)
+    : m_backend(backend), m_actDtype(actDtype) {
+    if (!spec.is_object() || !spec.contains("layers") || !spec["layers"].is_array() ||
+        spec["layers"].empty())
+        throw ConfigError("model", "a model spec is an object with a non-empty \"layers\" array");
+    m_name = spec.value("name", "custom");
+    m_classes = spec.value("classes", 10);
+    if (!spec.contains("input") || !spec["input"].is_array())
+        throw ConfigError("model", "the spec needs \"input\": the sample shape, e.g. [1, 28, 28]");
+    std::vector<int64_t> dims;
+    for (const auto& d : spec["input"]) {
+        if (!d.is_number_integer() || d.get<int64_t>() < 1)
+            throw ConfigError("model", "\"input\" must list positive sizes");
+        dims.push_back(d.get<int64_t>());
+    }
+    m_inputShape = Shape(dims);
+
+    std::map<std::string, int> byName{{"input", -1}};
+    int index = 0;
+    for (const auto& ls : spec["layers"]) {
+        auto node = std::make_unique<Node>();
+        node->layer = createLayer(ls);
+        const std::string name =
+            ls.value("name", node->layer->type() + "_" + std::to_string(index));
+        if (byName.count(name))
+            throw ConfigError("model", "two layers are named '" + name + "'");
+        node->layer->setName(name);
+        std::vector<std::string> inputNames;
+        if (ls.contains("inputs")) {
+            for (const auto& in : ls["inputs"])
+                inputNames.push_back(in.get<std::string>());
+        } else {
+            inputNames.push_back(index == 0 ? "input" : m_nodes.back()->layer->name());
+        }
+        if (static_cast<int>(inputNames.size()) != node->layer->inputCount())
+            layerError(name, "takes " + std::to_string(node->layer->inputCount()) +
+                                 " input(s), the spec gives " +
+                                 std::to_string(inputNames.size()));
+        for (const auto& in : inputNames) {
+            const auto it = byName.find(in);
+            if (it == byName.end())
+                layerError(name, "input '" + in + "' is not an earlier layer");
+            node->inputs.push_back(it->second);
+        }
+        node->inputNames = inputNames;
+        const auto inShapes = inputShapesOf(*node, 1);
+        node->unitShape = node->layer->outputShape(inShapes);
+        node->layer->init(backend, inShapes, math::mix64(seed, static_cast<uint64_t>(index)));
+        byName[name] = index++;
+        m_nodes.push_back(std::move(node));
+    }
+    const Shape last = m_nodes.back()->unitShape;
+    if (last.rank() != 2 || last[1] != m_classes)
+        throw ConfigError("model", "the last layer must output (N, " + std::to_string(m_classes) +
+                                       ") logits, it outputs " + last.toString());
+}
+
+Graph::~Graph() = default;
+
+std::vector<Shape> Graph::inputShapesOf(const Node& node, int64_t n) const {
+    std::vector<Shape> shapes;
+    for (int i : node.inputs) {
+        Shape s = i < 0 ? m_inputShape.withBatch(1)
+                        : m_nodes[static_cast<std::size_t>(i)]->unitShape;
+        s[0] = n;
+        shapes.push_back(s);
+    }
+    return shapes;
+}
+
+void Graph::ensureBuffers(int64_t n) {
+    if (n > m_capacity) {
+        m_inputStorage = m_backend.empty(m_inputShape.withBatch(n), m_actDtype);
+        for (auto& node : m_nodes) {
+            Shape s = node->unitShape;
+            s[0] = n;
+            node->outStorage = m_backend.empty(s, m_actDtype);
+            node->gradStorage = m_backend.empty(s, m_actDtype);
+        }
+        m_logitsGrad = m_backend.empty({n, m_classes}, m_actDtype);
+        m_capacity = n;
+    }
+    if (n == m_batch)
+        return;
+    for (auto& node : m_nodes) {
+        Shape s = node->unitShape;
+        s[0] = n;
+        node->out = node->outStorage.slice(0, n).view(s);
+        node->grad = node->gradStorage.slice(0, n).view(s);
+    }
+    m_batch = n;
+}
+
+const Tensor& Graph::forward(const Tensor& x, bool training) {
+    const int64_t n = x.dim(0);
+    if (!(x.shape().dropBatch() == m_inputShape))
+        throw ConfigError("model", "input of shape " + x.shape().dropBatch().toString() +
+                                       " does not match the model's input " +
+                                       m_inputShape.toString());
+    if (x.device() != m_backend.device())
+        throw Error("input on " + x.device().toString() + " but the model is on " +
+                    m_backend.device().toString());
+    ensureBuffers(n);
+    m_input = x;
+    if (x.dtype() != m_actDtype) {
+        m_input = m_inputStorage.slice(0, n);
+        m_backend.cast(x, m_input);
+    }
+    for (auto& node : m_nodes) {
+        Inputs in;
+        for (int i : node->inputs)
+            in.push_back(i < 0 ? &m_input : &m_nodes[static_cast<std::size_t>(i)]->out);
+        node->layer->forward(m_backend, in, node->out, training);
+    }
+    return m_nodes.back()->out;
+}
+
+Tensor& Graph::logitsGrad() {
+    m_logitsGrad = m_logitsGrad.slice(0, m_batch);
+    return m_logitsGrad;
+}
+
+void Graph::backward(const Tensor& dlogits) {
+    for (auto& node : m_nodes)
+        node->gradSet = false;
+    Node& last = *m_nodes.back();
+    m_backend.copy(dlogits, last.grad);
+    last.gradSet = true;
+    // Scratch for gradients that must be added to an already-set gradient (fan-out).
+    Tensor scratch;
+    for (auto it = m_nodes.rbegin(); it != m_nodes.rend(); ++it) {
+        Node& node = **it;
+        if (!node.gradSet)
+            continue; // nothing downstream depends on it
+        Inputs in;
+        std::vector<Tensor*> din;
+        std::vector<Tensor> temps;
+        temps.reserve(node.inputs.size());
+        for (int i : node.inputs) {
+            if (i < 0) {
+                in.push_back(&m_input);
+                din.push_back(nullptr);
+                continue;
+            }
+            Node& src = *m_nodes[static_cast<std::size_t>(i)];
+            in.push_back(&src.out);
+            if (!src.gradSet) {
+                din.push_back(&src.grad);
+            } else {
+                temps.push_back(m_backend.empty(src.grad.shape(), m_actDtype));
+                din.push_back(&temps.back());
+            }
+        }
+        node.layer->backward(m_backend, in, node.out, node.grad, din);
+        std::size_t t = 0;
+        for (std::size_t k = 0; k < node.inputs.size(); ++k) {
+            const int i = node.inputs[k];
+            if (i < 0)
+                continue;
+            Node& src = *m_nodes[static_cast<std::size_t>(i)];
+            if (din[k] == &src.grad) {
+                src.gradSet = true;
+            } else {
+                m_backend.add(src.grad, temps[t++], src.grad);
+            }
+        }
+    }
+}
+
+void Graph::zeroGrad() {
+    for (Param* p : params())
+        m_backend.fill(p->grad, 0.0f);
+}
+
+std::vector<Param*> Graph::params() {
+    std::vector<Param*> out;
+    for (auto& node : m_nodes)
+        for (Param* p : node->layer->params())
+            out.push_back(p);
+    return out;
+}
+
+std::vector<NamedTensor> Graph::stateDict() {
+    std::vector<NamedTensor> out;
+    for (auto& node : m_nodes) {
+        const std::string& prefix = node->layer->name();
+        for (Param* p : node->layer->params())
+            out.push_back({prefix + "." + p->name, &p->value});
+        for (const StateBuffer& b : node->layer->buffers())
+            out.push_back({prefix + "." + b.name, b.value});
+    }
+    return out;
+}
+
+int64_t Graph::parameterCount() const {
+    int64_t total = 0;
+    for (const auto& node : m_nodes)
+        for (Param* p : node->layer->params())
+            total += p->value.numel();
+    return total;
+}
+
+std::vector<LayerRow> Graph::summary(int64_t batch) const {
+    std::vector<LayerRow> rows;
+    for (const auto& node : m_nodes) {
+        LayerRow r;
+        r.name = node->layer->name();
+        r.type = node->layer->type();
+        r.inputs = node->inputNames;
+        const auto in = inputShapesOf(*node, batch);
+        r.output = node->layer->outputShape(in);
+        for (Param* p : node->layer->params())
+            r.params += p->value.numel();
+        r.flops = node->layer->flops(in);
+        r.activationBytes = r.output.numel() * static_cast<int64_t>(dtypeSize(m_actDtype)) +
+                            node->layer->savedBytes(in);
+        rows.push_back(std::move(r));
+    }
+    return rows;
+}
+
+Layer* Graph::layer(const std::string& name) const {
+    for (const auto& node : m_nodes)
+        if (node->layer->name() == name)
+            return node->layer.get();
+    return nullptr;
+}
+
+std::vector<Layer*> Graph::layers() const {
+    std::vector<Layer*> out;
+    for (const auto& node : m_nodes)
+        out.push_back(node->layer.get());
+    return out;
+}
+
+} // namespace tb

@@ -1,0 +1,80 @@
+// The model: a static DAG of layers built from a model spec (JSON). Shapes, parameters, FLOPs
+// and activation memory are known before the first step; activation and gradient buffers are
+// allocated once for the largest batch and reused.
+#pragma once
+
+#include "nn/layer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tb {
+
+struct LayerRow {
+    std::string name;
+    std::string type;
+    std::vector<std::string> inputs;
+    Shape output; // with the batch dimension
+    int64_t params = 0;
+    int64_t flops = 0;           // forward, for the whole batch
+    int64_t activationBytes = 0; // output + what backward keeps, in the activation dtype
+};
+
+struct NamedTensor {
+    std::string name; // "conv1.weight", "bn1.running_mean"
+    Tensor* tensor;
+};
+
+class Graph {
+public:
+    // Builds and initialises the model on `backend`. actDtype is f32, or f16/bf16 under mixed
+    // precision. Throws ConfigError("model") for a malformed spec.
+    Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint64_t seed);
+    ~Graph();
+
+    const std::string& name() const { return m_name; }
+    const Shape& inputShape() const { return m_inputShape; } // without the batch dimension
+    int classes() const { return m_classes; }
+    DType activationDtype() const { return m_actDtype; }
+    Backend& backend() const { return m_backend; }
+
+    // Forward pass of input x (n, inputShape...) on the graph's device, f32 or the activation
+    // dtype. Returns the logits (n, classes) in the activation dtype, valid until the next call.
+    const Tensor& forward(const Tensor& x, bool training);
+    // Backward pass from the gradient of the logits; accumulates every parameter's gradient.
+    void backward(const Tensor& dlogits);
+    // A buffer shaped like the last logits, for the loss to write its gradient into.
+    Tensor& logitsGrad();
+    void zeroGrad();
+
+    std::vector<Param*> params();
+    // Parameters and buffers by qualified name, in a stable order (checkpoints, parity tests).
+    std::vector<NamedTensor> stateDict();
+    std::vector<LayerRow> summary(int64_t batch) const;
+    int64_t parameterCount() const;
+    // Layers by name, for tests and checkpoint state (dropout pass counters).
+    Layer* layer(const std::string& name) const;
+    std::vector<Layer*> layers() const;
+
+private:
+    struct Node;
+    void ensureBuffers(int64_t n);
+    std::vector<Shape> inputShapesOf(const Node& node, int64_t n) const;
+
+    Backend& m_backend;
+    std::string m_name;
+    Shape m_inputShape;
+    int m_classes = 0;
+    DType m_actDtype;
+    std::vector<std::unique_ptr<Node>> m_nodes;
+    int64_t m_capacity = 0; // batch size the buffers were allocated for
+    int64_t m_batch = 0;    // batch size of the last forward
+    Tensor m_inputStorage;  // the cast input when x is not in the activation dtype
+    Tensor m_input;         // what the first layers saw in the last forward (for backward)
+    Tensor m_logitsGrad;
+};
+
+} // namespace tb

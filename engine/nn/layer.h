@@ -1,0 +1,72 @@
+// A layer of the static graph: knows its output shape, parameters and FLOPs, and runs forward
+// and backward through the backend's op set (never branching on the device).
+#pragma once
+
+#include "backend/backend.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tb {
+
+// A learnable tensor and its gradient, both f32 on the graph's device.
+struct Param {
+    std::string name; // "weight", "bias"
+    Tensor value;
+    Tensor grad;
+    bool decay = true; // weight decay applies (off for biases and norm parameters)
+};
+
+// A non-learnable tensor saved in checkpoints (batch-norm running statistics).
+struct StateBuffer {
+    std::string name;
+    Tensor* value;
+};
+
+// Inputs of forward/backward: the output tensors of the layer's input nodes.
+using Inputs = std::vector<const Tensor*>;
+
+class Layer {
+public:
+    virtual ~Layer() = default;
+
+    const std::string& name() const { return m_name; }
+    void setName(std::string name) { m_name = std::move(name); }
+    virtual std::string type() const = 0;
+    virtual int inputCount() const { return 1; }
+
+    // Output shape, batch dimension included. Throws ConfigError("model") on impossible input.
+    virtual Shape outputShape(const std::vector<Shape>& in) const = 0;
+    // Allocates parameters on the backend with PyTorch's default initialisation.
+    virtual void init(Backend& /*backend*/, const std::vector<Shape>& /*in*/, uint64_t /*seed*/) {}
+    virtual std::vector<Param*> params() { return {}; }
+    virtual std::vector<StateBuffer> buffers() { return {}; }
+    // Forward multiply-accumulates x2 for one batch of these input shapes.
+    virtual int64_t flops(const std::vector<Shape>& /*in*/) const { return 0; }
+    // Bytes the layer keeps between forward and backward beyond its output (masks, indices).
+    virtual int64_t savedBytes(const std::vector<Shape>& /*in*/) const { return 0; }
+    // Layer options as written in a model spec, for the summary and the run record.
+    virtual nlohmann::json options() const { return nlohmann::json::object(); }
+
+    virtual void forward(Backend& b, const Inputs& in, Tensor& out, bool training) = 0;
+    // Writes the gradient for input i into din[i] (overwriting; null when not needed) and
+    // accumulates parameter gradients.
+    virtual void backward(Backend& b, const Inputs& in, const Tensor& out, const Tensor& dout,
+                          const std::vector<Tensor*>& din) = 0;
+
+private:
+    std::string m_name;
+};
+
+// Creates a layer from one entry of a model spec's "layers" array (see resources/docs/
+// model-spec.md). Throws ConfigError("model") naming the layer and the bad option.
+std::unique_ptr<Layer> createLayer(const nlohmann::json& spec);
+
+// Uniform(-bound, bound) fill from a counter-based stream: PyTorch's default for Linear and
+// Conv2d uses bound = 1 / sqrt(fan_in).
+void uniformInit(Backend& b, Tensor& t, float bound, uint64_t seed);
+
+} // namespace tb

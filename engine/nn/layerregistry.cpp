@@ -1,0 +1,47 @@
+// The layer registry: model-spec "type" names to layer classes.
+#include "nn/activation.h"
+#include "nn/conv.h"
+#include "nn/dense.h"
+#include "nn/layerutil.h"
+#include "nn/norm.h"
+#include "nn/pooling.h"
+#include "nn/structural.h"
+
+#include <functional>
+#include <map>
+
+namespace tb {
+
+std::unique_ptr<Layer> createLayer(const nlohmann::json& spec) {
+    using Factory = std::function<std::unique_ptr<Layer>(const nlohmann::json&)>;
+    static const std::map<std::string, Factory> registry = {
+        {"linear", [](const auto& s) { return std::make_unique<Linear>(s); }},
+        {"conv2d", [](const auto& s) { return std::make_unique<Conv2d>(s); }},
+        {"batchnorm2d", [](const auto& s) { return std::make_unique<BatchNorm2d>(s); }},
+        {"relu", [](const auto& s) { return std::make_unique<ActivationLayer>(Activation::ReLU, s); }},
+        {"leakyrelu",
+         [](const auto& s) { return std::make_unique<ActivationLayer>(Activation::LeakyReLU, s); }},
+        {"gelu", [](const auto& s) { return std::make_unique<ActivationLayer>(Activation::GELU, s); }},
+        {"maxpool2d", [](const auto& s) { return std::make_unique<Pool2d>(PoolKind::Max, false, s); }},
+        {"avgpool2d", [](const auto& s) { return std::make_unique<Pool2d>(PoolKind::Avg, false, s); }},
+        {"globalavgpool",
+         [](const auto& s) { return std::make_unique<Pool2d>(PoolKind::Avg, true, s); }},
+        {"dropout", [](const auto& s) { return std::make_unique<Dropout>(s); }},
+        {"flatten", [](const auto&) { return std::make_unique<Flatten>(); }},
+        {"add", [](const auto&) { return std::make_unique<Add>(); }},
+        {"shortcut_pad", [](const auto& s) { return std::make_unique<ShortcutPad>(s); }},
+    };
+    if (!spec.is_object() || !spec.contains("type") || !spec["type"].is_string())
+        throw ConfigError("model", "every layer needs a \"type\": " + spec.dump());
+    const std::string type = spec["type"];
+    const auto it = registry.find(type);
+    if (it == registry.end()) {
+        std::string known;
+        for (const auto& [name, _] : registry)
+            known += (known.empty() ? "" : ", ") + name;
+        throw ConfigError("model", "unknown layer type '" + type + "'; known: " + known);
+    }
+    return it->second(spec);
+}
+
+} // namespace tb

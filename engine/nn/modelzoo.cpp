@@ -1,0 +1,229 @@
+// Builds the zoo's model specs in code (ResNets are regular enough to generate).
+#include "nn/modelzoo.h"
+
+#include "core/errors.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace tb {
+
+namespace {
+
+using nlohmann::json;
+
+json layer(const std::string& type, const std::string& name, json options = json::object()) {
+    options["type"] = type;
+    options["name"] = name;
+    return options;
+}
+
+std::vector<int64_t> parseWidths(const std::string& text) {
+    std::vector<int64_t> widths;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        try {
+            std::size_t used = 0;
+            const long long v = std::stoll(item, &used);
+            if (used != item.size() || v < 1)
+                throw std::invalid_argument(item);
+            widths.push_back(v);
+        } catch (const std::exception&) {
+            throw ConfigError("model.hidden", "'" + text +
+                                                  "' must be positive widths separated by commas, "
+                                                  "e.g. 256,128");
+        }
+    }
+    return widths;
+}
+
+json mlp(const json& options) {
+    json layers = json::array({layer("flatten", "flatten")});
+    const auto widths = parseWidths(options.value("hidden", "256,128"));
+    const float dropout = options.value("dropout", 0.0f);
+    for (std::size_t i = 0; i < widths.size(); ++i) {
+        const std::string n = "fc" + std::to_string(i + 1);
+        layers.push_back(layer("linear", n, {{"out_features", widths[i]}}));
+        layers.push_back(layer("relu", n + ".relu"));
+        if (dropout > 0.0f)
+            layers.push_back(layer("dropout", n + ".dropout", {{"p", dropout}}));
+    }
+    layers.push_back(layer("linear", "fc" + std::to_string(widths.size() + 1),
+                           {{"out_features", "CLASSES"}}));
+    return layers;
+}
+
+json lenet5() {
+    return json::array({
+        layer("conv2d", "conv1", {{"out_channels", 6}, {"kernel", 5}, {"padding", 2}}),
+        layer("relu", "relu1"),
+        layer("maxpool2d", "pool1", {{"kernel", 2}}),
+        layer("conv2d", "conv2", {{"out_channels", 16}, {"kernel", 5}}),
+        layer("relu", "relu2"),
+        layer("maxpool2d", "pool2", {{"kernel", 2}}),
+        layer("flatten", "flatten"),
+        layer("linear", "fc1", {{"out_features", 120}}),
+        layer("relu", "relu3"),
+        layer("linear", "fc2", {{"out_features", 84}}),
+        layer("relu", "relu4"),
+        layer("linear", "fc3", {{"out_features", "CLASSES"}}),
+    });
+}
+
+json fmnistCnn() {
+    json layers = json::array();
+    int64_t channels = 32;
+    for (int i = 1; i <= 2; ++i, channels *= 2) {
+        const std::string b = "block" + std::to_string(i);
+        layers.push_back(layer("conv2d", b + ".conv",
+                               {{"out_channels", channels}, {"kernel", 3}, {"padding", 1},
+                                {"bias", false}}));
+        layers.push_back(layer("batchnorm2d", b + ".bn"));
+        layers.push_back(layer("relu", b + ".relu"));
+        layers.push_back(layer("maxpool2d", b + ".pool", {{"kernel", 2}}));
+    }
+    layers.push_back(layer("flatten", "flatten"));
+    layers.push_back(layer("linear", "fc1", {{"out_features", 128}}));
+    layers.push_back(layer("relu", "fc1.relu"));
+    layers.push_back(layer("linear", "fc2", {{"out_features", "CLASSES"}}));
+    return layers;
+}
+
+// CIFAR ResNet (He et al. 2016, sec. 4.2): 6n+2 layers, widths 16/32/64.
+json resnet(int depth, const std::string& shortcut) {
+    if (shortcut != "A" && shortcut != "B")
+        throw ConfigError("model.shortcut", "'" + shortcut + "' must be A or B");
+    const int n = (depth - 2) / 6;
+    json layers = json::array({
+        layer("conv2d", "stem.conv",
+              {{"out_channels", 16}, {"kernel", 3}, {"padding", 1}, {"bias", false}}),
+        layer("batchnorm2d", "stem.bn"),
+        layer("relu", "stem.relu"),
+    });
+    std::string prev = "stem.relu";
+    int64_t cin = 16;
+    for (int stage = 0; stage < 3; ++stage) {
+        const int64_t cout = 16 << stage;
+        for (int i = 0; i < n; ++i) {
+            const int64_t stride = (stage > 0 && i == 0) ? 2 : 1;
+            const std::string b = "layer" + std::to_string(stage + 1) + "." + std::to_string(i);
+            layers.push_back(layer("conv2d", b + ".conv1",
+                                   {{"out_channels", cout}, {"kernel", 3}, {"stride", stride},
+                                    {"padding", 1}, {"bias", false}, {"inputs", {prev}}}));
+            layers.push_back(layer("batchnorm2d", b + ".bn1"));
+            layers.push_back(layer("relu", b + ".relu1"));
+            layers.push_back(layer("conv2d", b + ".conv2",
+                                   {{"out_channels", cout}, {"kernel", 3}, {"padding", 1},
+                                    {"bias", false}}));
+            layers.push_back(layer("batchnorm2d", b + ".bn2"));
+            std::string identity = prev;
+            if (stride != 1 || cin != cout) {
+                if (shortcut == "A") {
+                    layers.push_back(layer("shortcut_pad", b + ".shortcut",
+                                           {{"out_channels", cout}, {"stride", stride},
+                                            {"inputs", {prev}}}));
+                } else {
+                    layers.push_back(layer("conv2d", b + ".shortcut",
+                                           {{"out_channels", cout}, {"kernel", 1},
+                                            {"stride", stride}, {"bias", false},
+                                            {"inputs", {prev}}}));
+                    layers.push_back(layer("batchnorm2d", b + ".shortcut_bn"));
+                    identity = b + ".shortcut_bn";
+                }
+                if (shortcut == "A")
+                    identity = b + ".shortcut";
+            }
+            layers.push_back(layer("add", b + ".add", {{"inputs", {b + ".bn2", identity}}}));
+            layers.push_back(layer("relu", b + ".relu2"));
+            prev = b + ".relu2";
+            cin = cout;
+        }
+    }
+    layers.push_back(layer("globalavgpool", "pool"));
+    layers.push_back(layer("flatten", "flatten"));
+    layers.push_back(layer("linear", "fc", {{"out_features", "CLASSES"}}));
+    return layers;
+}
+
+// A small VGG: three stages of two 3x3 conv + BN + ReLU, max pooling, then a classifier.
+json vggSmall(const json& options) {
+    json layers = json::array();
+    int64_t channels = 32;
+    for (int stage = 1; stage <= 3; ++stage, channels *= 2) {
+        for (int i = 1; i <= 2; ++i) {
+            const std::string b = "stage" + std::to_string(stage) + ".conv" + std::to_string(i);
+            layers.push_back(layer("conv2d", b,
+                                   {{"out_channels", channels}, {"kernel", 3}, {"padding", 1},
+                                    {"bias", false}}));
+            layers.push_back(layer("batchnorm2d", b + ".bn"));
+            layers.push_back(layer("relu", b + ".relu"));
+        }
+        layers.push_back(layer("maxpool2d", "stage" + std::to_string(stage) + ".pool"));
+    }
+    layers.push_back(layer("globalavgpool", "pool"));
+    layers.push_back(layer("flatten", "flatten"));
+    layers.push_back(layer("linear", "fc1", {{"out_features", 128}}));
+    layers.push_back(layer("relu", "fc1.relu"));
+    layers.push_back(layer("dropout", "fc1.dropout", {{"p", options.value("dropout", 0.5f)}}));
+    layers.push_back(layer("linear", "fc2", {{"out_features", "CLASSES"}}));
+    return layers;
+}
+
+json loadSpecFile(const std::string& path) {
+    std::ifstream in(path);
+    if (!in)
+        throw ConfigError("model", "cannot read the model spec file '" + path + "'");
+    try {
+        return json::parse(in);
+    } catch (const json::parse_error& e) {
+        throw ConfigError("model", "'" + path + "' is not valid JSON: " + e.what());
+    }
+}
+
+} // namespace
+
+const std::vector<ZooEntry>& modelZoo() {
+    static const std::vector<ZooEntry> zoo = {
+        {"mlp", "multi-layer perceptron, hidden widths 256,128 (model.hidden)", {1, 28, 28}},
+        {"lenet5", "LeNet-5: conv 6@5x5 pad 2, pool, conv 16@5x5, pool, FC 120-84", {1, 28, 28}},
+        {"fmnist-cnn", "2 x (conv 3x3 + BN + ReLU + max pool), FC 128: the default", {1, 28, 28}},
+        {"resnet20", "CIFAR ResNet-20 (He et al. 2016), option-A shortcuts (model.shortcut)",
+         {3, 32, 32}},
+        {"resnet32", "CIFAR ResNet-32", {3, 32, 32}},
+        {"resnet56", "CIFAR ResNet-56", {3, 32, 32}},
+        {"vgg-small", "VGG-style: 3 stages of 2 conv 3x3 + BN, widths 32/64/128", {3, 32, 32}},
+    };
+    return zoo;
+}
+
+nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int classes,
+                         const nlohmann::json& options) {
+    json layers;
+    if (nameOrPath == "mlp")
+        layers = mlp(options);
+    else if (nameOrPath == "lenet5")
+        layers = lenet5();
+    else if (nameOrPath == "fmnist-cnn")
+        layers = fmnistCnn();
+    else if (nameOrPath == "resnet20" || nameOrPath == "resnet32" || nameOrPath == "resnet56")
+        layers = resnet(std::stoi(nameOrPath.substr(6)), options.value("shortcut", "A"));
+    else if (nameOrPath == "vgg-small")
+        layers = vggSmall(options);
+    else if (nameOrPath.size() > 5 && nameOrPath.ends_with(".json"))
+        return loadSpecFile(nameOrPath);
+    else {
+        std::string known;
+        for (const auto& e : modelZoo())
+            known += (known.empty() ? "" : ", ") + e.name;
+        throw ConfigError("model", "unknown model '" + nameOrPath + "'; the zoo has " + known +
+                                       ", or give the path of a spec file ending in .json");
+    }
+    for (auto& l : layers)
+        if (l.value("out_features", json()) == "CLASSES")
+            l["out_features"] = classes;
+    return {{"name", nameOrPath}, {"input", input.dims()}, {"classes", classes},
+            {"layers", layers}};
+}
+
+} // namespace tb

@@ -1,0 +1,28 @@
+// The model zoo as specs: mlp, lenet5, fmnist-cnn, resnet20/32/56, vgg-small. A model name may
+// also be the path of a user's spec file (*.json).
+#pragma once
+
+#include "core/shape.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace tb {
+
+struct ZooEntry {
+    std::string name;
+    std::string description;
+    Shape defaultInput; // the sample shape it was designed for
+};
+
+const std::vector<ZooEntry>& modelZoo();
+
+// Options: "hidden" (mlp widths, e.g. "256,128"), "shortcut" ("A" parameter-free or "B"
+// 1x1 conv), "dropout" (mlp, vgg-small). Throws ConfigError("model") for an unknown name or
+// a bad option, listing what is known.
+nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int classes,
+                         const nlohmann::json& options = nlohmann::json::object());
+
+} // namespace tb

@@ -1,0 +1,38 @@
+// Learning-rate schedules by optimizer step: constant, step, multistep, cosine and one-cycle,
+// each with an optional linear warm-up from 0.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tb {
+
+struct ScheduleConfig {
+    std::string name = "constant"; // constant | step | multistep | cosine | onecycle
+    int64_t warmupSteps = 0;
+    int64_t stepSize = 1000;            // step: decay every stepSize steps
+    std::vector<int64_t> milestones;    // multistep: decay at these steps
+    float gamma = 0.1f;                 // step / multistep decay factor
+    float minLr = 0.0f;                 // cosine floor
+    float oneCycleDivFactor = 25.0f;    // onecycle starts at lr / div
+    float oneCycleFinalDiv = 1e4f;      // and ends at lr / (div * finalDiv)
+    float oneCyclePctStart = 0.3f;
+};
+
+class LrSchedule {
+public:
+    // totalSteps: the optimizer steps the run will take (cosine and one-cycle need it).
+    LrSchedule(const ScheduleConfig& config, float baseLr, int64_t totalSteps);
+    // Learning rate for optimizer step `step` (0-based: the rate the first update uses is lr(0)).
+    float lr(int64_t step) const;
+
+private:
+    float afterWarmup(int64_t step) const;
+
+    ScheduleConfig m_config;
+    float m_base;
+    int64_t m_total;
+};
+
+} // namespace tb

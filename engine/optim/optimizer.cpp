@@ -1,0 +1,51 @@
+// Optimizer state allocation and the per-parameter fused updates.
+#include "optim/optimizer.h"
+
+#include "core/errors.h"
+
+namespace tb {
+
+Optimizer::Optimizer(Backend& backend, std::vector<Param*> params, const OptimizerConfig& config)
+    : m_backend(backend), m_params(std::move(params)), m_config(config) {
+    if (config.name != "sgd" && config.name != "adamw")
+        throw ConfigError("optimizer", "'" + config.name + "' must be sgd or adamw");
+    const bool needsFirst = config.name == "adamw" || config.momentum != 0.0f;
+    for (Param* p : m_params) {
+        if (needsFirst) {
+            m_buf1.push_back(backend.empty(p->value.shape(), DType::F32));
+            backend.fill(m_buf1.back(), 0.0f);
+        }
+        if (config.name == "adamw") {
+            m_buf2.push_back(backend.empty(p->value.shape(), DType::F32));
+            backend.fill(m_buf2.back(), 0.0f);
+        }
+    }
+}
+
+void Optimizer::step(float lr, const Tensor* scaleState, const Tensor* foundInf) {
+    ++m_steps;
+    for (std::size_t i = 0; i < m_params.size(); ++i) {
+        Param& p = *m_params[i];
+        const float decay = p.decay ? m_config.weightDecay : 0.0f;
+        if (m_config.name == "sgd") {
+            SgdParams sp{lr, m_config.momentum, decay, m_config.nesterov};
+            m_backend.sgdStep(p.value, p.grad, m_buf1.empty() ? nullptr : &m_buf1[i], sp,
+                              scaleState, foundInf);
+        } else {
+            AdamWParams ap{lr, m_config.beta1, m_config.beta2, m_config.eps, decay, m_steps};
+            m_backend.adamwStep(p.value, p.grad, m_buf1[i], m_buf2[i], ap, scaleState, foundInf);
+        }
+    }
+}
+
+std::vector<std::pair<std::string, Tensor*>> Optimizer::state() {
+    std::vector<std::pair<std::string, Tensor*>> out;
+    const char* first = m_config.name == "sgd" ? "momentum_buffer" : "exp_avg";
+    for (std::size_t i = 0; i < m_buf1.size(); ++i)
+        out.emplace_back(std::to_string(i) + "." + first, &m_buf1[i]);
+    for (std::size_t i = 0; i < m_buf2.size(); ++i)
+        out.emplace_back(std::to_string(i) + ".exp_avg_sq", &m_buf2[i]);
+    return out;
+}
+
+} // namespace tb

@@ -1,0 +1,42 @@
+// Runs as JSON and CSV, and the config keys that differ between runs: shared by the CLI's
+// `runs list --json`, `runs export` and `runs compare` (and the UI's export).
+#pragma once
+
+#include "store/runrecord.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace tb {
+
+class RunStore;
+
+// The run's columns as a JSON object (missing values are null; config stays nested).
+nlohmann::json runToJson(const RunRecord& run);
+nlohmann::json stepToJson(const StepEvent& step);
+nlohmann::json epochToJson(const EpochEvent& epoch);
+
+// Nested objects flattened to dotted keys ({"optimizer": {"lr": 0.1}} -> "optimizer.lr": "0.1").
+// Arrays and scalars are kept as their JSON text; strings unquoted.
+std::map<std::string, std::string> flattenJson(const nlohmann::json& json);
+
+// The flattened config keys whose values are not the same in all runs (absent counts as a
+// value), with each run's value in the runs' order.
+struct ConfigDifference {
+    std::string key;
+    std::vector<std::optional<std::string>> values;
+};
+std::vector<ConfigDifference> configDifferences(const std::vector<RunRecord>& runs);
+
+// All of a run's step and epoch metrics. CSV: one header, then one row per step (kind "step")
+// and per epoch (kind "epoch"), empty cells where a column does not apply or was not measured.
+// JSON: {"run": {...}, "steps": [...], "epochs": [...]}. Throws StoreError.
+void exportRunCsv(RunStore& store, const std::string& runId, std::ostream& out);
+void exportRunJson(RunStore& store, const std::string& runId, std::ostream& out);
+
+} // namespace tb

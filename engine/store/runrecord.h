@@ -1,0 +1,76 @@
+// What the run store returns: one run with its summary, and the rows of its logs. Metric rows
+// reuse the event structs (StepEvent, EpochEvent, SystemSample) the trainer emits.
+#pragma once
+
+#include "train/events.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tb {
+
+// One row of `runs` plus its tags. Summary values are missing until measured; a running or
+// interrupted run has the values of its last committed epoch.
+struct RunRecord {
+    std::string id;
+    std::string name;
+    RunStatus status = RunStatus::Running;
+    double startedAt = 0.0; // Unix seconds
+    std::optional<double> endedAt;
+    nlohmann::json config = nlohmann::json::object();
+    nlohmann::json environment = nlohmann::json::object();
+    nlohmann::json modelSummary = nlohmann::json::object();
+    std::string dataset;
+    std::string model;
+    std::string device;
+    std::string notes;
+    std::vector<std::string> tags; // sorted
+    std::optional<int64_t> stepsPerEpoch;
+    std::optional<int64_t> totalSteps;
+    int64_t resumedFromStep = 0;
+    std::optional<double> bestValAcc;
+    std::optional<int64_t> bestEpoch;
+    std::optional<double> finalTrainLoss;
+    std::optional<double> finalValLoss;
+    std::optional<double> finalValAcc;
+    std::optional<double> meanSamplesPerSec;
+    std::optional<uint64_t> peakMemoryBytes;
+    std::optional<double> durationSec;
+    int64_t steps = 0;
+    int64_t epochs = 0;
+    std::string error;
+    std::string checkpoint;
+    std::optional<int64_t> writerPid;
+    std::string writerHost;
+};
+
+// A log line or an advisor message of a run (table `events`).
+struct RunLogEntry {
+    enum class Kind { Log, Advice };
+    int64_t id = 0;
+    Kind kind = Kind::Log;
+    LogLevel level = LogLevel::Info; // for logs
+    std::string rule;                // for advice
+    std::string message;
+    std::optional<int64_t> step;
+    double unixTime = 0.0;
+};
+
+// Which runs listRuns() returns. Empty fields match everything.
+struct RunFilter {
+    std::optional<RunStatus> status;
+    std::string model;
+    std::string dataset;
+    std::string tag;
+    int limit = 0; // 0: all
+};
+
+// "debug", "info", "warning", "error" and back; unknown text reads as Info.
+std::string toString(LogLevel level);
+LogLevel logLevelFromString(const std::string& s);
+
+} // namespace tb

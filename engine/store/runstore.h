@@ -1,0 +1,102 @@
+// RunStore: the SQLite database of training runs (runs, step/epoch metrics, system samples,
+// logs, tags). Queries are shaped for the UI's run table and the `runs` CLI command.
+#pragma once
+
+#include "store/runrecord.h"
+#include "telemetry/systemsample.h"
+#include "train/events.h"
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tb {
+
+class SqliteDb;
+class SqliteTransaction;
+
+struct RunStoreOptions {
+    bool readOnly = false;                       // open for queries only; never creates
+    std::chrono::milliseconds busyTimeout{5000}; // how long to wait for another writer
+    bool markInterrupted = true;                 // see RunStore::markInterrupted()
+    int64_t maxPageCount = 0;                    // > 0: cap the file (tests simulate a full disk)
+};
+
+// $XDG_DATA_HOME/TrainBench/runs.db, else ~/.local/share/TrainBench/runs.db. Only computes the
+// path; RunStore creates missing folders when it opens the file for writing.
+std::string defaultDatabasePath();
+
+// A new sortable run id: UTC date and time plus 16 random bits, "20261130-093012-3f2a".
+std::string makeRunId();
+
+// One connection to a run database. Not thread-safe: use one RunStore per thread (SQLite
+// serialises connections and processes; WAL lets readers read while one run is written).
+// Every method throws StoreError (naming the file) when the database cannot be used.
+class RunStore {
+public:
+    // Opens path, creating the file and its folders unless readOnly; enables WAL, foreign keys
+    // and the busy timeout; upgrades an older schema; marks runs of dead writers interrupted.
+    explicit RunStore(const std::string& path, const RunStoreOptions& options = {});
+    ~RunStore();
+    RunStore(const RunStore&) = delete;
+    RunStore& operator=(const RunStore&) = delete;
+
+    const std::string& path() const;
+
+    // ---- queries ----
+    // Runs matching filter, newest first.
+    std::vector<RunRecord> listRuns(const RunFilter& filter = {});
+    // The run whose id is idOrPrefix, or the only run whose id starts with it. Throws StoreError
+    // (kind NotFound) when there is none, or when the prefix matches several runs.
+    RunRecord getRun(const std::string& idOrPrefix);
+    // The full id of idOrPrefix (see getRun).
+    std::string resolveId(const std::string& idOrPrefix);
+    std::vector<StepEvent> stepMetrics(const std::string& runId);
+    std::vector<EpochEvent> epochMetrics(const std::string& runId);
+    std::vector<SystemSample> systemSamples(const std::string& runId);
+    std::vector<RunLogEntry> events(const std::string& runId);
+    // "ok" entries are not returned: empty means PRAGMA integrity_check passed.
+    std::vector<std::string> checkIntegrity();
+
+    // ---- edits (ids must be exact; throw NotFound otherwise) ----
+    void rename(const std::string& runId, const std::string& name);
+    void setNotes(const std::string& runId, const std::string& notes);
+    void addTag(const std::string& runId, const std::string& tag);
+    void removeTag(const std::string& runId, const std::string& tag);
+    // Deletes the run and, by cascade, all its metrics, samples, logs and tags.
+    void deleteRun(const std::string& runId);
+    // Marks `running` runs whose writer process on this host is gone as `interrupted` (their
+    // ended_at becomes the last recorded time). Returns how many. Called on open by default.
+    int markInterrupted();
+
+    // ---- writing a run (RunRecorder uses these inside one transaction per batch) ----
+    void beginTransaction();
+    void commit();
+    void rollback();
+    // Inserts the run as `running`, owned by this process. A run resumed under an existing id
+    // becomes `running` again and loses metrics after event.resumedFromStep.
+    void beginRun(const RunStartedEvent& event, double unixTime);
+    void addStep(const std::string& runId, const StepEvent& step);
+    // Also updates the run's best/final summary columns.
+    void addEpoch(const std::string& runId, const EpochEvent& epoch);
+    void addSystemSample(const std::string& runId, const SystemSample& sample);
+    void addLog(const std::string& runId, const LogEvent& log);
+    void addAdvice(const std::string& runId, const AdviceEvent& advice);
+    // Progress columns (steps, duration) of a running run, so interrupted runs show them.
+    void updateProgress(const std::string& runId, int64_t steps, double unixTime);
+    void finishRun(const std::string& runId, const RunFinishedEvent& event, double unixTime);
+
+    // The connection, for tests and tools in engine/store.
+    SqliteDb& db() { return *m_db; }
+
+private:
+    void requireRun(const std::string& runId, int64_t changes);
+    void requireExists(const std::string& runId);
+    std::vector<std::string> tagsOf(const std::string& runId);
+
+    std::unique_ptr<SqliteDb> m_db;
+    std::unique_ptr<SqliteTransaction> m_tx;
+};
+
+} // namespace tb

@@ -1,0 +1,155 @@
+// RunStore: reading a run's metric series, system samples and log for charts and export.
+#include "store/runstore.h"
+#include "store/sqlitedb.h"
+
+#include <nlohmann/json.hpp>
+
+#include <unordered_map>
+
+namespace tb {
+
+std::vector<StepEvent> RunStore::stepMetrics(const std::string& runId) {
+    SqliteStatement& q = m_db->cached(
+        "SELECT step, epoch, samples_seen, time, loss, lr, step_ms, data_wait_ms, h2d_ms, "
+        "forward_ms, backward_ms, optimizer_ms, samples_per_s, loss_scale, skipped "
+        "FROM step_metrics WHERE run_id = ?1 ORDER BY step");
+    q.bind(1, runId);
+    std::vector<StepEvent> rows;
+    while (q.step("reading step metrics")) {
+        StepEvent s;
+        s.step = q.integer(0);
+        s.epoch = q.integer(1);
+        s.samplesSeen = q.integer(2);
+        s.unixTime = q.real(3);
+        s.loss = q.real(4);
+        s.lr = q.real(5);
+        s.stepMs = q.real(6);
+        s.dataWaitMs = q.real(7);
+        s.h2dMs = q.real(8);
+        s.forwardMs = q.real(9);
+        s.backwardMs = q.real(10);
+        s.optimizerMs = q.real(11);
+        s.samplesPerSec = q.real(12);
+        s.lossScale = q.real(13);
+        s.skipped = q.integer(14) != 0;
+        rows.push_back(s);
+    }
+    q.reset();
+    return rows;
+}
+
+std::vector<EpochEvent> RunStore::epochMetrics(const std::string& runId) {
+    SqliteStatement& q = m_db->cached(
+        "SELECT epoch, step, train_loss, train_acc, val_loss, val_acc, seconds, samples_per_s, "
+        "checkpoint FROM epoch_metrics WHERE run_id = ?1 ORDER BY epoch");
+    q.bind(1, runId);
+    std::vector<EpochEvent> rows;
+    while (q.step("reading epoch metrics")) {
+        EpochEvent e;
+        e.epoch = q.integer(0);
+        e.step = q.integer(1);
+        e.trainLoss = q.real(2);
+        e.trainAcc = q.real(3);
+        e.valLoss = q.real(4);
+        e.valAcc = q.real(5);
+        e.seconds = q.real(6);
+        e.samplesPerSec = q.real(7);
+        e.checkpoint = q.text(8);
+        rows.push_back(e);
+    }
+    q.reset();
+    return rows;
+}
+
+std::vector<SystemSample> RunStore::systemSamples(const std::string& runId) {
+    std::vector<SystemSample> rows;
+    std::vector<int64_t> ids;
+    SqliteStatement& q = m_db->cached(
+        "SELECT id, time, cpu_percent, cpu_per_core, ram_used_bytes, ram_total_bytes, "
+        "process_rss_bytes, process_peak_rss_bytes FROM system_samples WHERE run_id = ?1 "
+        "ORDER BY time, id");
+    q.bind(1, runId);
+    auto bytes = [&](int col) -> std::optional<uint64_t> {
+        if (const auto v = q.optInteger(col))
+            return static_cast<uint64_t>(*v);
+        return std::nullopt;
+    };
+    while (q.step("reading system samples")) {
+        SystemSample s;
+        ids.push_back(q.integer(0));
+        s.unixTime = q.real(1);
+        s.host.cpuPercent = q.optReal(2);
+        const auto cores = nlohmann::json::parse(q.text(3), nullptr, false);
+        if (cores.is_array())
+            for (const auto& c : cores)
+                s.host.perCorePercent.push_back(c.is_number() ? c.get<double>() : 0.0);
+        s.host.ramUsedBytes = bytes(4);
+        s.host.ramTotalBytes = bytes(5);
+        s.host.processRssBytes = bytes(6);
+        s.host.processPeakRssBytes = bytes(7);
+        rows.push_back(std::move(s));
+    }
+    q.reset();
+    if (rows.empty())
+        return rows;
+    // GPU rows of all samples in one pass, matched by sample id (both ordered by id within time).
+    SqliteStatement& g = m_db->cached(
+        "SELECT g.sample_id, g.gpu_index, g.name, g.util_percent, g.mem_util_percent, "
+        "g.mem_used_bytes, g.mem_total_bytes, g.temperature_c, g.power_w, g.power_limit_w, "
+        "g.sm_clock_mhz, g.mem_clock_mhz, g.pcie_tx_mbps, g.pcie_rx_mbps, g.throttle_reasons "
+        "FROM gpu_samples g JOIN system_samples s ON s.id = g.sample_id WHERE s.run_id = ?1 "
+        "ORDER BY g.sample_id, g.gpu_index");
+    g.bind(1, runId);
+    std::unordered_map<int64_t, std::size_t> rowOf;
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        rowOf[ids[i]] = i;
+    auto gbytes = [&](int col) -> std::optional<uint64_t> {
+        if (const auto v = g.optInteger(col))
+            return static_cast<uint64_t>(*v);
+        return std::nullopt;
+    };
+    while (g.step("reading GPU samples")) {
+        GpuSample s;
+        const auto it = rowOf.find(g.integer(0));
+        s.index = static_cast<int>(g.integer(1));
+        s.name = g.text(2);
+        s.utilPercent = g.optReal(3);
+        s.memUtilPercent = g.optReal(4);
+        s.memUsedBytes = gbytes(5);
+        s.memTotalBytes = gbytes(6);
+        s.temperatureC = g.optReal(7);
+        s.powerW = g.optReal(8);
+        s.powerLimitW = g.optReal(9);
+        s.smClockMHz = g.optReal(10);
+        s.memClockMHz = g.optReal(11);
+        s.pcieTxMBps = g.optReal(12);
+        s.pcieRxMBps = g.optReal(13);
+        s.throttleReasons = gbytes(14);
+        if (it != rowOf.end())
+            rows[it->second].gpus.push_back(std::move(s));
+    }
+    g.reset();
+    return rows;
+}
+
+std::vector<RunLogEntry> RunStore::events(const std::string& runId) {
+    SqliteStatement& q = m_db->cached("SELECT id, kind, level, rule, message, step, time "
+                                      "FROM events WHERE run_id = ?1 ORDER BY id");
+    q.bind(1, runId);
+    std::vector<RunLogEntry> rows;
+    while (q.step("reading logs")) {
+        RunLogEntry e;
+        e.id = q.integer(0);
+        e.kind = q.text(1) == "advice" ? RunLogEntry::Kind::Advice : RunLogEntry::Kind::Log;
+        e.level = logLevelFromString(q.text(2));
+        e.rule = q.text(3);
+        e.message = q.text(4);
+        e.step = q.optInteger(5);
+        e.unixTime = q.real(6);
+        rows.push_back(e);
+    }
+    q.reset();
+    return rows;
+}
+
+} // namespace tb

@@ -1,0 +1,152 @@
+// Checkpoint save, load and rotation.
+#include "train/checkpointer.h"
+
+#include "core/errors.h"
+#include "io/safetensors.h"
+#include "nn/structural.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace tb {
+
+namespace {
+
+constexpr const char* kFormat = "trainbench-checkpoint-1";
+
+Tensor toHost(Backend& b, const Tensor& t) {
+    Tensor h = Tensor::host(t.shape(), t.dtype());
+    b.copy(t, h);
+    return h;
+}
+
+} // namespace
+
+std::string defaultCheckpointRoot() {
+    const char* xdg = std::getenv("XDG_DATA_HOME");
+    const char* home = std::getenv("HOME");
+    const std::string base = xdg && *xdg ? std::string(xdg)
+                                         : std::string(home ? home : ".") + "/.local/share";
+    return base + "/TrainBench/checkpoints";
+}
+
+Checkpointer::Checkpointer(const RunConfig& config, const std::string& runId,
+                           const std::string& root)
+    : m_config(config), m_runId(runId),
+      m_dir(!config.checkpointDir.empty()
+                ? config.checkpointDir
+                : (root.empty() ? defaultCheckpointRoot() : root) + "/" + runId) {}
+
+std::string Checkpointer::save(const Position& pos, Graph& graph, Optimizer& optimizer,
+                               GradScaler* scaler, bool best) {
+    std::error_code ec;
+    fs::create_directories(m_dir, ec);
+    if (ec)
+        throw Error("cannot create the checkpoint folder " + m_dir + ": " + ec.message());
+    Backend& b = graph.backend();
+    std::vector<SafetensorsEntry> tensors;
+    for (const NamedTensor& t : graph.stateDict())
+        tensors.push_back({t.name, toHost(b, *t.tensor)});
+    for (const auto& [name, t] : optimizer.state())
+        tensors.push_back({"optimizer." + name, toHost(b, *t)});
+    if (scaler)
+        tensors.push_back({"scaler.state", toHost(b, scaler->state())});
+    nlohmann::json dropout = nlohmann::json::object();
+    for (Layer* l : graph.layers())
+        if (auto* d = dynamic_cast<Dropout*>(l))
+            dropout[d->name()] = d->passes();
+    const std::map<std::string, std::string> meta = {
+        {"format", kFormat},
+        {"run_id", m_runId},
+        {"config", m_config.toJson().dump()},
+        {"position", nlohmann::json{{"epoch", pos.epoch},
+                                    {"batch_in_epoch", pos.batchInEpoch},
+                                    {"step", pos.step},
+                                    {"samples_seen", pos.samplesSeen},
+                                    {"best_val_acc", pos.bestValAcc},
+                                    {"best_epoch", pos.bestEpoch},
+                                    {"optimizer_steps", optimizer.steps()},
+                                    {"dropout_passes", dropout}}
+                         .dump()},
+    };
+    char name[64];
+    if (pos.batchInEpoch == 0)
+        std::snprintf(name, sizeof name, "epoch-%04lld.safetensors",
+                      static_cast<long long>(pos.epoch));
+    else
+        std::snprintf(name, sizeof name, "step-%08lld.safetensors",
+                      static_cast<long long>(pos.step));
+    const std::string path = m_dir + "/" + name;
+    writeSafetensors(path, tensors, meta);
+    fs::copy_file(path, m_dir + "/last.safetensors", fs::copy_options::overwrite_existing, ec);
+    if (best)
+        fs::copy_file(path, m_dir + "/best.safetensors", fs::copy_options::overwrite_existing, ec);
+    rotate();
+    return path;
+}
+
+void Checkpointer::rotate() {
+    std::vector<fs::path> saves;
+    for (const auto& e : fs::directory_iterator(m_dir))
+        if (e.path().filename().string().rfind("epoch-", 0) == 0 ||
+            e.path().filename().string().rfind("step-", 0) == 0)
+            saves.push_back(e.path());
+    std::sort(saves.begin(), saves.end(), [](const fs::path& a, const fs::path& b) {
+        return fs::last_write_time(a) < fs::last_write_time(b);
+    });
+    const auto keep = static_cast<std::size_t>(m_config.keepLastCheckpoints);
+    for (std::size_t i = 0; i + keep < saves.size(); ++i)
+        fs::remove(saves[i]);
+}
+
+Position Checkpointer::load(const std::string& path, Graph& graph, Optimizer& optimizer,
+                            GradScaler* scaler) {
+    const SafetensorsFile file = readSafetensors(path);
+    if (file.metadata.count("format") == 0 || file.metadata.at("format") != kFormat)
+        throw DatasetError(path, -1, "not a TrainBench checkpoint");
+    Backend& b = graph.backend();
+    const auto restore = [&](const std::string& name, Tensor& dst) {
+        const auto it = file.tensors.find(name);
+        if (it == file.tensors.end())
+            throw DatasetError(path, -1, "checkpoint has no tensor '" + name +
+                                             "': it was saved from a different model or optimizer");
+        if (!(it->second.shape() == dst.shape()) || it->second.dtype() != dst.dtype())
+            throw DatasetError(path, -1, "tensor '" + name + "' has shape " +
+                                             it->second.shape().toString() + ", the model needs " +
+                                             dst.shape().toString());
+        b.copy(it->second, dst);
+    };
+    for (const NamedTensor& t : graph.stateDict())
+        restore(t.name, *t.tensor);
+    for (const auto& [name, t] : optimizer.state())
+        restore("optimizer." + name, *t);
+    if (scaler)
+        restore("scaler.state", scaler->state());
+    const auto p = nlohmann::json::parse(file.metadata.at("position"));
+    Position pos;
+    pos.epoch = p.at("epoch");
+    pos.batchInEpoch = p.at("batch_in_epoch");
+    pos.step = p.at("step");
+    pos.samplesSeen = p.at("samples_seen");
+    pos.bestValAcc = p.at("best_val_acc");
+    pos.bestEpoch = p.at("best_epoch");
+    optimizer.setSteps(p.at("optimizer_steps"));
+    for (const auto& [name, passes] : p.at("dropout_passes").items())
+        if (auto* d = dynamic_cast<Dropout*>(graph.layer(name)))
+            d->setPasses(passes.get<uint64_t>());
+    return pos;
+}
+
+RunConfig Checkpointer::configOf(const std::string& path) {
+    const SafetensorsFile file = readSafetensors(path);
+    const auto it = file.metadata.find("config");
+    if (it == file.metadata.end())
+        throw DatasetError(path, -1, "not a TrainBench checkpoint (no config)");
+    return RunConfig::fromJson(nlohmann::json::parse(it->second));
+}
+
+} // namespace tb

@@ -1,0 +1,50 @@
+// Checkpoints: weights, optimizer and scaler state, the loader position and the config in one
+// .safetensors file per save, rotated to keep the last N plus the best.
+#pragma once
+
+#include "nn/graph.h"
+#include "optim/gradscaler.h"
+#include "optim/optimizer.h"
+#include "train/runconfig.h"
+
+#include <string>
+
+namespace tb {
+
+// Where training stands: enough to continue the same trajectory.
+struct Position {
+    int64_t epoch = 0;        // completed epochs
+    int64_t batchInEpoch = 0; // micro-batches of the current epoch already consumed
+    int64_t step = 0;         // optimizer steps taken
+    int64_t samplesSeen = 0;
+    double bestValAcc = 0.0;
+    int64_t bestEpoch = 0;
+};
+
+class Checkpointer {
+public:
+    // Files go to config.checkpoint_dir, else <root>/<runId>.
+    Checkpointer(const RunConfig& config, const std::string& runId, const std::string& root);
+
+    // Writes a checkpoint and returns its path. Epoch-end saves are rotated; `best` also
+    // refreshes best.safetensors.
+    std::string save(const Position& pos, Graph& graph, Optimizer& optimizer, GradScaler* scaler,
+                     bool best);
+    // Restores state saved by save() into a graph/optimizer built from the same config.
+    Position load(const std::string& path, Graph& graph, Optimizer& optimizer,
+                  GradScaler* scaler);
+    static RunConfig configOf(const std::string& path);
+    const std::string& directory() const { return m_dir; }
+
+private:
+    void rotate();
+
+    RunConfig m_config;
+    std::string m_runId;
+    std::string m_dir;
+};
+
+// Default checkpoint root: $XDG_DATA_HOME/TrainBench/checkpoints (else ~/.local/share/...).
+std::string defaultCheckpointRoot();
+
+} // namespace tb

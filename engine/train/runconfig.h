@@ -1,0 +1,72 @@
+// RunConfig: every setting of a training run, with PyTorch/Lightning key names. Each field has a
+// schema entry (type, default, allowed values, help) so a form can be generated from it and
+// every value is validated on its own, naming the key, before anything runs.
+#pragma once
+
+#include "data/dataconfig.h"
+#include "optim/gradscaler.h"
+#include "optim/lrschedule.h"
+#include "optim/optimizer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace tb {
+
+struct RunConfig {
+    std::string name;       // run name; empty = "<model>-<dataset>"
+    std::vector<std::string> tags;
+    std::string model = "fmnist-cnn";
+    nlohmann::json modelOptions = nlohmann::json::object(); // model.hidden, model.shortcut, ...
+    DataConfig data;
+    int64_t batchSize = 64;
+    int numWorkers = 1;
+    bool pinMemory = false;
+    int prefetchFactor = 2;
+    bool shuffle = true;
+    bool dropLast = false;
+    std::string precision = "32"; // 32 | 16-mixed | bf16-mixed
+    int accumulateGradBatches = 1;
+    int64_t maxEpochs = 2;
+    int64_t maxSteps = -1;        // optimizer steps; -1 = no limit
+    float lr = 0.05f;
+    OptimizerConfig optimizer;
+    ScheduleConfig schedule;
+    float labelSmoothing = 0.0f;
+    uint64_t seed = 0;
+    std::string device = "auto";
+    int threads = 0;              // CPU compute pool; 0 = one per core
+    int logEveryNSteps = 10;      // optimizer steps between StepEvents (and loss read-backs)
+    std::string checkpointDir;    // empty = next to the run store
+    int saveEveryNEpochs = 1;     // 0 = only at the end or when stopped
+    int keepLastCheckpoints = 2;
+    GradScalerConfig scaler;
+
+    // Sets one key from text ("batch_size", "64"). Throws ConfigError naming the key.
+    void set(const std::string& key, const std::string& value);
+    // Sets one key from a JSON value (config files). Throws ConfigError naming the key.
+    void setJson(const std::string& key, const nlohmann::json& value);
+    // Applies a config file's object; nested objects become dotted keys ("data": {"root": ...}).
+    void applyJson(const nlohmann::json& object, const std::string& prefix = "");
+    // Cross-field checks (e.g. max_epochs and max_steps both 0). Throws ConfigError.
+    void validate() const;
+    nlohmann::json toJson() const;
+    static RunConfig fromJson(const nlohmann::json& object);
+
+    bool mixedPrecision() const { return precision != "32"; }
+    std::string displayName() const;
+};
+
+// One configurable key, for forms, `--help` and error messages.
+struct ConfigField {
+    std::string key;
+    std::string type;                 // int | float | bool | string | choice | list
+    std::vector<std::string> choices; // for choice
+    std::string help;
+};
+
+const std::vector<ConfigField>& configFields();
+
+} // namespace tb

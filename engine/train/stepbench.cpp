@@ -1,0 +1,99 @@
+// benchmarkSteps: synthetic batch on the device, warm-up, then timed steps that end in a
+// synchronize so asynchronous backends are timed honestly.
+#include "train/stepbench.h"
+
+#include "backend/devices.h"
+#include "backend/kernels/random_math.h"
+#include "nn/graph.h"
+#include "nn/modelzoo.h"
+#include "optim/gradscaler.h"
+#include "optim/optimizer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <vector>
+
+namespace tb {
+
+namespace {
+
+double peakRssMb() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmHWM:", 0) == 0)
+            return std::stod(line.substr(6)) / 1024.0;
+    return 0.0;
+}
+
+} // namespace
+
+StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
+    const Device device = resolveDevice(o.device);
+    auto backend = createBackend(device, o.threads);
+    Shape sample{1, 28, 28};
+    for (const auto& m : modelZoo())
+        if (m.name == o.model)
+            sample = m.defaultInput;
+    if (!o.input.empty())
+        sample = Shape::parse(o.input, "input");
+    const int classes = 10;
+    const DType act = o.precision == "16-mixed"     ? DType::F16
+                      : o.precision == "bf16-mixed" ? DType::BF16
+                                                    : DType::F32;
+    Graph graph(modelSpec(o.model, sample, classes, o.modelOptions), *backend, act, 0);
+    Optimizer optimizer(*backend, graph.params(), OptimizerConfig{});
+    std::unique_ptr<GradScaler> scaler;
+    if (o.precision == "16-mixed")
+        scaler = std::make_unique<GradScaler>(*backend, GradScalerConfig{});
+
+    Tensor hostX = Tensor::host(sample.withBatch(o.batch), DType::F32);
+    Tensor hostY = Tensor::host({o.batch}, DType::I32);
+    for (int64_t i = 0; i < hostX.numel(); ++i)
+        hostX.data<float>()[i] = 2.0f * math::uniform01(1, static_cast<uint64_t>(i)) - 1.0f;
+    for (int64_t i = 0; i < o.batch; ++i)
+        hostY.data<int32_t>()[i] = static_cast<int32_t>(i % classes);
+    Tensor x = backend->empty(hostX.shape(), DType::F32);
+    Tensor y = backend->empty(hostY.shape(), DType::I32);
+    backend->copy(hostX, x);
+    backend->copy(hostY, y);
+    Tensor loss = backend->empty({2}, DType::F32);
+
+    std::vector<double> times;
+    for (int i = 0; i < o.warmup + o.steps; ++i) {
+        if (i == o.warmup)
+            backend->resetPeakMemory();
+        const auto t0 = std::chrono::steady_clock::now();
+        const Tensor& logits = graph.forward(x, true);
+        Tensor& dlogits = graph.logitsGrad();
+        backend->softmaxCrossEntropy(logits, y, 0.0f, loss, &dlogits,
+                                     scaler ? &scaler->state() : nullptr, 1.0f);
+        graph.backward(dlogits);
+        if (scaler)
+            scaler->checkGradients(graph.params());
+        optimizer.step(0.01f, scaler ? &scaler->state() : nullptr,
+                       scaler ? &scaler->foundInf() : nullptr);
+        if (scaler)
+            scaler->update();
+        graph.zeroGrad();
+        backend->synchronize();
+        if (i >= o.warmup)
+            times.push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count());
+    }
+    std::sort(times.begin(), times.end());
+    StepBenchResult r;
+    r.device = device.toString();
+    r.backend = backend->description();
+    r.medianStepMs = times[times.size() / 2];
+    r.p90StepMs = times[times.size() * 9 / 10];
+    r.maxStepMs = times.back();
+    r.samplesPerSec = static_cast<double>(o.batch) / r.medianStepMs * 1000.0;
+    r.peakRssMb = peakRssMb();
+    r.peakDeviceMb = static_cast<double>(backend->memoryStats().peakInUse) / (1024.0 * 1024.0);
+    return r;
+}
+
+} // namespace tb

@@ -1,0 +1,367 @@
+// Trainer: setup, the step loop with accumulation and loss scaling, evaluation, events.
+#include "train/trainer.h"
+
+#include "backend/devices.h"
+#include "core/errors.h"
+#include "data/dataloader.h"
+#include "data/datasets.h"
+#include "nn/graph.h"
+#include "nn/modelzoo.h"
+#include "store/runstore.h"
+#include "train/checkpointer.h"
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+
+namespace tb {
+
+namespace {
+
+double nowUnix() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+uint64_t processPeakRss() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmHWM:", 0) == 0)
+            return std::stoull(line.substr(6)) * 1024;
+    return 0;
+}
+
+DType activationDtype(const std::string& precision) {
+    if (precision == "16-mixed")
+        return DType::F16;
+    if (precision == "bf16-mixed")
+        return DType::BF16;
+    return DType::F32;
+}
+
+} // namespace
+
+struct Trainer::State {
+    RunConfig config;
+    EventSink& sink;
+    TrainerOptions options;
+    std::unique_ptr<Backend> backend;
+    std::unique_ptr<Graph> graph;
+    std::unique_ptr<Optimizer> optimizer;
+    std::unique_ptr<LrSchedule> schedule;
+    std::unique_ptr<GradScaler> scaler;
+    std::unique_ptr<DataLoader> trainLoader, valLoader;
+    std::unique_ptr<Checkpointer> checkpointer;
+    Tensor lossSum, lossHost, deviceInputs, deviceLabels;
+    Position pos;
+    int64_t stepsPerEpoch = 0, totalSteps = 0;
+    RunSummary summary;
+    double samplesPerSecSum = 0.0;
+    int64_t samplesPerSecCount = 0;
+
+    State(RunConfig c, EventSink& s, TrainerOptions o)
+        : config(std::move(c)), sink(s), options(std::move(o)) {}
+
+    void log(LogLevel level, const std::string& message) {
+        sink.onEvent(LogEvent{level, message, nowUnix()});
+    }
+    void setup();
+    const Tensor& toDevice(const Tensor& host, Tensor& device);
+    bool trainEpoch(std::stop_token& stop);
+    void evaluate(EpochEvent& epoch);
+    bool done() const {
+        return (config.maxSteps > 0 && pos.step >= config.maxSteps) ||
+               (config.maxEpochs > 0 && pos.epoch >= config.maxEpochs);
+    }
+};
+
+Trainer::Trainer(RunConfig config, EventSink& sink, TrainerOptions options)
+    : m_state(std::make_unique<State>(std::move(config), sink, std::move(options))) {}
+
+Trainer::~Trainer() = default;
+
+void Trainer::State::setup() {
+    config.validate();
+    const Device device = resolveDevice(config.device);
+    backend = createBackend(device, config.threads);
+    const DatasetSplits data = openDatasets(config.data, config.seed);
+    const nlohmann::json spec = modelSpec(config.model, data.train->sampleShape(),
+                                          data.train->numClasses(), config.modelOptions);
+    graph = std::make_unique<Graph>(spec, *backend, activationDtype(config.precision),
+                                    config.seed);
+    if (!(graph->inputShape() == data.train->sampleShape()))
+        throw ConfigError("model", "the model takes " + graph->inputShape().toString() +
+                                       " samples but " + config.data.name + " has " +
+                                       data.train->sampleShape().toString());
+    LoaderOptions lo;
+    lo.batchSize = config.batchSize;
+    lo.shuffle = config.shuffle;
+    lo.dropLast = config.dropLast;
+    lo.numWorkers = config.numWorkers;
+    lo.prefetchFactor = config.prefetchFactor;
+    lo.pinMemory = config.pinMemory;
+    lo.seed = config.seed;
+    trainLoader = std::make_unique<DataLoader>(data.train, lo, *backend);
+    lo.shuffle = false;
+    lo.dropLast = false;
+    valLoader = std::make_unique<DataLoader>(data.validation, lo, *backend);
+    if (config.pinMemory && !trainLoader->pinned())
+        log(LogLevel::Info, "pin_memory has no effect on the CPU backend: batches already live "
+                            "in the memory the model computes from");
+
+    const int64_t micro = trainLoader->batchesPerEpoch();
+    stepsPerEpoch = (micro + config.accumulateGradBatches - 1) / config.accumulateGradBatches;
+    totalSteps = config.maxEpochs > 0 ? config.maxEpochs * stepsPerEpoch : config.maxSteps;
+    if (config.maxSteps > 0)
+        totalSteps = std::min(totalSteps, config.maxSteps);
+    optimizer = std::make_unique<Optimizer>(*backend, graph->params(), config.optimizer);
+    schedule = std::make_unique<LrSchedule>(config.schedule, config.lr, totalSteps);
+    if (config.precision == "16-mixed")
+        scaler = std::make_unique<GradScaler>(*backend, config.scaler);
+    lossSum = backend->empty({2}, DType::F32);
+    lossHost = Tensor::host({2}, DType::F32);
+    graph->zeroGrad();
+    checkpointer = std::make_unique<Checkpointer>(config, options.runId, options.checkpointRoot);
+    if (!options.resumeFrom.empty()) {
+        pos = checkpointer->load(options.resumeFrom, *graph, *optimizer, scaler.get());
+        summary.bestValAcc = pos.bestValAcc;
+        summary.bestEpoch = pos.bestEpoch;
+    }
+}
+
+const Tensor& Trainer::State::toDevice(const Tensor& host, Tensor& device) {
+    if (backend->device() == host.device())
+        return host;
+    if (!device.defined() || device.numel() < host.numel())
+        device = backend->empty(host.shape(), host.dtype());
+    device = Tensor(device.buffer(), host.shape(), host.dtype());
+    backend->copy(host, device);
+    return device;
+}
+
+// One epoch (or what is left of it after a resume). Returns false when stopped.
+bool Trainer::State::trainEpoch(std::stop_token& stop) {
+    trainLoader->startEpoch(pos.epoch, pos.batchInEpoch);
+    const int k = config.accumulateGradBatches;
+    int pending = 0;
+    double intervalLoss = 0.0, intervalWait = 0.0, intervalMs = 0.0, intervalSamples = 0.0;
+    double fwdMs = 0.0, bwdMs = 0.0, optMs = 0.0, h2dMs = 0.0;
+    int64_t intervalSteps = 0;
+    auto stepStart = std::chrono::steady_clock::now();
+    backend->fill(lossSum, 0.0f);
+    while (true) {
+        std::optional<Batch> batch = trainLoader->next();
+        const bool endOfEpoch = !batch;
+        if (batch) {
+            auto e0 = backend->recordEvent();
+            const Tensor& x = toDevice(batch->inputs, deviceInputs);
+            const Tensor& y = toDevice(batch->labels, deviceLabels);
+            auto e1 = backend->recordEvent();
+            const Tensor& logits = graph->forward(x, true);
+            auto e2 = backend->recordEvent();
+            Tensor& dlogits = graph->logitsGrad();
+            backend->softmaxCrossEntropy(logits, y, config.labelSmoothing, lossSum, &dlogits,
+                                         scaler ? &scaler->state() : nullptr,
+                                         static_cast<float>(k));
+            graph->backward(dlogits);
+            auto e3 = backend->recordEvent();
+            h2dMs += e1->elapsedMs(*e0);
+            fwdMs += e2->elapsedMs(*e1);
+            bwdMs += e3->elapsedMs(*e2);
+            intervalWait += batch->waitMs;
+            intervalSamples += static_cast<double>(batch->labels.numel());
+            pos.samplesSeen += batch->labels.numel();
+            ++pos.batchInEpoch;
+            ++pending;
+        }
+        if (pending == k || (endOfEpoch && pending > 0)) {
+            auto o0 = backend->recordEvent();
+            const float lr = schedule->lr(pos.step);
+            if (scaler)
+                scaler->checkGradients(graph->params());
+            optimizer->step(lr, scaler ? &scaler->state() : nullptr,
+                            scaler ? &scaler->foundInf() : nullptr);
+            bool skipped = false;
+            double lossScale = 1.0;
+            if (scaler) {
+                skipped = scaler->lastStepSkipped();
+                scaler->update();
+                lossScale = scaler->scale();
+            }
+            graph->zeroGrad();
+            auto o1 = backend->recordEvent();
+            optMs += o1->elapsedMs(*o0);
+            ++pos.step;
+            ++intervalSteps;
+            backend->copy(lossSum, lossHost);
+            intervalLoss += lossHost.data<float>()[0] / static_cast<double>(pending);
+            backend->fill(lossSum, 0.0f);
+            pending = 0;
+            const auto now = std::chrono::steady_clock::now();
+            intervalMs += std::chrono::duration<double, std::milli>(now - stepStart).count();
+            stepStart = now;
+            if (intervalSteps == config.logEveryNSteps || skipped || done() ||
+                stop.stop_requested()) {
+                StepEvent ev;
+                const auto n = static_cast<double>(intervalSteps);
+                ev.step = pos.step;
+                ev.epoch = pos.epoch + 1;
+                ev.samplesSeen = pos.samplesSeen;
+                ev.unixTime = nowUnix();
+                ev.loss = intervalLoss / n;
+                ev.lr = lr;
+                ev.stepMs = intervalMs / n;
+                ev.dataWaitMs = intervalWait / n;
+                ev.h2dMs = h2dMs / n;
+                ev.forwardMs = fwdMs / n;
+                ev.backwardMs = bwdMs / n;
+                ev.optimizerMs = optMs / n;
+                ev.samplesPerSec = intervalMs > 0 ? intervalSamples / intervalMs * 1000.0 : 0.0;
+                ev.lossScale = lossScale;
+                ev.skipped = skipped;
+                samplesPerSecSum += ev.samplesPerSec;
+                ++samplesPerSecCount;
+                summary.finalTrainLoss = ev.loss;
+                sink.onEvent(ev);
+                intervalLoss = intervalWait = intervalMs = intervalSamples = 0.0;
+                fwdMs = bwdMs = optMs = h2dMs = 0.0;
+                intervalSteps = 0;
+            }
+            if (done() && !endOfEpoch)
+                return true;
+            if (stop.stop_requested())
+                return false;
+        }
+        if (endOfEpoch)
+            return true;
+    }
+}
+
+void Trainer::State::evaluate(EpochEvent& epoch) {
+    valLoader->startEpoch(0);
+    Tensor sums = backend->empty({2}, DType::F32);
+    backend->fill(sums, 0.0f);
+    int64_t batches = 0, samples = 0;
+    while (auto batch = valLoader->next()) {
+        const Tensor& x = toDevice(batch->inputs, deviceInputs);
+        const Tensor& y = toDevice(batch->labels, deviceLabels);
+        const Tensor& logits = graph->forward(x, false);
+        backend->softmaxCrossEntropy(logits, y, 0.0f, sums, nullptr, nullptr, 1.0f);
+        ++batches;
+        samples += batch->labels.numel();
+    }
+    Tensor host = Tensor::host({2}, DType::F32);
+    backend->copy(sums, host);
+    epoch.valLoss = batches ? host.data<float>()[0] / static_cast<double>(batches) : 0.0;
+    epoch.valAcc = samples ? host.data<float>()[1] / static_cast<double>(samples) : 0.0;
+}
+
+RunFinishedEvent Trainer::run(std::stop_token stop) {
+    State& s = *m_state;
+    RunFinishedEvent finished;
+    const auto started = std::chrono::steady_clock::now();
+    if (s.options.runId.empty())
+        s.options.runId = makeRunId();
+    bool startedSent = false;
+    try {
+        s.setup();
+        RunStartedEvent ev;
+        ev.runId = s.options.runId;
+        ev.name = s.config.displayName();
+        ev.config = s.config.toJson();
+        ev.device = s.backend->device().toString();
+        ev.environment = {{"backend", s.backend->description()},
+                          {"cuda", toJson(probeCuda())},
+                          {"train_samples", s.trainLoader->dataset().description()}};
+        for (const LayerRow& r : s.graph->summary(s.config.batchSize))
+            ev.modelSummary.push_back({{"name", r.name},
+                                       {"type", r.type},
+                                       {"output", r.output.toString()},
+                                       {"params", r.params},
+                                       {"flops", r.flops}});
+        ev.stepsPerEpoch = s.stepsPerEpoch;
+        ev.totalSteps = s.totalSteps;
+        ev.resumedFromStep = s.pos.step;
+        s.sink.onEvent(ev);
+        startedSent = true;
+        if (!probeCuda().usable && s.config.device == "auto")
+            s.log(LogLevel::Info, "training on the CPU: " + probeCuda().reason);
+        bool stopped = false;
+        while (!s.done() && !stopped) {
+            const auto epochStart = std::chrono::steady_clock::now();
+            const int64_t samplesBefore = s.pos.samplesSeen;
+            stopped = !s.trainEpoch(stop);
+            if (stopped)
+                break;
+            const bool epochComplete = s.pos.batchInEpoch >= s.trainLoader->batchesPerEpoch();
+            if (!epochComplete)
+                break; // max_steps reached mid-epoch
+            EpochEvent epoch;
+            epoch.epoch = ++s.pos.epoch;
+            s.pos.batchInEpoch = 0;
+            epoch.step = s.pos.step;
+            epoch.trainLoss = s.summary.finalTrainLoss;
+            s.evaluate(epoch);
+            epoch.seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - epochStart)
+                    .count();
+            epoch.samplesPerSec =
+                static_cast<double>(s.pos.samplesSeen - samplesBefore) / epoch.seconds;
+            if (epoch.valAcc > s.summary.bestValAcc || s.summary.bestEpoch == 0) {
+                s.summary.bestValAcc = epoch.valAcc;
+                s.summary.bestEpoch = epoch.epoch;
+            }
+            s.pos.bestValAcc = s.summary.bestValAcc;
+            s.pos.bestEpoch = s.summary.bestEpoch;
+            s.summary.finalValLoss = epoch.valLoss;
+            s.summary.finalValAcc = epoch.valAcc;
+            s.summary.epochs = epoch.epoch;
+            const bool periodic = s.config.saveEveryNEpochs > 0 &&
+                                  epoch.epoch % s.config.saveEveryNEpochs == 0;
+            if (periodic || s.done())
+                epoch.checkpoint = s.checkpointer->save(s.pos, *s.graph, *s.optimizer,
+                                                        s.scaler.get(),
+                                                        s.summary.bestEpoch == epoch.epoch);
+            finished.checkpoint = epoch.checkpoint.empty() ? finished.checkpoint
+                                                           : epoch.checkpoint;
+            s.sink.onEvent(epoch);
+        }
+        if (stopped || s.pos.batchInEpoch > 0) { // mid-epoch: a stop or max_steps
+            finished.checkpoint =
+                s.checkpointer->save(s.pos, *s.graph, *s.optimizer, s.scaler.get(), false);
+        }
+        finished.status = stopped ? RunStatus::Stopped : RunStatus::Completed;
+    } catch (const std::exception& e) {
+        finished.status = RunStatus::Failed;
+        finished.error = e.what();
+        if (auto* oom = dynamic_cast<const OutOfMemoryError*>(&e); oom && s.backend)
+            s.backend->releaseCachedMemory();
+    }
+    s.summary.steps = s.pos.step;
+    s.summary.durationSec =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    s.summary.meanSamplesPerSec =
+        s.samplesPerSecCount ? s.samplesPerSecSum / static_cast<double>(s.samplesPerSecCount) : 0.0;
+    s.summary.peakMemoryBytes = s.backend && s.backend->device().isCuda()
+                                    ? s.backend->memoryStats().peakInUse
+                                    : processPeakRss();
+    finished.summary = s.summary;
+    if (!startedSent) {
+        // The sinks still learn of the run, so a failed start is recorded too.
+        RunStartedEvent ev;
+        ev.runId = s.options.runId;
+        ev.name = s.config.displayName();
+        ev.config = s.config.toJson();
+        ev.device = s.config.device;
+        s.sink.onEvent(ev);
+    }
+    s.sink.onEvent(finished);
+    return finished;
+}
+
+RunConfig Trainer::configFromCheckpoint(const std::string& path) {
+    return Checkpointer::configOf(path);
+}
+
+} // namespace tb

@@ -1,0 +1,52 @@
+// The training loop: builds the backend, data, model and optimizer from a RunConfig, trains
+// with accumulation, mixed precision and checkpoints, evaluates every epoch, and reports
+// everything as events. Runs on the caller's thread; stop it through the stop_token.
+#pragma once
+
+#include "train/events.h"
+#include "train/runconfig.h"
+
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace tb {
+
+// Forwards each event to several sinks, in order.
+class EventFanout final : public EventSink {
+public:
+    void add(EventSink* sink) { m_sinks.push_back(sink); }
+    void onEvent(const Event& event) override {
+        for (EventSink* s : m_sinks)
+            s->onEvent(event);
+    }
+
+private:
+    std::vector<EventSink*> m_sinks;
+};
+
+struct TrainerOptions {
+    std::string runId;       // empty: generated
+    std::string resumeFrom;  // checkpoint path to continue from
+    std::string checkpointRoot; // default root when config.checkpoint_dir is empty
+};
+
+class Trainer {
+public:
+    Trainer(RunConfig config, EventSink& sink, TrainerOptions options = {});
+    ~Trainer();
+
+    // Trains until max_epochs/max_steps or a stop request, then returns the RunFinished event
+    // it also sent. Never throws: an error fails the run and is reported in the event.
+    RunFinishedEvent run(std::stop_token stop = {});
+
+    // The configuration stored in a checkpoint (for `train --resume`).
+    static RunConfig configFromCheckpoint(const std::string& path);
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state;
+};
+
+} // namespace tb

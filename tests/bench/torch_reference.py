@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""PyTorch reference for `trainbench-cli bench`: trains the same zoo models with the same batch,
+threads and optimizer on synthetic batches and prints one JSON line per model.
+
+Run with Debian's torch and the OpenMP OpenBLAS so PyTorch has one thread pool:
+  LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp /usr/bin/python3 \
+      tests/bench/torch_reference.py --model resnet20 --batch 128 --steps 30 --threads 2
+"""
+import argparse
+import json
+import statistics
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def mlp():
+    return nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128),
+                         nn.ReLU(), nn.Linear(128, 10))
+
+
+def lenet5():
+    return nn.Sequential(
+        nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+        nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
+
+
+def fmnist_cnn():
+    return nn.Sequential(
+        nn.Conv2d(1, 32, 3, padding=1, bias=False), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(32, 64, 3, padding=1, bias=False), nn.BatchNorm2d(64), nn.ReLU(),
+        nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64 * 7 * 7, 128), nn.ReLU(),
+        nn.Linear(128, 10))
+
+
+class ShortcutA(nn.Module):
+    """Parameter-free option-A shortcut: subsample and zero-pad channels (He et al. 2016)."""
+
+    def __init__(self, pad):
+        super().__init__()
+        self.pad = pad
+
+    def forward(self, x):
+        return F.pad(x[:, :, ::2, ::2], (0, 0, 0, 0, self.pad, self.pad))
+
+
+class BasicBlock(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.shortcut = ShortcutA((cout - cin) // 2) if stride != 1 or cin != cout else nn.Identity()
+
+    def forward(self, x):
+        out = F.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        return F.relu(out + self.shortcut(x))
+
+
+def resnet(depth):
+    n = (depth - 2) // 6
+    layers = [nn.Conv2d(3, 16, 3, 1, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU()]
+    cin = 16
+    for cout, stride in ((16, 1), (32, 2), (64, 2)):
+        for i in range(n):
+            layers.append(BasicBlock(cin, cout, stride if i == 0 else 1))
+            cin = cout
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, 10)]
+    return nn.Sequential(*layers)
+
+
+MODELS = {
+    "mlp": (mlp, (1, 28, 28)),
+    "lenet5": (lenet5, (1, 28, 28)),
+    "fmnist-cnn": (fmnist_cnn, (1, 28, 28)),
+    "resnet20": (lambda: resnet(20), (3, 32, 32)),
+    "resnet32": (lambda: resnet(32), (3, 32, 32)),
+}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", default="mlp", choices=sorted(MODELS))
+    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    build, shape = MODELS[args.model]
+    model = build()
+    model.train()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = torch.randn(args.batch, *shape)
+    y = torch.randint(0, 10, (args.batch,))
+    times = []
+    for i in range(args.warmup + args.steps):
+        t0 = time.perf_counter()
+        opt.zero_grad(set_to_none=False)
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        if i >= args.warmup:
+            times.append((time.perf_counter() - t0) * 1000.0)
+    med = statistics.median(times)
+    print(json.dumps({"framework": "pytorch " + torch.__version__, "model": args.model,
+                      "batch": args.batch, "threads": args.threads, "median_step_ms": med,
+                      "samples_per_s": args.batch / med * 1000.0}))
+
+
+if __name__ == "__main__":
+    main()

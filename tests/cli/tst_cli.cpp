@@ -1,0 +1,111 @@
+// trainbench-cli as a user runs it: exit codes, error messages naming the key, and the JSON
+// last lines that scripts read.
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+struct Result {
+    int code;
+    QString out, err;
+};
+
+Result runCli(const QStringList& args, const QString& home) {
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("XDG_DATA_HOME", home); // keep the user's run store and checkpoints untouched
+    env.insert("XDG_CACHE_HOME", home + "/cache");
+    p.setProcessEnvironment(env);
+    p.start(TB_CLI_PATH, args);
+    p.waitForFinished(300000);
+    return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+QJsonObject lastJsonLine(const QString& out) {
+    const QStringList lines = out.trimmed().split('\n');
+    return QJsonDocument::fromJson(lines.last().toUtf8()).object();
+}
+
+} // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+private slots:
+    void invalidConfigNamesTheKey_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("key");
+        QTest::newRow("batch_size=0") << QStringList{"--set", "batch_size=0"} << "batch_size";
+        QTest::newRow("lr=-1") << QStringList{"--set", "lr=-1"} << "lr";
+        QTest::newRow("unknown key") << QStringList{"--set", "learning_rate=0.1"}
+                                     << "learning_rate";
+        QTest::newRow("unknown model") << QStringList{"--set", "model=resnet9000"} << "model";
+        QTest::newRow("bad --set") << QStringList{"--set", "lr"} << "--set";
+    }
+    void invalidConfigNamesTheKey() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, key);
+        QTemporaryDir home;
+        const Result r = runCli(QStringList{"train", "--no-db"} + args, home.path());
+        QVERIFY(r.code != 0);
+        QVERIFY2(r.err.contains(key + ":"), qPrintable(r.err));
+        QVERIFY2(!r.err.contains("internal error"), qPrintable(r.err));
+    }
+
+    void trainPrintsJsonSummary() {
+        QTemporaryDir home;
+        const Result r = runCli({"train", "--json", "--set", "dataset=blobs", "--set",
+                                 "model=mlp", "--set", "max_epochs=2", "--set", "batch_size=50",
+                                 "--set", "device=cpu"},
+                                home.path());
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject j = lastJsonLine(r.out);
+        for (const char* key : {"run_id", "status", "epochs", "train_loss", "test_loss",
+                                "test_acc", "samples_per_s"})
+            QVERIFY2(j.contains(key), key);
+        QCOMPARE(j["status"].toString(), QString("completed"));
+        QCOMPARE(j["epochs"].toInt(), 2);
+        QVERIFY(j["test_acc"].toDouble() > 0.5);
+        // The run was recorded in the run store under XDG_DATA_HOME.
+        QVERIFY(QFile::exists(home.path() + "/TrainBench/runs.db"));
+        const Result list = runCli({"runs", "list", "--json"}, home.path());
+        QVERIFY2(list.out.contains(j["run_id"].toString()), qPrintable(list.out + list.err));
+    }
+
+    void benchPrintsJson() {
+        QTemporaryDir home;
+        const Result r = runCli({"bench", "--model", "mlp", "--batch", "32", "--steps", "5",
+                                 "--threads", "1", "--json"},
+                                home.path());
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject j = lastJsonLine(r.out);
+        for (const char* key : {"median_step_ms", "samples_per_s", "peak_rss_mb"})
+            QVERIFY2(j[key].toDouble() > 0.0, key);
+    }
+
+    void modelsAndSummary() {
+        QTemporaryDir home;
+        const Result models = runCli({"models"}, home.path());
+        QCOMPARE(models.code, 0);
+        for (const char* m : {"mlp", "lenet5", "fmnist-cnn", "resnet20", "resnet32", "resnet56",
+                              "vgg-small"})
+            QVERIFY2(models.out.contains(m), m);
+        const Result summary = runCli({"summary", "--model", "lenet5", "--input", "1x28x28"},
+                                      home.path());
+        QCOMPARE(summary.code, 0);
+        QVERIFY(summary.out.contains("61.7K parameters"));
+    }
+
+    void unknownCommand() {
+        QTemporaryDir home;
+        const Result r = runCli({"frobnicate"}, home.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains("unknown command"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

@@ -1,0 +1,349 @@
+// GPU parity: every op of the CUDA backend against the CPU backend in the same binary, in f32,
+// f16 and bf16, with maxdiff / NMSE printed per output. Skips when no GPU is usable.
+#include "gpucompare.h"
+#include "support/testdata.h"
+
+#include "backend/backend.h"
+
+#include <QtTest>
+
+#include <functional>
+#include <utility>
+#include <vector>
+
+using namespace tb;
+using namespace tb::test;
+
+namespace {
+
+// Named host f32 results of one run of an op sequence on one backend.
+using Results = std::vector<std::pair<std::string, Tensor>>;
+using Run = std::function<Results(Backend&)>;
+
+void addDtypeRows() {
+    QTest::addColumn<int>("dtype");
+    QTest::newRow("f32") << static_cast<int>(DType::F32);
+    QTest::newRow("f16") << static_cast<int>(DType::F16);
+    QTest::newRow("bf16") << static_cast<int>(DType::BF16);
+}
+
+Tensor rnd(const Shape& s, uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
+    return randomTensor(s, seed, lo, hi);
+}
+
+} // namespace
+
+class TestGpuOps : public QObject {
+    Q_OBJECT
+
+    std::unique_ptr<Backend> m_gpu;
+    std::unique_ptr<Backend> m_cpu;
+
+    // Runs `run` on the CPU and the GPU and compares each named output. Outputs whose name
+    // starts with '=' must match exactly; those with '~' use the f32 tolerance (statistics and
+    // scalars kept in f32 whatever the activation dtype).
+    void compareRuns(const std::string& op, DType dtype, const Run& run) {
+        const Results ref = run(*m_cpu);
+        const Results got = run(*m_gpu);
+        QCOMPARE(ref.size(), got.size());
+        for (std::size_t i = 0; i < ref.size(); ++i) {
+            std::string name = ref[i].first;
+            Tolerance tol = toleranceFor(dtype);
+            if (name[0] == '=') {
+                tol = exact();
+                name = name.substr(1);
+            } else if (name[0] == '~') {
+                tol = toleranceFor(DType::F32);
+                name = name.substr(1);
+            }
+            TB_EXPECT_CLOSE(op + " " + name + " " + std::string(dtypeName(dtype)), ref[i].second,
+                            got[i].second, tol);
+        }
+    }
+
+private slots:
+    void initTestCase() {
+        TB_REQUIRE_GPU(m_gpu);
+        m_cpu = createCpuBackend(1);
+        std::printf("GPU: %s\nCPU: %s\n", m_gpu->description().c_str(),
+                    m_cpu->description().c_str());
+    }
+
+    void linear_data() { addDtypeRows(); }
+    void linear() {
+        QFETCH(int, dtype);
+        const DType dt = static_cast<DType>(dtype);
+        const int64_t n = 8, in = 37, out = 19;
+        const Tensor hx = rnd({n, in}, 1), hw = rnd({out, in}, 2, -0.3f, 0.3f), hb = rnd({out}, 3),
+                     hdy = rnd({n, out}, 4), hdw = rnd({out, in}, 5), hdb = rnd({out}, 6);
+        compareRuns("linear", dt, [&](Backend& b) {
+            Tensor x = upload(b, hx, dt), w = upload(b, hw, DType::F32),
+                   bias = upload(b, hb, DType::F32), dy = upload(b, hdy, dt);
+            Tensor y = b.empty({n, out}, dt), dx = b.empty({n, in}, dt);
+            Tensor dw = upload(b, hdw, DType::F32), db = upload(b, hdb, DType::F32);
+            b.linearForward(x, w, &bias, y);
+            b.linearBackward(x, w, dy, &dx, dw, &db);
+            return Results{{"y", download(b, y)},
+                           {"dx", download(b, dx)},
+                           {"dw(accumulated)", download(b, dw)},
+                           {"db(accumulated)", download(b, db)}};
+        });
+    }
+
+    void conv_data() {
+        QTest::addColumn<int>("dtype");
+        QTest::addColumn<int>("kernel");
+        QTest::addColumn<int>("stride");
+        QTest::addColumn<int>("pad");
+        QTest::addColumn<bool>("bias");
+        for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
+            const std::string d(dtypeName(dt));
+            QTest::newRow((d + "-3x3-s1-p1-bias").c_str())
+                << static_cast<int>(dt) << 3 << 1 << 1 << true;
+            QTest::newRow((d + "-3x3-s2-p1").c_str())
+                << static_cast<int>(dt) << 3 << 2 << 1 << false;
+            QTest::newRow((d + "-1x1-s2-p0").c_str())
+                << static_cast<int>(dt) << 1 << 2 << 0 << false;
+        }
+    }
+    void conv() {
+        QFETCH(int, dtype);
+        QFETCH(int, kernel);
+        QFETCH(int, stride);
+        QFETCH(int, pad);
+        QFETCH(bool, bias);
+        const DType dt = static_cast<DType>(dtype);
+        ConvDesc d;
+        d.n = 4, d.c = 8, d.h = 12, d.w = 12, d.k = 16, d.r = kernel, d.s = kernel;
+        d.stride = stride, d.pad = pad;
+        const Shape xs{d.n, d.c, d.h, d.w}, ws{d.k, d.c, d.r, d.s},
+            ys{d.n, d.k, d.outH(), d.outW()};
+        const Tensor hx = rnd(xs, 11), hw = rnd(ws, 12, -0.2f, 0.2f), hb = rnd({d.k}, 13),
+                     hdy = rnd(ys, 14), hdw = rnd(ws, 15), hdb = rnd({d.k}, 16);
+        compareRuns("conv", dt, [&](Backend& b) {
+            Tensor x = upload(b, hx, dt), w = upload(b, hw, DType::F32),
+                   bb = upload(b, hb, DType::F32), dy = upload(b, hdy, dt);
+            Tensor y = b.empty(ys, dt), dx = b.empty(xs, dt);
+            Tensor dw = upload(b, hdw, DType::F32), db = upload(b, hdb, DType::F32);
+            b.convForward(d, x, w, bias ? &bb : nullptr, y);
+            b.convBackward(d, x, w, dy, &dx, dw, bias ? &db : nullptr);
+            return Results{{"y", download(b, y)},
+                           {"dx", download(b, dx)},
+                           {"dw(accumulated)", download(b, dw)},
+                           {"db(accumulated)", download(b, db)}};
+        });
+    }
+
+    void pool_data() {
+        QTest::addColumn<int>("dtype");
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<int>("kernel");
+        QTest::addColumn<int>("stride");
+        QTest::addColumn<int>("pad");
+        for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
+            const std::string d(dtypeName(dt));
+            const int mx = static_cast<int>(PoolKind::Max), av = static_cast<int>(PoolKind::Avg);
+            QTest::newRow((d + "-max-2x2").c_str()) << static_cast<int>(dt) << mx << 2 << 2 << 0;
+            QTest::newRow((d + "-max-3x3-s2-p1").c_str())
+                << static_cast<int>(dt) << mx << 3 << 2 << 1;
+            QTest::newRow((d + "-avg-2x2").c_str()) << static_cast<int>(dt) << av << 2 << 2 << 0;
+            QTest::newRow((d + "-avg-global").c_str()) << static_cast<int>(dt) << av << 9 << 1 << 0;
+        }
+    }
+    void pool() {
+        QFETCH(int, dtype);
+        QFETCH(int, kind);
+        QFETCH(int, kernel);
+        QFETCH(int, stride);
+        QFETCH(int, pad);
+        const DType dt = static_cast<DType>(dtype);
+        PoolDesc d;
+        d.kind = static_cast<PoolKind>(kind);
+        d.n = 3, d.c = 5, d.h = 9, d.w = 9, d.kh = kernel, d.kw = kernel, d.stride = stride;
+        d.pad = pad;
+        const Shape xs{d.n, d.c, d.h, d.w}, ys{d.n, d.c, d.outH(), d.outW()};
+        const Tensor hx = rnd(xs, 21), hdy = rnd(ys, 22);
+        const bool isMax = d.kind == PoolKind::Max;
+        compareRuns("pool", dt, [&](Backend& b) {
+            Tensor x = upload(b, hx, dt), dy = upload(b, hdy, dt);
+            Tensor y = b.empty(ys, dt), idx = b.empty(ys, DType::I32), dx = b.empty(xs, dt);
+            b.poolForward(d, x, y, idx);
+            b.poolBackward(d, dy, idx, dx);
+            Results r{{isMax ? "=y" : "y", download(b, y)}, {"dx", download(b, dx)}};
+            if (isMax)
+                r.emplace_back("=indices", download(b, idx));
+            return r;
+        });
+    }
+
+    void batchNorm_data() {
+        QTest::addColumn<int>("dtype");
+        QTest::addColumn<float>("eps");
+        // f32 / f16 run cuDNN; bf16 and eps below cuDNN's 1e-5 run the plugin's own kernels.
+        QTest::newRow("f32-cudnn") << static_cast<int>(DType::F32) << 1e-5f;
+        QTest::newRow("f16-cudnn") << static_cast<int>(DType::F16) << 1e-5f;
+        QTest::newRow("bf16-own") << static_cast<int>(DType::BF16) << 1e-5f;
+        QTest::newRow("f32-own") << static_cast<int>(DType::F32) << 1e-6f;
+        QTest::newRow("f16-own") << static_cast<int>(DType::F16) << 1e-6f;
+    }
+    void batchNorm() {
+        QFETCH(int, dtype);
+        QFETCH(float, eps);
+        const DType dt = static_cast<DType>(dtype);
+        const int64_t n = 6, c = 5, h = 7, w = 7;
+        const Shape xs{n, c, h, w};
+        const Tensor hx = rnd(xs, 31, -2.0f, 3.0f), hg = rnd({c}, 32, 0.5f, 1.5f),
+                     hbeta = rnd({c}, 33), hrm = rnd({c}, 34), hrv = rnd({c}, 35, 0.5f, 2.0f),
+                     hdy = rnd(xs, 36), hdg = rnd({c}, 37), hdb = rnd({c}, 38);
+        compareRuns("batchNorm", dt, [&](Backend& b) {
+            Tensor x = upload(b, hx, dt), g = upload(b, hg, DType::F32),
+                   beta = upload(b, hbeta, DType::F32), rm = upload(b, hrm, DType::F32),
+                   rv = upload(b, hrv, DType::F32), dy = upload(b, hdy, dt);
+            Tensor y = b.empty(xs, dt), yi = b.empty(xs, dt), dx = b.empty(xs, dt);
+            Tensor sm = b.empty({c}, DType::F32), sis = b.empty({c}, DType::F32);
+            Tensor dg = upload(b, hdg, DType::F32), db = upload(b, hdb, DType::F32);
+            b.batchNormForwardTrain(x, g, beta, rm, rv, 0.1f, eps, y, sm, sis);
+            b.batchNormBackward(x, dy, g, sm, sis, dx, dg, db);
+            b.batchNormForwardInference(x, g, beta, rm, rv, eps, yi);
+            return Results{{"y", download(b, y)},
+                           {"~saveMean", download(b, sm)},
+                           {"~saveInvStd", download(b, sis)},
+                           {"~runningMean", download(b, rm)},
+                           {"~runningVar(unbiased)", download(b, rv)},
+                           {"dx", download(b, dx)},
+                           {"dgamma(accumulated)", download(b, dg)},
+                           {"dbeta(accumulated)", download(b, db)},
+                           {"yInference", download(b, yi)}};
+        });
+    }
+
+    void activation_data() {
+        QTest::addColumn<int>("dtype");
+        QTest::addColumn<int>("act");
+        for (DType dt : {DType::F32, DType::F16, DType::BF16})
+            for (Activation a : {Activation::ReLU, Activation::LeakyReLU, Activation::GELU}) {
+                const char* an = a == Activation::ReLU        ? "relu"
+                                 : a == Activation::LeakyReLU ? "leaky"
+                                                              : "gelu";
+                QTest::newRow((std::string(dtypeName(dt)) + "-" + an).c_str())
+                    << static_cast<int>(dt) << static_cast<int>(a);
+            }
+    }
+    void activation() {
+        QFETCH(int, dtype);
+        QFETCH(int, act);
+        const DType dt = static_cast<DType>(dtype);
+        const Activation a = static_cast<Activation>(act);
+        const Tensor hx = rnd({4, 333}, 41, -3.0f, 3.0f), hdy = rnd({4, 333}, 42);
+        compareRuns("activation", dt, [&](Backend& b) {
+            Tensor x = upload(b, hx, dt), dy = upload(b, hdy, dt);
+            Tensor y = b.empty(x.shape(), dt), dx = b.empty(x.shape(), dt);
+            b.activationForward(a, 0.01f, x, y);
+            b.activationBackward(a, 0.01f, x, dy, dx);
+            return Results{{"y", download(b, y)}, {"dx", download(b, dx)}};
+        });
+    }
+
+    void dropoutAddCastShortcut_data() { addDtypeRows(); }
+    void dropoutAddCastShortcut() {
+        QFETCH(int, dtype);
+        const DType dt = static_cast<DType>(dtype);
+        const Shape s{4, 6, 8, 8};
+        const Tensor ha = rnd(s, 51), hb = rnd(s, 52), hdy = rnd({4, 10, 4, 4}, 53);
+        compareRuns("elementwise", dt, [&](Backend& b) {
+            Tensor a = upload(b, ha, dt), bb = upload(b, hb, dt), dyS = upload(b, hdy, dt);
+            Tensor y = b.empty(s, dt), mask = b.empty(s, DType::U8), dx = b.empty(s, dt);
+            b.dropoutForward(a, 0.3f, 1234, y, mask);
+            b.dropoutBackward(bb, mask, 0.3f, dx);
+            Tensor sum = b.empty(s, dt);
+            b.add(a, bb, sum);
+            b.add(sum, bb, sum); // y may alias a
+            Tensor a32 = upload(b, ha, DType::F32), casted = b.empty(s, dt);
+            b.cast(a32, casted);
+            Tensor sc = b.empty({4, 10, 4, 4}, dt), scBack = b.empty(s, dt);
+            b.shortcutPadForward(a, 2, 2, sc);
+            b.shortcutPadBackward(dyS, 2, 2, scBack);
+            return Results{{"=dropoutMask", download(b, mask)},
+                           {"dropoutY", download(b, y)},
+                           {"dropoutDx", download(b, dx)},
+                           {"add", download(b, sum)},
+                           {"=castFromF32", download(b, casted)},
+                           {"=shortcutForward", download(b, sc)},
+                           {"=shortcutBackward", download(b, scBack)}};
+        });
+    }
+
+    void loss_data() { addDtypeRows(); }
+    void loss() {
+        QFETCH(int, dtype);
+        const DType dt = static_cast<DType>(dtype);
+        const int64_t n = 33, classes = 10;
+        const Tensor hl = rnd({n, classes}, 61, -4.0f, 4.0f);
+        Tensor hy = Tensor::host({n}, DType::F32);
+        for (int64_t i = 0; i < n; ++i)
+            hy.data<float>()[i] = static_cast<float>((i * 7) % classes);
+        compareRuns("softmaxCrossEntropy", dt, [&](Backend& b) {
+            Tensor logits = upload(b, hl, dt), labels = upload(b, hy, DType::I32);
+            Tensor lossSum = uploadValues(b, {0.5f, 2.0f}), scale = uploadValues(b, {1024.0f});
+            Tensor dl = b.empty(logits.shape(), dt);
+            b.softmaxCrossEntropy(logits, labels, 0.1f, lossSum, &dl, &scale, 2.0f);
+            b.softmaxCrossEntropy(logits, labels, 0.0f, lossSum, nullptr, nullptr, 1.0f);
+            return Results{{"~lossSum", download(b, lossSum)}, {"dlogits", download(b, dl)}};
+        });
+    }
+
+    void lossScaling() {
+        compareRuns("mixedPrecision", DType::F32, [&](Backend& b) {
+            Tensor ok32 = upload(b, rnd({1000}, 71), DType::F32);
+            Tensor bad16 = upload(b, rnd({1000}, 72), DType::F16);
+            b.fill(bad16, 70000.0f); // above the f16 maximum: inf
+            Tensor clean = uploadValues(b, {0.0f}), dirty = uploadValues(b, {0.0f});
+            b.checkFinite({&ok32}, clean);
+            b.checkFinite({&ok32, &bad16}, dirty);
+            Tensor state = uploadValues(b, {65536.0f, 0.0f});
+            Results r{{"=foundInfClean", download(b, clean)},
+                      {"=foundInfDirty", download(b, dirty)}};
+            // Interval 2: clean, clean (grow), dirty (back off), clean.
+            for (Tensor* flag : {&clean, &clean, &dirty, &clean}) {
+                b.updateLossScale(state, *flag, 2.0f, 0.5f, 2);
+                r.emplace_back("=scaleState", download(b, state));
+            }
+            return r;
+        });
+    }
+
+    void optimizers() {
+        const Tensor hp = rnd({1000}, 81), hg = rnd({1000}, 82, -500.0f, 500.0f);
+        compareRuns("optimizer", DType::F32, [&](Backend& b) {
+            Tensor scale = uploadValues(b, {256.0f, 0.0f});
+            Tensor noInf = uploadValues(b, {0.0f}), inf = uploadValues(b, {1.0f});
+            Tensor g = upload(b, hg, DType::F32);
+            Results r;
+            for (bool nesterov : {false, true}) {
+                Tensor p = upload(b, hp, DType::F32), buf = b.empty(p.shape(), DType::F32);
+                b.fill(buf, 0.0f);
+                SgdParams sp;
+                sp.lr = 0.1f, sp.momentum = 0.9f, sp.weightDecay = 1e-4f, sp.nesterov = nesterov;
+                for (int step = 0; step < 3; ++step)
+                    b.sgdStep(p, g, &buf, sp, &scale, step == 1 ? &inf : &noInf);
+                r.emplace_back(nesterov ? "sgdNesterov" : "sgdMomentum", download(b, p));
+            }
+            Tensor p = upload(b, hp, DType::F32), m = b.empty(p.shape(), DType::F32),
+                   v = b.empty(p.shape(), DType::F32);
+            b.fill(m, 0.0f);
+            b.fill(v, 0.0f);
+            AdamWParams ap;
+            for (int step = 1; step <= 3; ++step) {
+                ap.step = step;
+                b.adamwStep(p, g, m, v, ap, &scale, step == 2 ? &inf : nullptr);
+            }
+            r.emplace_back("adamwParam", download(b, p));
+            r.emplace_back("adamwExpAvg", download(b, m));
+            r.emplace_back("adamwExpAvgSq", download(b, v));
+            return r;
+        });
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGpuOps)
+#include "tst_gpu_ops.moc"

@@ -1,0 +1,118 @@
+// Model graphs: the zoo's parameter counts match PyTorch's, specs are validated, fan-out
+// gradients add up, and the summary knows shapes and FLOPs.
+#include "support/testdata.h"
+
+#include "core/errors.h"
+#include "nn/graph.h"
+#include "nn/modelzoo.h"
+
+#include <QtTest>
+
+using namespace tb;
+
+class TestGraph : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { m_backend = createCpuBackend(2); }
+
+    // Counts printed by tests/bench/torch_reference.py's models.
+    void zooMatchesPyTorchParameterCounts_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<qint64>("params");
+        QTest::newRow("mlp") << "mlp" << qint64(235146);
+        QTest::newRow("lenet5") << "lenet5" << qint64(61706);
+        QTest::newRow("fmnist-cnn") << "fmnist-cnn" << qint64(421738);
+        QTest::newRow("resnet20") << "resnet20" << qint64(269722);
+        QTest::newRow("resnet32") << "resnet32" << qint64(464154);
+    }
+    void zooMatchesPyTorchParameterCounts() {
+        QFETCH(QString, model);
+        QFETCH(qint64, params);
+        Shape input{1, 28, 28};
+        for (const auto& m : modelZoo())
+            if (m.name == model.toStdString())
+                input = m.defaultInput;
+        Graph g(modelSpec(model.toStdString(), input, 10), *m_backend, DType::F32, 0);
+        QCOMPARE(g.parameterCount(), params);
+    }
+
+    void everyZooModelRunsForwardAndBackward() {
+        for (const auto& m : modelZoo()) {
+            Graph g(modelSpec(m.name, m.defaultInput, 10), *m_backend, DType::F32, 1);
+            Tensor x = test::randomTensor(m.defaultInput.withBatch(2), 5);
+            const Tensor& logits = g.forward(x, true);
+            QCOMPARE(logits.shape(), (Shape{2, 10}));
+            Tensor& d = g.logitsGrad();
+            m_backend->fill(d, 0.1f);
+            g.zeroGrad();
+            g.backward(d);
+            double sum = 0.0;
+            for (Param* p : g.params())
+                for (int64_t i = 0; i < p->grad.numel(); ++i)
+                    sum += std::fabs(p->grad.data<float>()[i]);
+            QVERIFY2(sum > 0.0, m.name.c_str());
+        }
+    }
+
+    void resnetOptionB() {
+        Graph g(modelSpec("resnet20", {3, 32, 32}, 10, {{"shortcut", "B"}}), *m_backend,
+                DType::F32, 0);
+        // Two 1x1 projections (16->32, 32->64) with their batch norms.
+        QCOMPARE(g.parameterCount(), qint64(269722 + 16 * 32 + 64 + 32 * 64 + 128));
+    }
+
+    void badSpecsNameTheProblem_data() {
+        QTest::addColumn<QString>("spec");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("no-layers") << R"({"input":[4],"classes":2})" << "layers";
+        QTest::newRow("unknown-type")
+            << R"({"input":[4],"classes":2,"layers":[{"type":"lstm"}]})" << "unknown layer type 'lstm'";
+        QTest::newRow("bad-input-name")
+            << R"({"input":[4],"classes":2,"layers":[{"type":"linear","out_features":2,"inputs":["nope"]}]})"
+            << "input 'nope'";
+        QTest::newRow("bad-option")
+            << R"({"input":[4],"classes":2,"layers":[{"type":"linear","out_features":-3}]})"
+            << "out_features";
+        QTest::newRow("wrong-output")
+            << R"({"input":[4],"classes":2,"layers":[{"type":"linear","out_features":3}]})"
+            << "logits";
+        QTest::newRow("kernel-too-big")
+            << R"({"input":[1,4,4],"classes":2,"layers":[{"type":"conv2d","out_channels":2,"kernel":7}]})"
+            << "does not fit";
+    }
+    void badSpecsNameTheProblem() {
+        QFETCH(QString, spec);
+        QFETCH(QString, mentions);
+        try {
+            Graph g(nlohmann::json::parse(spec.toStdString()), *m_backend, DType::F32, 0);
+            QFAIL("accepted a bad spec");
+        } catch (const ConfigError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), QString("model"));
+            QVERIFY2(QString(e.what()).contains(mentions), e.what());
+        }
+    }
+
+    void unknownModelListsTheZoo() {
+        try {
+            modelSpec("resnet9000", {3, 32, 32}, 10);
+            QFAIL("accepted an unknown model");
+        } catch (const ConfigError& e) {
+            QVERIFY(QString(e.what()).contains("resnet20"));
+        }
+    }
+
+    void summaryCountsFlops() {
+        Graph g(modelSpec("lenet5", {1, 28, 28}, 10), *m_backend, DType::F32, 0);
+        const auto rows = g.summary(1);
+        QCOMPARE(rows.front().name, std::string("conv1"));
+        QCOMPARE(rows.front().output, (Shape{1, 6, 28, 28}));
+        // conv1: 6 x 28 x 28 outputs x 25 multiply-adds x 2.
+        QCOMPARE(rows.front().flops, qint64(2 * 6 * 28 * 28 * 25));
+    }
+
+private:
+    std::unique_ptr<Backend> m_backend;
+};
+
+QTEST_GUILESS_MAIN(TestGraph)
+#include "tst_graph.moc"

@@ -1,0 +1,61 @@
+// Learning-rate schedules at known steps.
+#include "core/errors.h"
+#include "optim/lrschedule.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace tb;
+
+class TestLrSchedule : public QObject {
+    Q_OBJECT
+private slots:
+    void warmupThenConstant() {
+        ScheduleConfig c;
+        c.warmupSteps = 4;
+        LrSchedule s(c, 0.4f, 100);
+        QCOMPARE(s.lr(0), 0.1f);
+        QCOMPARE(s.lr(3), 0.4f);
+        QCOMPARE(s.lr(50), 0.4f);
+    }
+    void stepAndMultistep() {
+        ScheduleConfig c;
+        c.name = "step";
+        c.stepSize = 10;
+        LrSchedule s(c, 1.0f, 100);
+        QCOMPARE(s.lr(9), 1.0f);
+        QVERIFY(std::fabs(s.lr(10) - 0.1f) < 1e-7f);
+        QVERIFY(std::fabs(s.lr(25) - 0.01f) < 1e-8f);
+        c.name = "multistep";
+        c.milestones = {5, 8};
+        LrSchedule m(c, 1.0f, 100);
+        QCOMPARE(m.lr(4), 1.0f);
+        QVERIFY(std::fabs(m.lr(5) - 0.1f) < 1e-7f);
+        QVERIFY(std::fabs(m.lr(9) - 0.01f) < 1e-8f);
+    }
+    void cosine() {
+        ScheduleConfig c;
+        c.name = "cosine";
+        LrSchedule s(c, 1.0f, 100);
+        QCOMPARE(s.lr(0), 1.0f);
+        QVERIFY(std::fabs(s.lr(50) - 0.5f) < 1e-6f);
+        QVERIFY(s.lr(100) < 1e-6f);
+    }
+    void oneCycle() {
+        ScheduleConfig c;
+        c.name = "onecycle";
+        LrSchedule s(c, 1.0f, 100);
+        QVERIFY(std::fabs(s.lr(0) - 1.0f / 25.0f) < 1e-6f);
+        QVERIFY(std::fabs(s.lr(29) - 1.0f) < 1e-6f); // the peak at pct_start * total - 1
+        QVERIFY(s.lr(99) < 1e-5f);
+    }
+    void rejectsUnknown() {
+        ScheduleConfig c;
+        c.name = "exponential";
+        QVERIFY_THROWS_EXCEPTION(ConfigError, LrSchedule(c, 1.0f, 10));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLrSchedule)
+#include "tst_lrschedule.moc"

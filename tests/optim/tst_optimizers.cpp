@@ -1,0 +1,92 @@
+// SGD and AdamW updates against values computed by hand from PyTorch's formulas.
+#include "core/errors.h"
+#include "nn/layer.h"
+#include "optim/optimizer.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace tb;
+
+namespace {
+
+struct OneParam {
+    Param p;
+    explicit OneParam(Backend& b, float w, float g) {
+        p.name = "w";
+        p.value = b.empty({1}, DType::F32);
+        p.grad = b.empty({1}, DType::F32);
+        b.fill(p.value, w);
+        b.fill(p.grad, g);
+    }
+    float w() const { return p.value.data<float>()[0]; }
+};
+
+} // namespace
+
+class TestOptimizers : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { m_b = createCpuBackend(1); }
+
+    void sgdPlain() {
+        OneParam x(*m_b, 1.0f, 0.5f);
+        Optimizer opt(*m_b, {&x.p}, {"sgd", 0.0f, false, 0.0f});
+        opt.step(0.1f, nullptr, nullptr);
+        QCOMPARE(x.w(), 1.0f - 0.1f * 0.5f);
+    }
+
+    void sgdMomentumAndWeightDecay() {
+        // g' = g + wd * w; buf = m * buf + g'; w -= lr * buf.
+        OneParam x(*m_b, 1.0f, 0.5f);
+        Optimizer opt(*m_b, {&x.p}, {"sgd", 0.9f, false, 0.1f});
+        opt.step(0.1f, nullptr, nullptr); // g' = 0.6, buf = 0.6, w = 0.94
+        QVERIFY(std::fabs(x.w() - 0.94f) < 1e-6f);
+        opt.step(0.1f, nullptr, nullptr); // g' = 0.594, buf = 1.134, w = 0.8266
+        QVERIFY(std::fabs(x.w() - 0.8266f) < 1e-6f);
+    }
+
+    void sgdNesterov() {
+        // buf = 0.5; update = g + m * buf = 0.95.
+        OneParam x(*m_b, 1.0f, 0.5f);
+        Optimizer opt(*m_b, {&x.p}, {"sgd", 0.9f, true, 0.0f});
+        opt.step(0.1f, nullptr, nullptr);
+        QVERIFY(std::fabs(x.w() - (1.0f - 0.095f)) < 1e-6f);
+    }
+
+    void adamw() {
+        // Step 1: m = 0.1 g, v = 0.001 g^2; m_hat = g, v_hat = g^2; w = w(1 - lr wd) - lr.
+        OneParam x(*m_b, 1.0f, 0.5f);
+        OptimizerConfig c{"adamw", 0.0f, false, 0.01f, 0.9f, 0.999f, 1e-8f};
+        Optimizer opt(*m_b, {&x.p}, c);
+        opt.step(0.1f, nullptr, nullptr);
+        const double w1 = 1.0 * (1 - 0.1 * 0.01) - 0.1 * 0.5 / (0.5 + 1e-8);
+        QVERIFY(std::fabs(x.w() - w1) < 1e-6);
+        opt.step(0.1f, nullptr, nullptr);
+        const double m = 0.9 * 0.05 + 0.1 * 0.5, v = 0.999 * 0.00025 + 0.001 * 0.25;
+        const double mhat = m / (1 - 0.81), vhat = v / (1 - 0.999 * 0.999);
+        const double w2 = w1 * (1 - 0.1 * 0.01) - 0.1 * mhat / (std::sqrt(vhat) + 1e-8);
+        QVERIFY(std::fabs(x.w() - w2) < 1e-6);
+    }
+
+    void biasesAreNotDecayed() {
+        OneParam x(*m_b, 1.0f, 0.0f);
+        x.p.decay = false;
+        Optimizer opt(*m_b, {&x.p}, {"sgd", 0.0f, false, 0.5f});
+        opt.step(0.1f, nullptr, nullptr);
+        QCOMPARE(x.w(), 1.0f);
+    }
+
+    void rejectsUnknownOptimizer() {
+        OneParam x(*m_b, 1.0f, 0.0f);
+        const auto make = [&] { Optimizer opt(*m_b, {&x.p}, OptimizerConfig{"lbfgs"}); };
+        QVERIFY_THROWS_EXCEPTION(ConfigError, make());
+    }
+
+private:
+    std::unique_ptr<Backend> m_b;
+};
+
+QTEST_GUILESS_MAIN(TestOptimizers)
+#include "tst_optimizers.moc"
