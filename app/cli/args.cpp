@@ -60,8 +60,8 @@ std::optional<long long> Args::intValue(const std::string& name, long long min) 
     long long v = 0;
     const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
     if (ec != std::errc() || end != text->data() + text->size() || v < min)
-        throw ConfigError("--" + name, "'" + *text + "' is not a whole number >= " +
-                                           std::to_string(min));
+        throw ConfigError("--" + name,
+                          "'" + *text + "' is not a whole number >= " + std::to_string(min));
     return v;
 }
 

@@ -3,10 +3,13 @@
 #include "args.h"
 #include "commands.h"
 
+#include "backend/devices.h"
 #include "core/errors.h"
+#include "telemetry/telemetrysampler.h"
 #include "train/stepbench.h"
 
 #include <cstdio>
+#include <mutex>
 
 namespace tb::cli {
 
@@ -23,6 +26,33 @@ nlohmann::json toJson(const StepBenchResult& r) {
             {"peak_device_mb", r.peakDeviceMb}};
 }
 
+// Averages NVML utilisation of one GPU while a GPU benchmark runs ("keeps the GPU busy").
+class UtilisationMeter final : public EventSink {
+public:
+    explicit UtilisationMeter(int gpu) : m_gpu(gpu) {}
+    void onEvent(const Event& event) override {
+        const auto* s = std::get_if<SystemSampleEvent>(&event);
+        if (!s)
+            return;
+        for (const GpuSample& g : s->sample.gpus)
+            if (g.index == m_gpu && g.utilPercent) {
+                std::lock_guard lock(m_mutex);
+                m_sum += *g.utilPercent;
+                ++m_count;
+            }
+    }
+    std::optional<double> mean() const {
+        std::lock_guard lock(m_mutex);
+        return m_count ? std::optional<double>(m_sum / m_count) : std::nullopt;
+    }
+
+private:
+    int m_gpu;
+    mutable std::mutex m_mutex;
+    double m_sum = 0.0;
+    int m_count = 0;
+};
+
 } // namespace
 
 int cmdBench(const Argv& argv) {
@@ -37,17 +67,30 @@ int cmdBench(const Argv& argv) {
     o.device = args.valueOr("device", "cpu");
     o.precision = args.valueOr("precision", "32");
     if (o.precision != "32" && o.precision != "16-mixed" && o.precision != "bf16-mixed")
-        throw ConfigError("--precision", "'" + o.precision + "' must be 32, 16-mixed or bf16-mixed");
+        throw ConfigError("--precision",
+                          "'" + o.precision + "' must be 32, 16-mixed or bf16-mixed");
     for (const char* key : {"hidden", "shortcut"})
         if (const auto v = args.value(key))
             o.modelOptions[key] = *v;
 
+    const Device device = resolveDevice(o.device);
+    const bool gpu = device.isCuda();
+    UtilisationMeter meter(device.index);
+    TelemetrySampler sampler(
+        TelemetryOptions{std::chrono::milliseconds(200), gpu, "libnvidia-ml.so.1"});
+    if (gpu) {
+        sampler.addSink(&meter);
+        sampler.start();
+    }
     const StepBenchResult r = benchmarkSteps(o);
+    sampler.stop();
     nlohmann::json out = toJson(r);
     out["model"] = o.model;
     out["batch"] = o.batch;
     out["steps"] = o.steps;
     out["precision"] = o.precision;
+    if (const auto util = meter.mean())
+        out["gpu_util_percent"] = *util;
     if (args.flag("compare-cpu") && r.device != "cpu") {
         StepBenchOptions cpu = o;
         cpu.device = "cpu";
@@ -65,6 +108,9 @@ int cmdBench(const Argv& argv) {
                 r.device.c_str(), r.backend.c_str());
     std::printf("  median step %.3f ms (p90 %.3f, max %.3f), %.0f samples/s, peak RSS %.0f MB\n",
                 r.medianStepMs, r.p90StepMs, r.maxStepMs, r.samplesPerSec, r.peakRssMb);
+    if (out.contains("gpu_util_percent"))
+        std::printf("  GPU utilisation %.0f%% (NVML, sampled every 200 ms)\n",
+                    out["gpu_util_percent"].get<double>());
     if (out.contains("gpu_vs_cpu"))
         std::printf("  CPU: %.0f samples/s; GPU/CPU = %.1fx\n",
                     out["cpu"]["samples_per_s"].get<double>(), out["gpu_vs_cpu"].get<double>());

@@ -79,8 +79,8 @@ int cmdSummary(const Argv& argv) {
     }
     std::printf("%s, input %s, batch %lld\n\n", model.c_str(), input.toString().c_str(),
                 static_cast<long long>(batch));
-    std::printf("%-22s %-14s %-16s %10s %10s %12s\n", "layer", "type", "output", "params",
-                "FLOPs", "activations");
+    std::printf("%-22s %-14s %-16s %10s %10s %12s\n", "layer", "type", "output", "params", "FLOPs",
+                "activations");
     int64_t params = 0, flops = 0, act = 0;
     for (const auto& r : rows) {
         std::printf("%-22s %-14s %-16s %10s %10s %12s\n", r.name.c_str(), r.type.c_str(),

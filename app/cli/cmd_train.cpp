@@ -24,7 +24,9 @@ namespace {
 
 std::atomic<int> g_interrupts{0};
 
-void onInterrupt(int) { g_interrupts.fetch_add(1); }
+void onInterrupt(int) {
+    g_interrupts.fetch_add(1);
+}
 
 void printHelp() {
     std::puts("usage: trainbench-cli train [--config run.json] [--set key=value]... [--json]\n"
@@ -49,9 +51,10 @@ RunConfig buildConfig(const Args& args, std::string& resumePath) {
         if (!std::filesystem::exists(resumePath))
             resumePath = defaultCheckpointRoot() + "/" + *resume + "/last.safetensors";
         if (!std::filesystem::exists(resumePath))
-            throw ConfigError("--resume", "'" + *resume + "' is neither a checkpoint file nor a "
-                                          "run id with a checkpoint in " +
-                                          defaultCheckpointRoot());
+            throw ConfigError("--resume", "'" + *resume +
+                                              "' is neither a checkpoint file nor a "
+                                              "run id with a checkpoint in " +
+                                              defaultCheckpointRoot());
         config = Trainer::configFromCheckpoint(resumePath);
     } else if (const auto file = args.value("config")) {
         std::ifstream in(*file);

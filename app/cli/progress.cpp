@@ -29,14 +29,12 @@ void ProgressPrinter::onEvent(const Event& event) {
         m_stepsPerEpoch = e->stepsPerEpoch;
         m_startStep = e->resumedFromStep;
         m_start = std::chrono::steady_clock::now();
-        std::fprintf(m_out, "run %s: %s on %s, %lld steps (%lld per epoch)%s\n",
-                     e->runId.c_str(), e->name.c_str(), e->device.c_str(),
-                     static_cast<long long>(e->totalSteps),
+        std::fprintf(m_out, "run %s: %s on %s, %lld steps (%lld per epoch)%s\n", e->runId.c_str(),
+                     e->name.c_str(), e->device.c_str(), static_cast<long long>(e->totalSteps),
                      static_cast<long long>(e->stepsPerEpoch),
-                     e->resumedFromStep ? (", resumed at step " +
-                                           std::to_string(e->resumedFromStep))
-                                              .c_str()
-                                        : "");
+                     e->resumedFromStep
+                         ? (", resumed at step " + std::to_string(e->resumedFromStep)).c_str()
+                         : "");
     } else if (const auto* s = std::get_if<StepEvent>(&event)) {
         printStep(*s);
     } else if (const auto* ep = std::get_if<EpochEvent>(&event)) {
@@ -57,8 +55,8 @@ void ProgressPrinter::onEvent(const Event& event) {
         if (m_tty)
             std::fputc('\n', m_out);
         std::fprintf(m_out, "run %s after %s%s%s\n", toString(f->status).c_str(),
-                     formatDuration(f->summary.durationSec).c_str(),
-                     f->error.empty() ? "" : ": ", f->error.c_str());
+                     formatDuration(f->summary.durationSec).c_str(), f->error.empty() ? "" : ": ",
+                     f->error.c_str());
     }
     std::fflush(m_out);
 }
@@ -67,17 +65,17 @@ void ProgressPrinter::printStep(const StepEvent& e) {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
     const int64_t done = e.step - m_startStep;
-    const double eta = done > 0 ? elapsed / static_cast<double>(done) *
-                                      static_cast<double>(m_totalSteps - e.step)
-                                : 0.0;
-    const double frac = m_totalSteps ? static_cast<double>(e.step) / static_cast<double>(m_totalSteps) : 0.0;
+    const double eta =
+        done > 0 ? elapsed / static_cast<double>(done) * static_cast<double>(m_totalSteps - e.step)
+                 : 0.0;
+    const double frac =
+        m_totalSteps ? static_cast<double>(e.step) / static_cast<double>(m_totalSteps) : 0.0;
     if (m_tty) {
         constexpr int kWidth = 24;
         const int filled = static_cast<int>(frac * kWidth);
         std::string bar(static_cast<std::size_t>(filled), '#');
         bar.resize(kWidth, '.');
-        std::fprintf(m_out,
-                     "\repoch %lld [%s] step %lld/%lld loss %.4f %6.0f samples/s ETA %s%s  ",
+        std::fprintf(m_out, "\repoch %lld [%s] step %lld/%lld loss %.4f %6.0f samples/s ETA %s%s  ",
                      static_cast<long long>(e.epoch), bar.c_str(), static_cast<long long>(e.step),
                      static_cast<long long>(m_totalSteps), e.loss, e.samplesPerSec,
                      formatDuration(eta).c_str(), e.skipped ? " (skipped: inf/NaN)" : "");

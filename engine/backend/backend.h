@@ -81,8 +81,8 @@ public:
     virtual void convForward(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor* b,
                              Tensor& y) = 0;
     // dx (may be null) = backward-data; dw += backward-filter; db += sum of dy over n, oh, ow.
-    virtual void convBackward(const ConvDesc& d, const Tensor& x, const Tensor& w,
-                              const Tensor& dy, Tensor* dx, Tensor& dw, Tensor* db) = 0;
+    virtual void convBackward(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor& dy,
+                              Tensor* dx, Tensor& dw, Tensor* db) = 0;
 
     // ---- pooling ----
     // indices: i32 tensor the size of y, the argmax for max pooling (unused for average).
@@ -97,9 +97,9 @@ public:
                                        Tensor& runningMean, Tensor& runningVar, float momentum,
                                        float eps, Tensor& y, Tensor& saveMean,
                                        Tensor& saveInvStd) = 0;
-    virtual void batchNormForwardInference(const Tensor& x, const Tensor& gamma,
-                                           const Tensor& beta, const Tensor& runningMean,
-                                           const Tensor& runningVar, float eps, Tensor& y) = 0;
+    virtual void batchNormForwardInference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                           const Tensor& runningMean, const Tensor& runningVar,
+                                           float eps, Tensor& y) = 0;
     virtual void batchNormBackward(const Tensor& x, const Tensor& dy, const Tensor& gamma,
                                    const Tensor& saveMean, const Tensor& saveInvStd, Tensor& dx,
                                    Tensor& dgamma, Tensor& dbeta) = 0;
@@ -140,13 +140,13 @@ public:
     virtual void checkFinite(const std::vector<Tensor*>& tensors, Tensor& foundInf) = 0;
     // GradScaler update on the device: state = [scale, growth_tracker]. If foundInf[0]: scale *=
     // backoff, tracker = 0; else tracker += 1 and at growthInterval scale *= growth, tracker = 0.
-    virtual void updateLossScale(Tensor& state, const Tensor& foundInf, float growth,
-                                 float backoff, int growthInterval) = 0;
+    virtual void updateLossScale(Tensor& state, const Tensor& foundInf, float growth, float backoff,
+                                 int growthInterval) = 0;
     // Fused updates. The gradient is multiplied by 1/scaleState[0] when scaleState is given, and
     // the update is skipped entirely when foundInf is given and foundInf[0] != 0.
     // momentumBuf starts at zero, so the first step stores the gradient as PyTorch does.
-    virtual void sgdStep(Tensor& param, const Tensor& grad, Tensor* momentumBuf,
-                         const SgdParams& p, const Tensor* scaleState, const Tensor* foundInf) = 0;
+    virtual void sgdStep(Tensor& param, const Tensor& grad, Tensor* momentumBuf, const SgdParams& p,
+                         const Tensor* scaleState, const Tensor* foundInf) = 0;
     virtual void adamwStep(Tensor& param, const Tensor& grad, Tensor& expAvg, Tensor& expAvgSq,
                            const AdamWParams& p, const Tensor* scaleState,
                            const Tensor* foundInf) = 0;

@@ -20,11 +20,11 @@ struct GpuInfo {
     int computeMajor = 0;
     int computeMinor = 0;
     int smCount = 0;
-    int cudaCores = 0;            // SMs x FP32 cores per SM for the architecture
-    uint64_t totalMemory = 0;     // bytes
+    int cudaCores = 0;        // SMs x FP32 cores per SM for the architecture
+    uint64_t totalMemory = 0; // bytes
     int memoryBusWidthBits = 0;
     int memoryClockKHz = 0;
-    double bandwidthGBps = 0.0;   // 2 (DDR) x clock x bus width / 8
+    double bandwidthGBps = 0.0; // 2 (DDR) x clock x bus width / 8
     std::string pciBusId;
 };
 
@@ -34,10 +34,10 @@ struct CudaStatus {
     // "no NVIDIA driver", "driver 12.2 is older than the CUDA 13.0 runtime", "no device").
     std::string reason;
     std::string advice;
-    std::string pluginPath;     // where the plugin was looked for or loaded from
-    int driverVersion = 0;      // cudaDriverGetVersion, e.g. 13000
-    int runtimeVersion = 0;     // cudaRuntimeGetVersion
-    int cudnnVersion = 0;       // cudnnGetVersion, e.g. 90100
+    std::string pluginPath; // where the plugin was looked for or loaded from
+    int driverVersion = 0;  // cudaDriverGetVersion, e.g. 13000
+    int runtimeVersion = 0; // cudaRuntimeGetVersion
+    int cudnnVersion = 0;   // cudnnGetVersion, e.g. 90100
     int cublasVersion = 0;
     std::vector<GpuInfo> gpus;
 };

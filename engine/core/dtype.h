@@ -38,6 +38,8 @@ constexpr std::string_view dtypeName(DType t) {
     return "?";
 }
 
-constexpr bool isFloating(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16; }
+constexpr bool isFloating(DType t) {
+    return t == DType::F32 || t == DType::F16 || t == DType::BF16;
+}
 
 } // namespace tb

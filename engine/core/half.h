@@ -37,7 +37,7 @@ TB_HD uint16_t floatToHalf(float f) {
         return static_cast<uint16_t>(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0u));
     if (absx >= 0x477ff000u) // rounds to a value above 65504: overflow
         return static_cast<uint16_t>(sign | 0x7c00u);
-    if (absx < 0x38800000u) { // below 2^-14: subnormal half or zero
+    if (absx < 0x38800000u) {   // below 2^-14: subnormal half or zero
         if (absx < 0x33000000u) // below half the smallest subnormal: flushes to zero
             return static_cast<uint16_t>(sign);
         // value / 2^-24 = mant * 2^(exp - 126): shift the mantissa right and round to even.
@@ -82,6 +82,8 @@ TB_HD uint16_t floatToBf16(float f) {
     return static_cast<uint16_t>((x + roundingBias) >> 16);
 }
 
-TB_HD float bf16ToFloat(uint16_t b) { return bitsToFloat(static_cast<uint32_t>(b) << 16); }
+TB_HD float bf16ToFloat(uint16_t b) {
+    return bitsToFloat(static_cast<uint32_t>(b) << 16);
+}
 
 } // namespace tb

@@ -60,8 +60,9 @@ Shape Shape::parse(const std::string& text, const std::string& field) {
         int64_t v = 0;
         auto [next, ec] = std::from_chars(p, end, v);
         if (ec != std::errc() || v <= 0 || (next != end && (*next != 'x' || next + 1 == end)))
-            throw ConfigError(field, "'" + text + "' is not a shape; write positive sizes "
-                                     "joined by 'x', e.g. 1x28x28");
+            throw ConfigError(field, "'" + text +
+                                         "' is not a shape; write positive sizes "
+                                         "joined by 'x', e.g. 1x28x28");
         dims.push_back(v);
         p = next == end ? end : next + 1;
     }

@@ -36,8 +36,8 @@ Tensor Tensor::slice(int64_t begin, int64_t end) const {
         throw Error("slice out of range");
     Shape s = m_shape;
     s[0] = end - begin;
-    const std::size_t rowBytes = static_cast<std::size_t>(numel() / std::max<int64_t>(m_shape[0], 1)) *
-                                 dtypeSize(m_dtype);
+    const std::size_t rowBytes =
+        static_cast<std::size_t>(numel() / std::max<int64_t>(m_shape[0], 1)) * dtypeSize(m_dtype);
     return Tensor(m_buffer, s, m_dtype, m_offset + static_cast<std::size_t>(begin) * rowBytes);
 }
 

@@ -48,12 +48,15 @@ IdxArray readIdx(ByteReader& in, int rank) {
             throw DatasetError(in.name(), 4 + 4 * i,
                                "implausible dimension " + std::to_string(dim) + " in the header");
         a.dims.push_back(dim);
-        items *= static_cast<uint64_t>(dim);
-        if (items > (uint64_t{1} << 40))
+        // items <= 2^40 before and dim < 2^31: check before multiplying so nothing overflows.
+        if (dim > 0 && items > (uint64_t{1} << 40) / static_cast<uint64_t>(dim))
             throw DatasetError(in.name(), 4 + 4 * i, "header claims an implausible size");
+        items *= static_cast<uint64_t>(dim);
     }
     const uint64_t headerBytes = 4 + 4 * static_cast<uint64_t>(rank);
     const uint64_t limit = in.sizeLimit() > headerBytes ? in.sizeLimit() - headerBytes : 0;
+    if (a.dims[0] == 0)
+        throw DatasetError(in.name(), 4, "header claims no items");
     if (items > limit) {
         throw DatasetError(in.name(), 4,
                            "header claims " + dimsText(a.dims) + " = " + std::to_string(items) +

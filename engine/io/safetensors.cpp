@@ -93,8 +93,9 @@ SafetensorsFile readSafetensors(const std::string& path) {
     for (int i = 0; i < 8; ++i)
         headerLen |= static_cast<uint64_t>(len[i]) << (8 * i);
     if (headerLen > size - 8 || headerLen > (100u << 20))
-        throw DatasetError(path, 0, "header length " + std::to_string(headerLen) +
-                                        " exceeds the file size " + std::to_string(size));
+        throw DatasetError(path, 0,
+                           "header length " + std::to_string(headerLen) +
+                               " exceeds the file size " + std::to_string(size));
     std::string text(headerLen, '\0');
     in.read(text.data(), static_cast<std::streamsize>(headerLen));
     nlohmann::json header;
@@ -119,7 +120,8 @@ SafetensorsFile readSafetensors(const std::string& path) {
         if (offsets.size() != 2 || offsets[1] < offsets[0] ||
             offsets[1] - offsets[0] != static_cast<uint64_t>(shape.numel()) * dtypeSize(dtype) ||
             dataStart + offsets[1] > size)
-            throw DatasetError(path, static_cast<int64_t>(dataStart + (offsets.empty() ? 0 : offsets[0])),
+            throw DatasetError(path,
+                               static_cast<int64_t>(dataStart + (offsets.empty() ? 0 : offsets[0])),
                                "tensor '" + name + "' lies outside the file or has the wrong size");
         Tensor t = Tensor::host(shape, dtype);
         in.seekg(static_cast<std::streamoff>(dataStart + offsets[0]));

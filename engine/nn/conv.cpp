@@ -64,8 +64,11 @@ int64_t Conv2d::flops(const std::vector<Shape>& in) const {
 }
 
 nlohmann::json Conv2d::options() const {
-    return {{"out_channels", m_outChannels}, {"kernel", m_kernel}, {"stride", m_stride},
-            {"padding", m_padding}, {"bias", m_hasBias}};
+    return {{"out_channels", m_outChannels},
+            {"kernel", m_kernel},
+            {"stride", m_stride},
+            {"padding", m_padding},
+            {"bias", m_hasBias}};
 }
 
 void Conv2d::forward(Backend& b, const Inputs& in, Tensor& out, bool) {

@@ -12,10 +12,10 @@ struct Graph::Node {
     std::unique_ptr<Layer> layer;
     std::vector<int> inputs; // node indices; -1 is the graph input
     std::vector<std::string> inputNames;
-    Shape unitShape;         // output shape for batch 1
+    Shape unitShape; // output shape for batch 1
     Tensor outStorage, gradStorage;
-    Tensor out, grad;        // views for the current batch
-    bool gradSet = false;    // grad holds a value in this backward pass
+    Tensor out, grad;     // views for the current batch
+    bool gradSet = false; // grad holds a value in this backward pass
 };
 
 Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint64_t seed)
@@ -54,8 +54,7 @@ Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint6
         }
         if (static_cast<int>(inputNames.size()) != node->layer->inputCount())
             layerError(name, "takes " + std::to_string(node->layer->inputCount()) +
-                                 " input(s), the spec gives " +
-                                 std::to_string(inputNames.size()));
+                                 " input(s), the spec gives " + std::to_string(inputNames.size()));
         for (const auto& in : inputNames) {
             const auto it = byName.find(in);
             if (it == byName.end())
@@ -80,8 +79,8 @@ Graph::~Graph() = default;
 std::vector<Shape> Graph::inputShapesOf(const Node& node, int64_t n) const {
     std::vector<Shape> shapes;
     for (int i : node.inputs) {
-        Shape s = i < 0 ? m_inputShape.withBatch(1)
-                        : m_nodes[static_cast<std::size_t>(i)]->unitShape;
+        Shape s =
+            i < 0 ? m_inputShape.withBatch(1) : m_nodes[static_cast<std::size_t>(i)]->unitShape;
         s[0] = n;
         shapes.push_back(s);
     }
@@ -97,7 +96,7 @@ void Graph::ensureBuffers(int64_t n) {
             node->outStorage = m_backend.empty(s, m_actDtype);
             node->gradStorage = m_backend.empty(s, m_actDtype);
         }
-        m_logitsGrad = m_backend.empty({n, m_classes}, m_actDtype);
+        m_logitsGradStorage = m_backend.empty({n, m_classes}, m_actDtype);
         m_capacity = n;
     }
     if (n == m_batch)
@@ -136,7 +135,7 @@ const Tensor& Graph::forward(const Tensor& x, bool training) {
 }
 
 Tensor& Graph::logitsGrad() {
-    m_logitsGrad = m_logitsGrad.slice(0, m_batch);
+    m_logitsGrad = m_logitsGradStorage.slice(0, m_batch);
     return m_logitsGrad;
 }
 

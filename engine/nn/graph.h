@@ -74,6 +74,7 @@ private:
     int64_t m_batch = 0;    // batch size of the last forward
     Tensor m_inputStorage;  // the cast input when x is not in the activation dtype
     Tensor m_input;         // what the first layers saw in the last forward (for backward)
+    Tensor m_logitsGradStorage;
     Tensor m_logitsGrad;
 };
 

@@ -7,15 +7,14 @@
 
 namespace tb {
 
-int64_t intOption(const nlohmann::json& spec, const char* key, int64_t fallback,
-                  int64_t minimum) {
+int64_t intOption(const nlohmann::json& spec, const char* key, int64_t fallback, int64_t minimum) {
     if (!spec.contains(key))
         return fallback;
     const auto& v = spec.at(key);
     if (!v.is_number_integer() || v.get<int64_t>() < minimum)
         layerError(spec.value("name", spec.value("type", "?")),
-                   std::string("option '") + key + "' must be an integer >= " +
-                       std::to_string(minimum) + ", got " + v.dump());
+                   std::string("option '") + key +
+                       "' must be an integer >= " + std::to_string(minimum) + ", got " + v.dump());
     return v.get<int64_t>();
 }
 
@@ -46,7 +45,8 @@ void layerError(const std::string& layer, const std::string& message) {
 void ensureTensor(Backend& b, Tensor& t, const Shape& shape, DType dtype) {
     if (t.defined() && t.dtype() == dtype && t.shape() == shape)
         return;
-    if (t.defined() && t.dtype() == dtype && t.buffer()->bytes() >= static_cast<std::size_t>(shape.numel()) * dtypeSize(dtype)) {
+    if (t.defined() && t.dtype() == dtype &&
+        t.buffer()->bytes() >= static_cast<std::size_t>(shape.numel()) * dtypeSize(dtype)) {
         t = Tensor(t.buffer(), shape, dtype);
         return;
     }

@@ -49,8 +49,8 @@ json mlp(const json& options) {
         if (dropout > 0.0f)
             layers.push_back(layer("dropout", n + ".dropout", {{"p", dropout}}));
     }
-    layers.push_back(layer("linear", "fc" + std::to_string(widths.size() + 1),
-                           {{"out_features", "CLASSES"}}));
+    layers.push_back(
+        layer("linear", "fc" + std::to_string(widths.size() + 1), {{"out_features", "CLASSES"}}));
     return layers;
 }
 
@@ -76,9 +76,9 @@ json fmnistCnn() {
     int64_t channels = 32;
     for (int i = 1; i <= 2; ++i, channels *= 2) {
         const std::string b = "block" + std::to_string(i);
-        layers.push_back(layer("conv2d", b + ".conv",
-                               {{"out_channels", channels}, {"kernel", 3}, {"padding", 1},
-                                {"bias", false}}));
+        layers.push_back(
+            layer("conv2d", b + ".conv",
+                  {{"out_channels", channels}, {"kernel", 3}, {"padding", 1}, {"bias", false}}));
         layers.push_back(layer("batchnorm2d", b + ".bn"));
         layers.push_back(layer("relu", b + ".relu"));
         layers.push_back(layer("maxpool2d", b + ".pool", {{"kernel", 2}}));
@@ -109,24 +109,30 @@ json resnet(int depth, const std::string& shortcut) {
             const int64_t stride = (stage > 0 && i == 0) ? 2 : 1;
             const std::string b = "layer" + std::to_string(stage + 1) + "." + std::to_string(i);
             layers.push_back(layer("conv2d", b + ".conv1",
-                                   {{"out_channels", cout}, {"kernel", 3}, {"stride", stride},
-                                    {"padding", 1}, {"bias", false}, {"inputs", {prev}}}));
+                                   {{"out_channels", cout},
+                                    {"kernel", 3},
+                                    {"stride", stride},
+                                    {"padding", 1},
+                                    {"bias", false},
+                                    {"inputs", {prev}}}));
             layers.push_back(layer("batchnorm2d", b + ".bn1"));
             layers.push_back(layer("relu", b + ".relu1"));
-            layers.push_back(layer("conv2d", b + ".conv2",
-                                   {{"out_channels", cout}, {"kernel", 3}, {"padding", 1},
-                                    {"bias", false}}));
+            layers.push_back(
+                layer("conv2d", b + ".conv2",
+                      {{"out_channels", cout}, {"kernel", 3}, {"padding", 1}, {"bias", false}}));
             layers.push_back(layer("batchnorm2d", b + ".bn2"));
             std::string identity = prev;
             if (stride != 1 || cin != cout) {
                 if (shortcut == "A") {
-                    layers.push_back(layer("shortcut_pad", b + ".shortcut",
-                                           {{"out_channels", cout}, {"stride", stride},
-                                            {"inputs", {prev}}}));
+                    layers.push_back(
+                        layer("shortcut_pad", b + ".shortcut",
+                              {{"out_channels", cout}, {"stride", stride}, {"inputs", {prev}}}));
                 } else {
                     layers.push_back(layer("conv2d", b + ".shortcut",
-                                           {{"out_channels", cout}, {"kernel", 1},
-                                            {"stride", stride}, {"bias", false},
+                                           {{"out_channels", cout},
+                                            {"kernel", 1},
+                                            {"stride", stride},
+                                            {"bias", false},
                                             {"inputs", {prev}}}));
                     layers.push_back(layer("batchnorm2d", b + ".shortcut_bn"));
                     identity = b + ".shortcut_bn";
@@ -153,9 +159,9 @@ json vggSmall(const json& options) {
     for (int stage = 1; stage <= 3; ++stage, channels *= 2) {
         for (int i = 1; i <= 2; ++i) {
             const std::string b = "stage" + std::to_string(stage) + ".conv" + std::to_string(i);
-            layers.push_back(layer("conv2d", b,
-                                   {{"out_channels", channels}, {"kernel", 3}, {"padding", 1},
-                                    {"bias", false}}));
+            layers.push_back(layer(
+                "conv2d", b,
+                {{"out_channels", channels}, {"kernel", 3}, {"padding", 1}, {"bias", false}}));
             layers.push_back(layer("batchnorm2d", b + ".bn"));
             layers.push_back(layer("relu", b + ".relu"));
         }
@@ -188,7 +194,8 @@ const std::vector<ZooEntry>& modelZoo() {
         {"mlp", "multi-layer perceptron, hidden widths 256,128 (model.hidden)", {1, 28, 28}},
         {"lenet5", "LeNet-5: conv 6@5x5 pad 2, pool, conv 16@5x5, pool, FC 120-84", {1, 28, 28}},
         {"fmnist-cnn", "2 x (conv 3x3 + BN + ReLU + max pool), FC 128: the default", {1, 28, 28}},
-        {"resnet20", "CIFAR ResNet-20 (He et al. 2016), option-A shortcuts (model.shortcut)",
+        {"resnet20",
+         "CIFAR ResNet-20 (He et al. 2016), option-A shortcuts (model.shortcut)",
          {3, 32, 32}},
         {"resnet32", "CIFAR ResNet-32", {3, 32, 32}},
         {"resnet56", "CIFAR ResNet-56", {3, 32, 32}},
@@ -222,8 +229,8 @@ nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int 
     for (auto& l : layers)
         if (l.value("out_features", json()) == "CLASSES")
             l["out_features"] = classes;
-    return {{"name", nameOrPath}, {"input", input.dims()}, {"classes", classes},
-            {"layers", layers}};
+    return {
+        {"name", nameOrPath}, {"input", input.dims()}, {"classes", classes}, {"layers", layers}};
 }
 
 } // namespace tb

@@ -27,7 +27,9 @@ Dropout::Dropout(const nlohmann::json& spec) : m_p(floatOption(spec, "p", 0.5f))
         layerError(spec.value("name", "dropout"), "p must be in [0, 1)");
 }
 
-void Dropout::init(Backend&, const std::vector<Shape>&, uint64_t seed) { m_seed = seed; }
+void Dropout::init(Backend&, const std::vector<Shape>&, uint64_t seed) {
+    m_seed = seed;
+}
 
 void Dropout::forward(Backend& b, const Inputs& in, Tensor& out, bool training) {
     m_lastTraining = training && m_p > 0.0f;
@@ -54,7 +56,9 @@ Shape Add::outputShape(const std::vector<Shape>& in) const {
     return in[0];
 }
 
-void Add::forward(Backend& b, const Inputs& in, Tensor& out, bool) { b.add(*in[0], *in[1], out); }
+void Add::forward(Backend& b, const Inputs& in, Tensor& out, bool) {
+    b.add(*in[0], *in[1], out);
+}
 
 void Add::backward(Backend& b, const Inputs&, const Tensor&, const Tensor& dout,
                    const std::vector<Tensor*>& din) {

@@ -29,8 +29,8 @@ Tensor toHost(Backend& b, const Tensor& t) {
 std::string defaultCheckpointRoot() {
     const char* xdg = std::getenv("XDG_DATA_HOME");
     const char* home = std::getenv("HOME");
-    const std::string base = xdg && *xdg ? std::string(xdg)
-                                         : std::string(home ? home : ".") + "/.local/share";
+    const std::string base =
+        xdg && *xdg ? std::string(xdg) : std::string(home ? home : ".") + "/.local/share";
     return base + "/TrainBench/checkpoints";
 }
 
@@ -112,12 +112,13 @@ Position Checkpointer::load(const std::string& path, Graph& graph, Optimizer& op
     const auto restore = [&](const std::string& name, Tensor& dst) {
         const auto it = file.tensors.find(name);
         if (it == file.tensors.end())
-            throw DatasetError(path, -1, "checkpoint has no tensor '" + name +
-                                             "': it was saved from a different model or optimizer");
+            throw DatasetError(path, -1,
+                               "checkpoint has no tensor '" + name +
+                                   "': it was saved from a different model or optimizer");
         if (!(it->second.shape() == dst.shape()) || it->second.dtype() != dst.dtype())
-            throw DatasetError(path, -1, "tensor '" + name + "' has shape " +
-                                             it->second.shape().toString() + ", the model needs " +
-                                             dst.shape().toString());
+            throw DatasetError(path, -1,
+                               "tensor '" + name + "' has shape " + it->second.shape().toString() +
+                                   ", the model needs " + dst.shape().toString());
         b.copy(it->second, dst);
     };
     for (const NamedTensor& t : graph.stateDict())

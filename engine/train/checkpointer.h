@@ -31,8 +31,7 @@ public:
     std::string save(const Position& pos, Graph& graph, Optimizer& optimizer, GradScaler* scaler,
                      bool best);
     // Restores state saved by save() into a graph/optimizer built from the same config.
-    Position load(const std::string& path, Graph& graph, Optimizer& optimizer,
-                  GradScaler* scaler);
+    Position load(const std::string& path, Graph& graph, Optimizer& optimizer, GradScaler* scaler);
     static RunConfig configOf(const std::string& path);
     const std::string& directory() const { return m_dir; }
 

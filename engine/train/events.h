@@ -22,9 +22,9 @@ struct RunStartedEvent {
     nlohmann::json config;      // RunConfig::toJson()
     nlohmann::json environment; // device, backend, library versions, host
     nlohmann::json modelSummary;
-    std::string device;         // "cpu" or "cuda:0"
-    int64_t stepsPerEpoch = 0;  // optimizer steps
-    int64_t totalSteps = 0;     // bound from max_epochs / max_steps
+    std::string device;        // "cpu" or "cuda:0"
+    int64_t stepsPerEpoch = 0; // optimizer steps
+    int64_t totalSteps = 0;    // bound from max_epochs / max_steps
     int64_t resumedFromStep = 0;
 };
 

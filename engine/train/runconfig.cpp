@@ -133,26 +133,35 @@ const FieldBinding& binding(const std::string& key) {
 } // namespace
 
 #define TB_INT(key, member, min, max, help)                                                        \
-    {{key, "int", {}, help},                                                                       \
-     [](RunConfig& c, const json& v) {                                                             \
-         c.member = static_cast<decltype(c.member)>(asInt(binding(key).field, v, min, max));       \
-     },                                                                                            \
-     [](const RunConfig& c) { return json(c.member); }}
+    {                                                                                              \
+        {key, "int", {}, help},                                                                    \
+            [](RunConfig& c, const json& v) {                                                      \
+                c.member =                                                                         \
+                    static_cast<decltype(c.member)>(asInt(binding(key).field, v, min, max));       \
+            },                                                                                     \
+            [](const RunConfig& c) { return json(c.member); }                                      \
+    }
 #define TB_FLOAT(key, member, min, max, minOpen, help)                                             \
-    {{key, "float", {}, help},                                                                     \
-     [](RunConfig& c, const json& v) {                                                             \
-         c.member = static_cast<decltype(c.member)>(                                               \
-             asFloat(binding(key).field, v, min, max, minOpen));                                   \
-     },                                                                                            \
-     [](const RunConfig& c) { return json(c.member); }}
+    {                                                                                              \
+        {key, "float", {}, help},                                                                  \
+            [](RunConfig& c, const json& v) {                                                      \
+                c.member = static_cast<decltype(c.member)>(                                        \
+                    asFloat(binding(key).field, v, min, max, minOpen));                            \
+            },                                                                                     \
+            [](const RunConfig& c) { return json(c.member); }                                      \
+    }
 #define TB_BOOL(key, member, help)                                                                 \
-    {{key, "bool", {}, help},                                                                      \
-     [](RunConfig& c, const json& v) { c.member = asBool(binding(key).field, v); },                \
-     [](const RunConfig& c) { return json(c.member); }}
+    {                                                                                              \
+        {key, "bool", {}, help},                                                                   \
+            [](RunConfig& c, const json& v) { c.member = asBool(binding(key).field, v); },         \
+            [](const RunConfig& c) { return json(c.member); }                                      \
+    }
 #define TB_STRING(key, member, choices, help)                                                      \
-    {{key, choices.empty() ? "string" : "choice", choices, help},                                  \
-     [](RunConfig& c, const json& v) { c.member = asString(binding(key).field, v); },              \
-     [](const RunConfig& c) { return json(c.member); }}
+    {                                                                                              \
+        {key, choices.empty() ? "string" : "choice", choices, help},                               \
+            [](RunConfig& c, const json& v) { c.member = asString(binding(key).field, v); },       \
+            [](const RunConfig& c) { return json(c.member); }                                      \
+    }
 
 namespace {
 
@@ -171,19 +180,26 @@ std::vector<FieldBinding> makeBindings() {
          [](const RunConfig& c) { return json(c.tags); }},
         TB_STRING("model", model, kNone, "zoo name (trainbench-cli models) or a spec .json path"),
         {{"model.hidden", "string", {}, "mlp hidden widths, e.g. 256,128"},
-         [](RunConfig& c, const json& v) { c.modelOptions["hidden"] = asString(binding("model.hidden").field, v); },
+         [](RunConfig& c, const json& v) {
+             c.modelOptions["hidden"] = asString(binding("model.hidden").field, v);
+         },
          [](const RunConfig& c) { return c.modelOptions.value("hidden", json("256,128")); }},
         {{"model.shortcut", "choice", {"A", "B"}, "ResNet shortcut: A parameter-free, B 1x1 conv"},
-         [](RunConfig& c, const json& v) { c.modelOptions["shortcut"] = asString(binding("model.shortcut").field, v); },
+         [](RunConfig& c, const json& v) {
+             c.modelOptions["shortcut"] = asString(binding("model.shortcut").field, v);
+         },
          [](const RunConfig& c) { return c.modelOptions.value("shortcut", json("A")); }},
         {{"model.dropout", "float", {}, "dropout probability in mlp / vgg-small classifiers"},
-         [](RunConfig& c, const json& v) { c.modelOptions["dropout"] = asFloat(binding("model.dropout").field, v, 0.0, 0.99); },
+         [](RunConfig& c, const json& v) {
+             c.modelOptions["dropout"] = asFloat(binding("model.dropout").field, v, 0.0, 0.99);
+         },
          [](const RunConfig& c) { return c.modelOptions.value("dropout", json(0.0)); }},
         TB_STRING("dataset", data.name,
                   (Choices{"fashion-mnist", "mnist", "cifar10", "cifar100", "imagefolder", "csv",
                            "spirals", "blobs", "shapes"}),
                   "dataset to train on"),
-        TB_STRING("data.root", data.root, kNone, "dataset folder or file (default: its usual place)"),
+        TB_STRING("data.root", data.root, kNone,
+                  "dataset folder or file (default: its usual place)"),
         TB_FLOAT("data.val_fraction", data.valFraction, 0.0, 0.9, false,
                  "held-out fraction for sets without a test split"),
         TB_BOOL("data.augment", data.augment, "random crop + flip while training"),
@@ -276,7 +292,9 @@ void RunConfig::set(const std::string& key, const std::string& value) {
     b.set(*this, fromText(b.field, value));
 }
 
-void RunConfig::setJson(const std::string& key, const json& value) { binding(key).set(*this, value); }
+void RunConfig::setJson(const std::string& key, const json& value) {
+    binding(key).set(*this, value);
+}
 
 void RunConfig::applyJson(const json& object, const std::string& prefix) {
     if (!object.is_object())

@@ -16,7 +16,7 @@
 namespace tb {
 
 struct RunConfig {
-    std::string name;       // run name; empty = "<model>-<dataset>"
+    std::string name; // run name; empty = "<model>-<dataset>"
     std::vector<std::string> tags;
     std::string model = "fmnist-cnn";
     nlohmann::json modelOptions = nlohmann::json::object(); // model.hidden, model.shortcut, ...
@@ -30,17 +30,17 @@ struct RunConfig {
     std::string precision = "32"; // 32 | 16-mixed | bf16-mixed
     int accumulateGradBatches = 1;
     int64_t maxEpochs = 2;
-    int64_t maxSteps = -1;        // optimizer steps; -1 = no limit
+    int64_t maxSteps = -1; // optimizer steps; -1 = no limit
     float lr = 0.05f;
     OptimizerConfig optimizer;
     ScheduleConfig schedule;
     float labelSmoothing = 0.0f;
     uint64_t seed = 0;
     std::string device = "auto";
-    int threads = 0;              // CPU compute pool; 0 = one per core
-    int logEveryNSteps = 10;      // optimizer steps between StepEvents (and loss read-backs)
-    std::string checkpointDir;    // empty = next to the run store
-    int saveEveryNEpochs = 1;     // 0 = only at the end or when stopped
+    int threads = 0;           // CPU compute pool; 0 = one per core
+    int logEveryNSteps = 10;   // optimizer steps between StepEvents (and loss read-backs)
+    std::string checkpointDir; // empty = next to the run store
+    int saveEveryNEpochs = 1;  // 0 = only at the end or when stopped
     int keepLastCheckpoints = 2;
     GradScalerConfig scaler;
 

@@ -10,7 +10,7 @@ namespace tb {
 
 struct StepBenchOptions {
     std::string model = "mlp";
-    std::string input;          // sample shape "3x32x32"; empty = the model's default
+    std::string input; // sample shape "3x32x32"; empty = the model's default
     int64_t batch = 128;
     int steps = 30;
     int warmup = 5;

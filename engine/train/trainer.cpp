@@ -88,8 +88,7 @@ void Trainer::State::setup() {
     const DatasetSplits data = openDatasets(config.data, config.seed);
     const nlohmann::json spec = modelSpec(config.model, data.train->sampleShape(),
                                           data.train->numClasses(), config.modelOptions);
-    graph = std::make_unique<Graph>(spec, *backend, activationDtype(config.precision),
-                                    config.seed);
+    graph = std::make_unique<Graph>(spec, *backend, activationDtype(config.precision), config.seed);
     if (!(graph->inputShape() == data.train->sampleShape()))
         throw ConfigError("model", "the model takes " + graph->inputShape().toString() +
                                        " samples but " + config.data.name + " has " +
@@ -317,14 +316,13 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
             s.summary.finalValLoss = epoch.valLoss;
             s.summary.finalValAcc = epoch.valAcc;
             s.summary.epochs = epoch.epoch;
-            const bool periodic = s.config.saveEveryNEpochs > 0 &&
-                                  epoch.epoch % s.config.saveEveryNEpochs == 0;
+            const bool periodic =
+                s.config.saveEveryNEpochs > 0 && epoch.epoch % s.config.saveEveryNEpochs == 0;
             if (periodic || s.done())
-                epoch.checkpoint = s.checkpointer->save(s.pos, *s.graph, *s.optimizer,
-                                                        s.scaler.get(),
-                                                        s.summary.bestEpoch == epoch.epoch);
-            finished.checkpoint = epoch.checkpoint.empty() ? finished.checkpoint
-                                                           : epoch.checkpoint;
+                epoch.checkpoint =
+                    s.checkpointer->save(s.pos, *s.graph, *s.optimizer, s.scaler.get(),
+                                         s.summary.bestEpoch == epoch.epoch);
+            finished.checkpoint = epoch.checkpoint.empty() ? finished.checkpoint : epoch.checkpoint;
             s.sink.onEvent(epoch);
         }
         if (stopped || s.pos.batchInEpoch > 0) { // mid-epoch: a stop or max_steps

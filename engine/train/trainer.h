@@ -27,8 +27,8 @@ private:
 };
 
 struct TrainerOptions {
-    std::string runId;       // empty: generated
-    std::string resumeFrom;  // checkpoint path to continue from
+    std::string runId;          // empty: generated
+    std::string resumeFrom;     // checkpoint path to continue from
     std::string checkpointRoot; // default root when config.checkpoint_dir is empty
 };
 

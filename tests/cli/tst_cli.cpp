@@ -40,8 +40,8 @@ private slots:
         QTest::addColumn<QString>("key");
         QTest::newRow("batch_size=0") << QStringList{"--set", "batch_size=0"} << "batch_size";
         QTest::newRow("lr=-1") << QStringList{"--set", "lr=-1"} << "lr";
-        QTest::newRow("unknown key") << QStringList{"--set", "learning_rate=0.1"}
-                                     << "learning_rate";
+        QTest::newRow("unknown key")
+            << QStringList{"--set", "learning_rate=0.1"} << "learning_rate";
         QTest::newRow("unknown model") << QStringList{"--set", "model=resnet9000"} << "model";
         QTest::newRow("bad --set") << QStringList{"--set", "lr"} << "--set";
     }
@@ -57,14 +57,14 @@ private slots:
 
     void trainPrintsJsonSummary() {
         QTemporaryDir home;
-        const Result r = runCli({"train", "--json", "--set", "dataset=blobs", "--set",
-                                 "model=mlp", "--set", "max_epochs=2", "--set", "batch_size=50",
-                                 "--set", "device=cpu"},
-                                home.path());
+        const Result r =
+            runCli({"train", "--json", "--set", "dataset=blobs", "--set", "model=mlp", "--set",
+                    "max_epochs=2", "--set", "batch_size=50", "--set", "device=cpu"},
+                   home.path());
         QVERIFY2(r.code == 0, qPrintable(r.err));
         const QJsonObject j = lastJsonLine(r.out);
-        for (const char* key : {"run_id", "status", "epochs", "train_loss", "test_loss",
-                                "test_acc", "samples_per_s"})
+        for (const char* key :
+             {"run_id", "status", "epochs", "train_loss", "test_loss", "test_acc", "samples_per_s"})
             QVERIFY2(j.contains(key), key);
         QCOMPARE(j["status"].toString(), QString("completed"));
         QCOMPARE(j["epochs"].toInt(), 2);
@@ -90,11 +90,11 @@ private slots:
         QTemporaryDir home;
         const Result models = runCli({"models"}, home.path());
         QCOMPARE(models.code, 0);
-        for (const char* m : {"mlp", "lenet5", "fmnist-cnn", "resnet20", "resnet32", "resnet56",
-                              "vgg-small"})
+        for (const char* m :
+             {"mlp", "lenet5", "fmnist-cnn", "resnet20", "resnet32", "resnet56", "vgg-small"})
             QVERIFY2(models.out.contains(m), m);
-        const Result summary = runCli({"summary", "--model", "lenet5", "--input", "1x28x28"},
-                                      home.path());
+        const Result summary =
+            runCli({"summary", "--model", "lenet5", "--input", "1x28x28"}, home.path());
         QCOMPARE(summary.code, 0);
         QVERIFY(summary.out.contains("61.7K parameters"));
     }

@@ -133,6 +133,12 @@ private slots:
         QTest::newRow("claims-more-items")
             << "train-images-idx3-ubyte" << bytes(idxBytes({1000000, 4, 3}, {1, 2, 3})) << false
             << qint64(4);
+        QTest::newRow("zero-items")
+            << "train-images-idx3-ubyte" << bytes(idxBytes({0, 0x80000, 0x12080b}, {})) << false
+            << qint64(4);
+        QTest::newRow("huge-dims-overflow")
+            << "train-images-idx3-ubyte"
+            << bytes(idxBytes({0x7fffffff, 0x7fffffff, 0x7fffffff}, {})) << false << qint64(8);
         QTest::newRow("truncated-data")
             << "train-images-idx3-ubyte" << bytes(truncated(idxImages(20, 4, 3), 100)) << false
             << qint64(4);

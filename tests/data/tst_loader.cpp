@@ -275,12 +275,14 @@ private slots:
         LoaderOptions o;
         o.batchSize = 8;
         o.numWorkers = 1;
+        o.pinMemory = true; // no effect on the CPU backend
         DataLoader loader(ds, o, *m_backend);
-        QVERIFY(!loader.pinned());
+        QCOMPARE(loader.pinned(), m_backend->supportsPinnedMemory());
         loader.startEpoch(0);
         auto b = loader.next();
         QVERIFY(b);
         QVERIFY(b->produceMs >= 7.0);
+        QCOMPARE(b->inputs.pinned(), loader.pinned());
         QVERIFY(b->waitMs >= 0.0);
     }
 

@@ -27,7 +27,7 @@ if ! cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTB_CUDA=ON -DTB_B
 fi
 # Only what the check runs: the plugin, the CLI and the GPU / device tests.
 if ! cmake --build "$BUILD" -j"$JOBS" --target trainbench_cuda trainbench-cli tst_gpu_ops \
-        tst_gpu_memory tst_backend_devices > "$BUILD/build.log" 2>&1; then
+        tst_gpu_memory tst_gpu_models tst_backend_devices > "$BUILD/build.log" 2>&1; then
     say "build FAILED"; grep -m20 -E "error|Error" "$BUILD/build.log" | tee -a "$REPORT"; exit 1
 fi
 say "built in $(( $(date +%s) - started )) s"
@@ -50,14 +50,14 @@ say "parity lines: $(grep -c maxdiff "$BUILD/parity.txt") ($(grep -c 'FAIL' "$BU
 grep -E "FAIL|worst" "$BUILD/parity.txt" | head -40 | tee -a "$REPORT"
 
 section "bench resnet20 batch 512 16-mixed"
-timeout 180 "$CLI" bench --device cuda:0 --model resnet20 --batch 512 --set precision=16-mixed \
+timeout 180 "$CLI" bench --device cuda:0 --model resnet20 --batch 512 --precision 16-mixed --compare-cpu \
     --json > "$BUILD/bench-resnet20.json" 2> "$BUILD/bench-resnet20.err"
 bench1_rc=$?
 say "rc=$bench1_rc"; head -c 2000 "$BUILD/bench-resnet20.json" | tee -a "$REPORT"
 tail -5 "$BUILD/bench-resnet20.err" | tee -a "$REPORT"
 
 section "bench fmnist-cnn batch 256"
-timeout 120 "$CLI" bench --device cuda:0 --model fmnist-cnn --batch 256 --json \
+timeout 120 "$CLI" bench --device cuda:0 --model fmnist-cnn --batch 256 --compare-cpu --json \
     > "$BUILD/bench-fmnist.json" 2> "$BUILD/bench-fmnist.err"
 bench2_rc=$?
 say "rc=$bench2_rc"; head -c 2000 "$BUILD/bench-fmnist.json" | tee -a "$REPORT"

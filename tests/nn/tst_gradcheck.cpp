@@ -17,7 +17,8 @@ private slots:
     void layer_data() {
         QTest::addColumn<QString>("spec");
         QTest::addColumn<QString>("shapes"); // ';'-separated input shapes
-        QTest::newRow("linear") << R"({"type":"linear","out_features":5})" << "3x7";
+        QTest::newRow("linear") << R"({"type":"linear","out_features":5})"
+                                << "3x7";
         QTest::newRow("linear-no-bias") << R"({"type":"linear","out_features":4,"bias":false})"
                                         << "2x2x3";
         QTest::newRow("conv2d") << R"({"type":"conv2d","out_channels":3,"kernel":3,"padding":1})"
@@ -27,18 +28,29 @@ private slots:
             << "2x3x7x7";
         QTest::newRow("conv2d-1x1") << R"({"type":"conv2d","out_channels":2,"kernel":1})"
                                     << "1x3x4x4";
-        QTest::newRow("batchnorm2d") << R"({"type":"batchnorm2d"})" << "4x3x3x3";
-        QTest::newRow("relu") << R"({"type":"relu"})" << "2x10";
-        QTest::newRow("leakyrelu") << R"({"type":"leakyrelu","negative_slope":0.2})" << "2x10";
-        QTest::newRow("gelu") << R"({"type":"gelu"})" << "2x10";
-        QTest::newRow("maxpool2d") << R"({"type":"maxpool2d","kernel":2})" << "2x2x4x4";
-        QTest::newRow("maxpool2d-3s2p1") << R"({"type":"maxpool2d","kernel":3,"stride":2,"padding":1})"
-                                        << "1x2x5x5";
-        QTest::newRow("avgpool2d") << R"({"type":"avgpool2d","kernel":2})" << "2x2x4x4";
-        QTest::newRow("globalavgpool") << R"({"type":"globalavgpool"})" << "2x3x4x4";
-        QTest::newRow("dropout") << R"({"type":"dropout","p":0.3})" << "4x8";
-        QTest::newRow("flatten") << R"({"type":"flatten"})" << "2x2x3x3";
-        QTest::newRow("add") << R"({"type":"add"})" << "2x3;2x3";
+        QTest::newRow("batchnorm2d") << R"({"type":"batchnorm2d"})"
+                                     << "4x3x3x3";
+        QTest::newRow("relu") << R"({"type":"relu"})"
+                              << "2x10";
+        QTest::newRow("leakyrelu") << R"({"type":"leakyrelu","negative_slope":0.2})"
+                                   << "2x10";
+        QTest::newRow("gelu") << R"({"type":"gelu"})"
+                              << "2x10";
+        QTest::newRow("maxpool2d") << R"({"type":"maxpool2d","kernel":2})"
+                                   << "2x2x4x4";
+        QTest::newRow("maxpool2d-3s2p1")
+            << R"({"type":"maxpool2d","kernel":3,"stride":2,"padding":1})"
+            << "1x2x5x5";
+        QTest::newRow("avgpool2d") << R"({"type":"avgpool2d","kernel":2})"
+                                   << "2x2x4x4";
+        QTest::newRow("globalavgpool") << R"({"type":"globalavgpool"})"
+                                       << "2x3x4x4";
+        QTest::newRow("dropout") << R"({"type":"dropout","p":0.3})"
+                                 << "4x8";
+        QTest::newRow("flatten") << R"({"type":"flatten"})"
+                                 << "2x2x3x3";
+        QTest::newRow("add") << R"({"type":"add"})"
+                             << "2x3;2x3";
         QTest::newRow("shortcut_pad") << R"({"type":"shortcut_pad","out_channels":4,"stride":2})"
                                       << "2x2x4x4";
     }
@@ -74,8 +86,7 @@ private slots:
         Tensor grad = Tensor::host({n, c}, DType::F32);
         const auto loss = [&]() {
             m_backend->fill(sums, 0.0f);
-            m_backend->softmaxCrossEntropy(logits, labels, smoothing, sums, nullptr, nullptr,
-                                           1.0f);
+            m_backend->softmaxCrossEntropy(logits, labels, smoothing, sums, nullptr, nullptr, 1.0f);
             return static_cast<double>(sums.data<float>()[0]);
         };
         m_backend->fill(sums, 0.0f);

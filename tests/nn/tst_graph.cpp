@@ -54,9 +54,22 @@ private slots:
         }
     }
 
+    // A short last batch, then a full one again: buffers are views of the largest batch.
+    void batchSizeMayChangeBetweenCalls() {
+        Graph g(modelSpec("fmnist-cnn", {1, 28, 28}, 10), *m_backend, DType::F32, 1);
+        for (int64_t n : {8, 3, 8, 5}) {
+            Tensor x = test::randomTensor({n, 1, 28, 28}, static_cast<uint64_t>(n));
+            QCOMPARE(g.forward(x, true).dim(0), n);
+            Tensor& d = g.logitsGrad();
+            QCOMPARE(d.dim(0), n);
+            m_backend->fill(d, 0.01f);
+            g.backward(d);
+        }
+    }
+
     void resnetOptionB() {
-        Graph g(modelSpec("resnet20", {3, 32, 32}, 10, {{"shortcut", "B"}}), *m_backend,
-                DType::F32, 0);
+        Graph g(modelSpec("resnet20", {3, 32, 32}, 10, {{"shortcut", "B"}}), *m_backend, DType::F32,
+                0);
         // Two 1x1 projections (16->32, 32->64) with their batch norms.
         QCOMPARE(g.parameterCount(), qint64(269722 + 16 * 32 + 64 + 32 * 64 + 128));
     }
@@ -64,9 +77,10 @@ private slots:
     void badSpecsNameTheProblem_data() {
         QTest::addColumn<QString>("spec");
         QTest::addColumn<QString>("mentions");
-        QTest::newRow("no-layers") << R"({"input":[4],"classes":2})" << "layers";
-        QTest::newRow("unknown-type")
-            << R"({"input":[4],"classes":2,"layers":[{"type":"lstm"}]})" << "unknown layer type 'lstm'";
+        QTest::newRow("no-layers") << R"({"input":[4],"classes":2})"
+                                   << "layers";
+        QTest::newRow("unknown-type") << R"({"input":[4],"classes":2,"layers":[{"type":"lstm"}]})"
+                                      << "unknown layer type 'lstm'";
         QTest::newRow("bad-input-name")
             << R"({"input":[4],"classes":2,"layers":[{"type":"linear","out_features":2,"inputs":["nope"]}]})"
             << "input 'nope'";

@@ -30,8 +30,8 @@ double lossOf(Backend& b, Layer& layer, const std::vector<Tensor>& in, Tensor& o
 }
 
 // Compares analytic gradient `ana` of tensor `x` with central differences.
-float relativeError(Backend& b, Layer& layer, std::vector<Tensor>& in, Tensor& out,
-                    const Tensor& r, Tensor& x, const Tensor& ana) {
+float relativeError(Backend& b, Layer& layer, std::vector<Tensor>& in, Tensor& out, const Tensor& r,
+                    Tensor& x, const Tensor& ana) {
     double diff2 = 0.0, num2 = 0.0;
     const int64_t n = x.numel();
     const int64_t stride = std::max<int64_t>(1, n / kMaxProbes);
@@ -68,7 +68,8 @@ GradCheckResult gradCheckLayer(Backend& b, Layer& layer, const std::vector<Shape
     Tensor out = Tensor::host(layer.outputShape(shapes), DType::F32);
     Tensor r = Tensor::host(out.shape(), DType::F32);
     for (int64_t i = 0; i < r.numel(); ++i)
-        r.data<float>()[i] = 2.0f * math::uniform01(seed ^ 0xabcdu, static_cast<uint64_t>(i)) - 1.0f;
+        r.data<float>()[i] =
+            2.0f * math::uniform01(seed ^ 0xabcdu, static_cast<uint64_t>(i)) - 1.0f;
 
     // Analytic gradients.
     for (Param* p : layer.params())
@@ -99,8 +100,7 @@ GradCheckResult gradCheckLayer(Backend& b, Layer& layer, const std::vector<Shape
         }
     };
     for (std::size_t k = 0; k < in.size(); ++k)
-        consider(relativeError(b, layer, in, out, r, in[k], din[k]),
-                 "input " + std::to_string(k));
+        consider(relativeError(b, layer, in, out, r, in[k], din[k]), "input " + std::to_string(k));
     const auto params = layer.params();
     for (std::size_t k = 0; k < params.size(); ++k)
         consider(relativeError(b, layer, in, out, r, params[k]->value, paramGrads[k]),

@@ -13,7 +13,8 @@ namespace tb::test {
 
 void writeFile(const std::string& path, const std::vector<uint8_t>& bytes) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
     if (!out)
         throw Error("cannot write test file " + path);
 }
@@ -22,7 +23,8 @@ void writeGzipFile(const std::string& path, const std::vector<uint8_t>& bytes) {
     gzFile f = gzopen(path.c_str(), "wb");
     if (!f)
         throw Error("cannot write test file " + path);
-    const int written = bytes.empty() ? 0 : gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size()));
+    const int written =
+        bytes.empty() ? 0 : gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size()));
     gzclose(f);
     if (written != static_cast<int>(bytes.size()))
         throw Error("cannot write test file " + path);

@@ -30,8 +30,8 @@ private slots:
         for (int step = 0; step < 3; ++step) {
             big.zeroGrad();
             b->fill(sums, 0.0f);
-            b->softmaxCrossEntropy(big.forward(x, true), y, 0.0f, sums, &big.logitsGrad(),
-                                   nullptr, 1.0f);
+            b->softmaxCrossEntropy(big.forward(x, true), y, 0.0f, sums, &big.logitsGrad(), nullptr,
+                                   1.0f);
             big.backward(big.logitsGrad());
             optBig.step(0.05f, nullptr, nullptr);
 

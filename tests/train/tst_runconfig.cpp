@@ -12,19 +12,32 @@ private slots:
     void rejectsInvalidValues_data() {
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("value");
-        QTest::newRow("batch_size=0") << "batch_size" << "0";
-        QTest::newRow("batch_size=abc") << "batch_size" << "abc";
-        QTest::newRow("lr=-1") << "lr" << "-1";
-        QTest::newRow("lr=0") << "lr" << "0";
-        QTest::newRow("num_workers=-2") << "num_workers" << "-2";
-        QTest::newRow("precision=8") << "precision" << "8";
-        QTest::newRow("optimizer=rmsprop") << "optimizer" << "rmsprop";
-        QTest::newRow("momentum=1.5") << "momentum" << "1.5";
-        QTest::newRow("pin_memory=maybe") << "pin_memory" << "maybe";
-        QTest::newRow("accumulate_grad_batches=0") << "accumulate_grad_batches" << "0";
-        QTest::newRow("dataset=imagenet") << "dataset" << "imagenet";
-        QTest::newRow("max_steps=-5") << "max_steps" << "-5";
-        QTest::newRow("unknown-key") << "batchsize" << "64";
+        QTest::newRow("batch_size=0") << "batch_size"
+                                      << "0";
+        QTest::newRow("batch_size=abc") << "batch_size"
+                                        << "abc";
+        QTest::newRow("lr=-1") << "lr"
+                               << "-1";
+        QTest::newRow("lr=0") << "lr"
+                              << "0";
+        QTest::newRow("num_workers=-2") << "num_workers"
+                                        << "-2";
+        QTest::newRow("precision=8") << "precision"
+                                     << "8";
+        QTest::newRow("optimizer=rmsprop") << "optimizer"
+                                           << "rmsprop";
+        QTest::newRow("momentum=1.5") << "momentum"
+                                      << "1.5";
+        QTest::newRow("pin_memory=maybe") << "pin_memory"
+                                          << "maybe";
+        QTest::newRow("accumulate_grad_batches=0") << "accumulate_grad_batches"
+                                                   << "0";
+        QTest::newRow("dataset=imagenet") << "dataset"
+                                          << "imagenet";
+        QTest::newRow("max_steps=-5") << "max_steps"
+                                      << "-5";
+        QTest::newRow("unknown-key") << "batchsize"
+                                     << "64";
     }
     void rejectsInvalidValues() {
         QFETCH(QString, key);

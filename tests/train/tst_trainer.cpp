@@ -36,13 +36,15 @@ private:
     int64_t m_step;
 };
 
-QString status(RunStatus s) { return QString::fromStdString(toString(s)); }
+QString status(RunStatus s) {
+    return QString::fromStdString(toString(s));
+}
 
 RunConfig smallConfig(const QString& dir, const QString& model = "fmnist-cnn") {
     RunConfig c;
     c.set("dataset", "shapes");
     c.set("data.image_size", "16");
-    c.set("data.synthetic_samples", "320");
+    c.set("data.synthetic_samples", "330"); // the last batch of an epoch is short
     c.set("model", model.toStdString());
     c.set("batch_size", "32");
     c.set("max_epochs", "2");
@@ -68,7 +70,7 @@ private slots:
         c2.set("num_workers", "0"); // the loader's thread count must not matter either
         QCOMPARE(status(Trainer(c1, a).run().status), QString("completed"));
         QCOMPARE(status(Trainer(c2, b).run().status), QString("completed"));
-        QCOMPARE(a.losses.size(), std::size_t{20});
+        QCOMPARE(a.losses.size(), std::size_t{22});
         QCOMPARE(a.losses, b.losses);
         QCOMPARE(a.valLosses, b.valLosses);
     }

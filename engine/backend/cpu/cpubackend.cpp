@@ -38,8 +38,7 @@ private:
 
 CpuBackend::CpuBackend(int threads)
     : m_threads(threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency())),
-      m_conv(std::make_unique<CpuConvCache>()),
-      m_inUse(std::make_shared<std::atomic<int64_t>>(0)),
+      m_conv(std::make_unique<CpuConvCache>()), m_inUse(std::make_shared<std::atomic<int64_t>>(0)),
       m_peak(std::make_shared<std::atomic<int64_t>>(0)) {
     // One pool: oneDNN runs on OpenMP, the OpenMP build of OpenBLAS joins the same pool, and
     // our loops use it too.
@@ -65,16 +64,16 @@ Tensor CpuBackend::empty(const Shape& shape, DType dtype) {
         throw OutOfMemoryError("cpu", bytes, 0, 0,
                                "Lower batch_size (with accumulate_grad_batches to keep the "
                                "effective batch).");
-    const int64_t inUse = m_inUse->fetch_add(static_cast<int64_t>(bytes)) +
-                          static_cast<int64_t>(bytes);
+    const int64_t inUse =
+        m_inUse->fetch_add(static_cast<int64_t>(bytes)) + static_cast<int64_t>(bytes);
     int64_t peak = m_peak->load();
     while (inUse > peak && !m_peak->compare_exchange_weak(peak, inUse)) {
     }
-    auto buffer = std::make_shared<Buffer>(
-        p, bytes, Device::cpu(), false, [inUseCounter = m_inUse](void* q, std::size_t n) {
-            inUseCounter->fetch_sub(static_cast<int64_t>(n));
-            std::free(q);
-        });
+    auto buffer = std::make_shared<Buffer>(p, bytes, Device::cpu(), false,
+                                           [inUseCounter = m_inUse](void* q, std::size_t n) {
+                                               inUseCounter->fetch_sub(static_cast<int64_t>(n));
+                                               std::free(q);
+                                           });
     return Tensor(std::move(buffer), shape, dtype);
 }
 
@@ -96,6 +95,10 @@ void CpuBackend::fill(Tensor& t, float value) {
     const int64_t n = t.numel();
     switch (t.dtype()) {
     case DType::F32: {
+        if (value == 0.0f) { // zeroing gradients: one memset beats waking the pool
+            std::memset(t.raw(), 0, t.bytes());
+            break;
+        }
         float* p = t.data<float>();
         parallelFor(n, [&](int64_t i) { p[i] = value; });
         break;
@@ -120,7 +123,9 @@ void CpuBackend::fill(Tensor& t, float value) {
     }
 }
 
-std::unique_ptr<StreamEvent> CpuBackend::recordEvent() { return std::make_unique<CpuEvent>(); }
+std::unique_ptr<StreamEvent> CpuBackend::recordEvent() {
+    return std::make_unique<CpuEvent>();
+}
 
 MemoryStats CpuBackend::memoryStats() const {
     MemoryStats s;
@@ -130,7 +135,9 @@ MemoryStats CpuBackend::memoryStats() const {
     return s;
 }
 
-void CpuBackend::resetPeakMemory() { m_peak->store(m_inUse->load()); }
+void CpuBackend::resetPeakMemory() {
+    m_peak->store(m_inUse->load());
+}
 
 void CpuBackend::releaseCachedMemory() {
     m_scratch.assign(m_scratch.size(), Tensor());

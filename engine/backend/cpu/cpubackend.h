@@ -34,8 +34,8 @@ public:
     void releaseCachedMemory() override;
 
     void linearForward(const Tensor& x, const Tensor& w, const Tensor* b, Tensor& y) override;
-    void linearBackward(const Tensor& x, const Tensor& w, const Tensor& dy, Tensor* dx,
-                        Tensor& dw, Tensor* db) override;
+    void linearBackward(const Tensor& x, const Tensor& w, const Tensor& dy, Tensor* dx, Tensor& dw,
+                        Tensor* db) override;
     void convForward(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor* b,
                      Tensor& y) override;
     void convBackward(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor& dy,
@@ -55,14 +55,12 @@ public:
     void activationForward(Activation a, float alpha, const Tensor& x, Tensor& y) override;
     void activationBackward(Activation a, float alpha, const Tensor& x, const Tensor& dy,
                             Tensor& dx) override;
-    void dropoutForward(const Tensor& x, float p, uint64_t seed, Tensor& y,
-                        Tensor& mask) override;
+    void dropoutForward(const Tensor& x, float p, uint64_t seed, Tensor& y, Tensor& mask) override;
     void dropoutBackward(const Tensor& dy, const Tensor& mask, float p, Tensor& dx) override;
     void add(const Tensor& a, const Tensor& b, Tensor& y) override;
     void cast(const Tensor& src, Tensor& dst) override;
     void shortcutPadForward(const Tensor& x, int64_t stride, int64_t padC, Tensor& y) override;
-    void shortcutPadBackward(const Tensor& dy, int64_t stride, int64_t padC,
-                             Tensor& dx) override;
+    void shortcutPadBackward(const Tensor& dy, int64_t stride, int64_t padC, Tensor& dx) override;
     void softmaxCrossEntropy(const Tensor& logits, const Tensor& labels, float smoothing,
                              Tensor& lossSum, Tensor* dlogits, const Tensor* gradScale,
                              float divisor) override;
@@ -72,8 +70,7 @@ public:
     void sgdStep(Tensor& param, const Tensor& grad, Tensor* momentumBuf, const SgdParams& p,
                  const Tensor* scaleState, const Tensor* foundInf) override;
     void adamwStep(Tensor& param, const Tensor& grad, Tensor& expAvg, Tensor& expAvgSq,
-                   const AdamWParams& p, const Tensor* scaleState,
-                   const Tensor* foundInf) override;
+                   const AdamWParams& p, const Tensor* scaleState, const Tensor* foundInf) override;
 
 private:
     // Mixed precision on the CPU: f16/bf16 activations are widened into f32 scratch around the

@@ -24,8 +24,7 @@ Planes planesOf(const Tensor& x) {
 
 void CpuBackend::batchNormForwardTrain(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                        Tensor& runningMean, Tensor& runningVar, float momentum,
-                                       float eps, Tensor& y, Tensor& saveMean,
-                                       Tensor& saveInvStd) {
+                                       float eps, Tensor& y, Tensor& saveMean, Tensor& saveInvStd) {
     const auto [n, c, hw] = planesOf(x);
     if (gamma.numel() != c)
         throw Error("batchNorm: " + std::to_string(gamma.numel()) + " parameters for " +
@@ -41,47 +40,50 @@ void CpuBackend::batchNormForwardTrain(const Tensor& x, const Tensor& gamma, con
     float* sm = saveMean.data<float>();
     float* si = saveInvStd.data<float>();
     const double count = static_cast<double>(n * hw);
-    parallelFor(c, [&](int64_t ch) {
-        double sum = 0.0;
-        for (int64_t i = 0; i < n; ++i) {
-            const float* p = px + (i * c + ch) * hw;
-            float s = 0.0f;
-            for (int64_t j = 0; j < hw; ++j)
-                s += p[j];
-            sum += s;
-        }
-        const double mean = sum / count;
-        double sq = 0.0;
-        for (int64_t i = 0; i < n; ++i) {
-            const float* p = px + (i * c + ch) * hw;
-            const auto m = static_cast<float>(mean);
-            float s = 0.0f;
-            for (int64_t j = 0; j < hw; ++j)
-                s += (p[j] - m) * (p[j] - m);
-            sq += s;
-        }
-        const double var = sq / count;
-        const auto invStd = static_cast<float>(1.0 / std::sqrt(var + eps));
-        sm[ch] = static_cast<float>(mean);
-        si[ch] = invStd;
-        const double unbiased = count > 1 ? var * count / (count - 1) : var;
-        rm[ch] = (1.0f - momentum) * rm[ch] + momentum * static_cast<float>(mean);
-        rv[ch] = (1.0f - momentum) * rv[ch] + momentum * static_cast<float>(unbiased);
-        const float scale = g[ch] * invStd;
-        const float shift = b[ch] - static_cast<float>(mean) * scale;
-        for (int64_t i = 0; i < n; ++i) {
-            const float* p = px + (i * c + ch) * hw;
-            float* q = py + (i * c + ch) * hw;
-            for (int64_t j = 0; j < hw; ++j)
-                q[j] = p[j] * scale + shift;
-        }
-    }, 2);
+    parallelFor(
+        c,
+        [&](int64_t ch) {
+            double sum = 0.0;
+            for (int64_t i = 0; i < n; ++i) {
+                const float* p = px + (i * c + ch) * hw;
+                float s = 0.0f;
+                for (int64_t j = 0; j < hw; ++j)
+                    s += p[j];
+                sum += s;
+            }
+            const double mean = sum / count;
+            double sq = 0.0;
+            for (int64_t i = 0; i < n; ++i) {
+                const float* p = px + (i * c + ch) * hw;
+                const auto m = static_cast<float>(mean);
+                float s = 0.0f;
+                for (int64_t j = 0; j < hw; ++j)
+                    s += (p[j] - m) * (p[j] - m);
+                sq += s;
+            }
+            const double var = sq / count;
+            const auto invStd = static_cast<float>(1.0 / std::sqrt(var + eps));
+            sm[ch] = static_cast<float>(mean);
+            si[ch] = invStd;
+            const double unbiased = count > 1 ? var * count / (count - 1) : var;
+            rm[ch] = (1.0f - momentum) * rm[ch] + momentum * static_cast<float>(mean);
+            rv[ch] = (1.0f - momentum) * rv[ch] + momentum * static_cast<float>(unbiased);
+            const float scale = g[ch] * invStd;
+            const float shift = b[ch] - static_cast<float>(mean) * scale;
+            for (int64_t i = 0; i < n; ++i) {
+                const float* p = px + (i * c + ch) * hw;
+                float* q = py + (i * c + ch) * hw;
+                for (int64_t j = 0; j < hw; ++j)
+                    q[j] = p[j] * scale + shift;
+            }
+        },
+        2);
     storeF32(yf, y);
 }
 
-void CpuBackend::batchNormForwardInference(const Tensor& x, const Tensor& gamma,
-                                           const Tensor& beta, const Tensor& runningMean,
-                                           const Tensor& runningVar, float eps, Tensor& y) {
+void CpuBackend::batchNormForwardInference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                           const Tensor& runningMean, const Tensor& runningVar,
+                                           float eps, Tensor& y) {
     const auto [n, c, hw] = planesOf(x);
     const Tensor xf = asF32(x, 0);
     Tensor yf = f32Target(y, 1);
@@ -91,15 +93,18 @@ void CpuBackend::batchNormForwardInference(const Tensor& x, const Tensor& gamma,
     const float* b = beta.data<float>();
     const float* rm = runningMean.data<float>();
     const float* rv = runningVar.data<float>();
-    parallelFor(n * c, [&](int64_t plane) {
-        const int64_t ch = plane % c;
-        const float scale = g[ch] / std::sqrt(rv[ch] + eps);
-        const float shift = b[ch] - rm[ch] * scale;
-        const float* p = px + plane * hw;
-        float* q = py + plane * hw;
-        for (int64_t j = 0; j < hw; ++j)
-            q[j] = p[j] * scale + shift;
-    }, 16);
+    parallelFor(
+        n * c,
+        [&](int64_t plane) {
+            const int64_t ch = plane % c;
+            const float scale = g[ch] / std::sqrt(rv[ch] + eps);
+            const float shift = b[ch] - rm[ch] * scale;
+            const float* p = px + plane * hw;
+            float* q = py + plane * hw;
+            for (int64_t j = 0; j < hw; ++j)
+                q[j] = p[j] * scale + shift;
+        },
+        16);
     storeF32(yf, y);
 }
 
@@ -119,36 +124,39 @@ void CpuBackend::batchNormBackward(const Tensor& x, const Tensor& dy, const Tens
     float* dg = dgamma.data<float>();
     float* dbt = dbeta.data<float>();
     const auto count = static_cast<float>(n * hw);
-    parallelFor(c, [&](int64_t ch) {
-        const float mean = sm[ch], invStd = si[ch];
-        double sumDy = 0.0, sumDyXhat = 0.0;
-        for (int64_t i = 0; i < n; ++i) {
-            const float* p = px + (i * c + ch) * hw;
-            const float* d = pdy + (i * c + ch) * hw;
-            float s1 = 0.0f, s2 = 0.0f;
-            for (int64_t j = 0; j < hw; ++j) {
-                s1 += d[j];
-                s2 += d[j] * (p[j] - mean) * invStd;
+    parallelFor(
+        c,
+        [&](int64_t ch) {
+            const float mean = sm[ch], invStd = si[ch];
+            double sumDy = 0.0, sumDyXhat = 0.0;
+            for (int64_t i = 0; i < n; ++i) {
+                const float* p = px + (i * c + ch) * hw;
+                const float* d = pdy + (i * c + ch) * hw;
+                float s1 = 0.0f, s2 = 0.0f;
+                for (int64_t j = 0; j < hw; ++j) {
+                    s1 += d[j];
+                    s2 += d[j] * (p[j] - mean) * invStd;
+                }
+                sumDy += s1;
+                sumDyXhat += s2;
             }
-            sumDy += s1;
-            sumDyXhat += s2;
-        }
-        dg[ch] += static_cast<float>(sumDyXhat);
-        dbt[ch] += static_cast<float>(sumDy);
-        // dx = gamma * invStd / M * (M * dy - sum(dy) - xhat * sum(dy * xhat))
-        const float k = g[ch] * invStd / count;
-        const auto meanDy = static_cast<float>(sumDy);
-        const auto meanDyXhat = static_cast<float>(sumDyXhat);
-        for (int64_t i = 0; i < n; ++i) {
-            const float* p = px + (i * c + ch) * hw;
-            const float* d = pdy + (i * c + ch) * hw;
-            float* q = pdx + (i * c + ch) * hw;
-            for (int64_t j = 0; j < hw; ++j) {
-                const float xhat = (p[j] - mean) * invStd;
-                q[j] = k * (count * d[j] - meanDy - xhat * meanDyXhat);
+            dg[ch] += static_cast<float>(sumDyXhat);
+            dbt[ch] += static_cast<float>(sumDy);
+            // dx = gamma * invStd / M * (M * dy - sum(dy) - xhat * sum(dy * xhat))
+            const float k = g[ch] * invStd / count;
+            const auto meanDy = static_cast<float>(sumDy);
+            const auto meanDyXhat = static_cast<float>(sumDyXhat);
+            for (int64_t i = 0; i < n; ++i) {
+                const float* p = px + (i * c + ch) * hw;
+                const float* d = pdy + (i * c + ch) * hw;
+                float* q = pdx + (i * c + ch) * hw;
+                for (int64_t j = 0; j < hw; ++j) {
+                    const float xhat = (p[j] - mean) * invStd;
+                    q[j] = k * (count * d[j] - meanDy - xhat * meanDyXhat);
+                }
             }
-        }
-    }, 2);
+        },
+        2);
     storeF32(dxf, dx);
 }
 

@@ -81,7 +81,9 @@ struct CpuConvCache::Impl {
 CpuConvCache::CpuConvCache() : m_impl(std::make_unique<Impl>()) {}
 CpuConvCache::~CpuConvCache() = default;
 
-void CpuConvCache::clear() { m_impl->entries.clear(); }
+void CpuConvCache::clear() {
+    m_impl->entries.clear();
+}
 
 CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, bool bias) {
     for (auto& e : m_impl->entries)
@@ -159,13 +161,12 @@ void CpuConvCache::backward(const ConvDesc& d, const float* x, const float* w, c
                               {DNNL_ARG_DIFF_SRC, e.bwdDiffSrc.out(dx)}});
         e.bwdDiffSrc.flush(s);
     }
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, e.wwSrc.in(s, x)},
-                                         {DNNL_ARG_DIFF_DST, diffDst},
-                                         {DNNL_ARG_DIFF_WEIGHTS,
-                                          e.wwDiffWei.out(e.diffWeights.data())}};
+    std::unordered_map<int, memory> args{
+        {DNNL_ARG_SRC, e.wwSrc.in(s, x)},
+        {DNNL_ARG_DIFF_DST, diffDst},
+        {DNNL_ARG_DIFF_WEIGHTS, e.wwDiffWei.out(e.diffWeights.data())}};
     if (db)
-        args.emplace(DNNL_ARG_DIFF_BIAS,
-                     memory(e.biasPlain, m_impl->engine, e.diffBias.data()));
+        args.emplace(DNNL_ARG_DIFF_BIAS, memory(e.biasPlain, m_impl->engine, e.diffBias.data()));
     e.bwdWei.execute(s, args);
     e.wwDiffWei.flush(s);
     s.wait();

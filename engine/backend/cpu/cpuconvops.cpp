@@ -18,8 +18,8 @@ void CpuBackend::convForward(const ConvDesc& d, const Tensor& x, const Tensor& w
     storeF32(yf, y);
 }
 
-void CpuBackend::convBackward(const ConvDesc& d, const Tensor& x, const Tensor& w,
-                              const Tensor& dy, Tensor* dx, Tensor& dw, Tensor* db) {
+void CpuBackend::convBackward(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor& dy,
+                              Tensor* dx, Tensor& dw, Tensor* db) {
     const Tensor xf = asF32(x, 0);
     const Tensor dyf = asF32(dy, 1);
     Tensor dxf = dx ? f32Target(*dx, 2) : Tensor();

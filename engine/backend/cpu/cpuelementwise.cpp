@@ -28,7 +28,8 @@ void CpuBackend::activationForward(Activation a, float alpha, const Tensor& x, T
         // The common case gets a loop the compiler vectorises.
         parallelFor(x.numel(), [&](int64_t i) { py[i] = px[i] > 0.0f ? px[i] : 0.0f; });
     } else {
-        parallelFor(x.numel(), [&](int64_t i) { py[i] = math::activate(a, alpha, px[i]); }, 4096);
+        parallelFor(
+            x.numel(), [&](int64_t i) { py[i] = math::activate(a, alpha, px[i]); }, 4096);
     }
     storeF32(yf, y);
 }
@@ -46,14 +47,13 @@ void CpuBackend::activationBackward(Activation a, float alpha, const Tensor& x, 
         parallelFor(x.numel(), [&](int64_t i) { pdx[i] = px[i] > 0.0f ? pdy[i] : 0.0f; });
     } else {
         parallelFor(
-            x.numel(),
-            [&](int64_t i) { pdx[i] = math::activateBackward(a, alpha, px[i], pdy[i]); }, 4096);
+            x.numel(), [&](int64_t i) { pdx[i] = math::activateBackward(a, alpha, px[i], pdy[i]); },
+            4096);
     }
     storeF32(dxf, dx);
 }
 
-void CpuBackend::dropoutForward(const Tensor& x, float p, uint64_t seed, Tensor& y,
-                                Tensor& mask) {
+void CpuBackend::dropoutForward(const Tensor& x, float p, uint64_t seed, Tensor& y, Tensor& mask) {
     requireSameSize(x, y, "dropoutForward");
     const Tensor xf = asF32(x, 0);
     Tensor yf = f32Target(y, 1);

@@ -21,16 +21,18 @@ void CpuBackend::linearForward(const Tensor& x, const Tensor& w, const Tensor* b
     float beta = 0.0f;
     if (b) {
         const float* pb = b->data<float>();
-        parallelFor(n, [&](int64_t i) {
-            for (int64_t j = 0; j < out; ++j)
-                py[i * out + j] = pb[j];
-        }, 64);
+        parallelFor(
+            n,
+            [&](int64_t i) {
+                for (int64_t j = 0; j < out; ++j)
+                    py[i * out + j] = pb[j];
+            },
+            64);
         beta = 1.0f;
     }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(n),
-                static_cast<int>(out), static_cast<int>(in), 1.0f, xf.data<float>(),
-                static_cast<int>(in), w.data<float>(), static_cast<int>(in), beta, py,
-                static_cast<int>(out));
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(n), static_cast<int>(out),
+                static_cast<int>(in), 1.0f, xf.data<float>(), static_cast<int>(in), w.data<float>(),
+                static_cast<int>(in), beta, py, static_cast<int>(out));
     storeF32(yf, y);
 }
 

@@ -29,8 +29,8 @@ void CpuBackend::checkFinite(const std::vector<Tensor*>& tensors, Tensor& foundI
         foundInf.data<float>()[0] = 1.0f;
 }
 
-void CpuBackend::updateLossScale(Tensor& state, const Tensor& foundInf, float growth,
-                                 float backoff, int growthInterval) {
+void CpuBackend::updateLossScale(Tensor& state, const Tensor& foundInf, float growth, float backoff,
+                                 int growthInterval) {
     float* s = state.data<float>();
     if (foundInf.data<float>()[0] != 0.0f) {
         s[0] *= backoff;
@@ -53,22 +53,33 @@ float invScale(const Tensor* scaleState) {
 
 } // namespace
 
-void CpuBackend::sgdStep(Tensor& param, const Tensor& grad, Tensor* momentumBuf,
-                         const SgdParams& p, const Tensor* scaleState, const Tensor* foundInf) {
+void CpuBackend::sgdStep(Tensor& param, const Tensor& grad, Tensor* momentumBuf, const SgdParams& p,
+                         const Tensor* scaleState, const Tensor* foundInf) {
     if (skipStep(foundInf))
         return;
     const float inv = invScale(scaleState);
     float* w = param.data<float>();
     const float* g = grad.data<float>();
-    float* buf = momentumBuf ? momentumBuf->data<float>() : nullptr;
+    if (!momentumBuf || p.momentum == 0.0f) {
+        parallelFor(param.numel(),
+                    [&](int64_t i) { math::sgdUpdate(p, w[i], g[i] * inv, nullptr); });
+        return;
+    }
+    // The common case, with the branches hoisted so the loop vectorises; the same arithmetic
+    // as math::sgdUpdate.
+    float* buf = momentumBuf->data<float>();
+    const float lr = p.lr, m = p.momentum, wd = p.weightDecay;
+    const bool nesterov = p.nesterov;
     parallelFor(param.numel(), [&](int64_t i) {
-        math::sgdUpdate(p, w[i], g[i] * inv, buf ? buf + i : nullptr);
+        const float gi = g[i] * inv + wd * w[i];
+        const float b = m * buf[i] + gi;
+        buf[i] = b;
+        w[i] -= lr * (nesterov ? gi + m * b : b);
     });
 }
 
 void CpuBackend::adamwStep(Tensor& param, const Tensor& grad, Tensor& expAvg, Tensor& expAvgSq,
-                           const AdamWParams& p, const Tensor* scaleState,
-                           const Tensor* foundInf) {
+                           const AdamWParams& p, const Tensor* scaleState, const Tensor* foundInf) {
     if (skipStep(foundInf))
         return;
     const float inv = invScale(scaleState);

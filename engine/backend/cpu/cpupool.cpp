@@ -18,40 +18,43 @@ void CpuBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tens
     float* py = yf.data<float>();
     int32_t* pidx = d.kind == PoolKind::Max ? indices.data<int32_t>() : nullptr;
     const float invArea = 1.0f / static_cast<float>(d.kh * d.kw);
-    parallelFor(planes, [&](int64_t plane) {
-        const float* in = px + plane * d.h * d.w;
-        float* out = py + plane * oh * ow;
-        for (int64_t i = 0; i < oh; ++i) {
-            for (int64_t j = 0; j < ow; ++j) {
-                const int64_t h0 = i * d.stride - d.pad, w0 = j * d.stride - d.pad;
-                float best = -std::numeric_limits<float>::infinity();
-                int64_t bestIdx = -1;
-                float sum = 0.0f;
-                for (int64_t a = 0; a < d.kh; ++a) {
-                    const int64_t hh = h0 + a;
-                    if (hh < 0 || hh >= d.h)
-                        continue;
-                    for (int64_t b = 0; b < d.kw; ++b) {
-                        const int64_t ww = w0 + b;
-                        if (ww < 0 || ww >= d.w)
+    parallelFor(
+        planes,
+        [&](int64_t plane) {
+            const float* in = px + plane * d.h * d.w;
+            float* out = py + plane * oh * ow;
+            for (int64_t i = 0; i < oh; ++i) {
+                for (int64_t j = 0; j < ow; ++j) {
+                    const int64_t h0 = i * d.stride - d.pad, w0 = j * d.stride - d.pad;
+                    float best = -std::numeric_limits<float>::infinity();
+                    int64_t bestIdx = -1;
+                    float sum = 0.0f;
+                    for (int64_t a = 0; a < d.kh; ++a) {
+                        const int64_t hh = h0 + a;
+                        if (hh < 0 || hh >= d.h)
                             continue;
-                        const float v = in[hh * d.w + ww];
-                        sum += v;
-                        if (v > best || bestIdx < 0) {
-                            best = v;
-                            bestIdx = hh * d.w + ww;
+                        for (int64_t b = 0; b < d.kw; ++b) {
+                            const int64_t ww = w0 + b;
+                            if (ww < 0 || ww >= d.w)
+                                continue;
+                            const float v = in[hh * d.w + ww];
+                            sum += v;
+                            if (v > best || bestIdx < 0) {
+                                best = v;
+                                bestIdx = hh * d.w + ww;
+                            }
                         }
                     }
-                }
-                if (pidx) {
-                    out[i * ow + j] = best;
-                    pidx[plane * oh * ow + i * ow + j] = static_cast<int32_t>(bestIdx);
-                } else {
-                    out[i * ow + j] = sum * invArea;
+                    if (pidx) {
+                        out[i * ow + j] = best;
+                        pidx[plane * oh * ow + i * ow + j] = static_cast<int32_t>(bestIdx);
+                    } else {
+                        out[i * ow + j] = sum * invArea;
+                    }
                 }
             }
-        }
-    }, 4);
+        },
+        4);
     storeF32(yf, y);
 }
 
@@ -64,32 +67,35 @@ void CpuBackend::poolBackward(const PoolDesc& d, const Tensor& dy, const Tensor&
     float* pdx = dxf.data<float>();
     const int32_t* pidx = d.kind == PoolKind::Max ? indices.data<int32_t>() : nullptr;
     const float invArea = 1.0f / static_cast<float>(d.kh * d.kw);
-    parallelFor(planes, [&](int64_t plane) {
-        float* out = pdx + plane * d.h * d.w;
-        const float* g = pdy + plane * oh * ow;
-        for (int64_t i = 0; i < d.h * d.w; ++i)
-            out[i] = 0.0f;
-        for (int64_t i = 0; i < oh; ++i) {
-            for (int64_t j = 0; j < ow; ++j) {
-                const float v = g[i * ow + j];
-                if (pidx) {
-                    out[pidx[plane * oh * ow + i * ow + j]] += v;
-                    continue;
-                }
-                const int64_t h0 = i * d.stride - d.pad, w0 = j * d.stride - d.pad;
-                for (int64_t a = 0; a < d.kh; ++a) {
-                    const int64_t hh = h0 + a;
-                    if (hh < 0 || hh >= d.h)
+    parallelFor(
+        planes,
+        [&](int64_t plane) {
+            float* out = pdx + plane * d.h * d.w;
+            const float* g = pdy + plane * oh * ow;
+            for (int64_t i = 0; i < d.h * d.w; ++i)
+                out[i] = 0.0f;
+            for (int64_t i = 0; i < oh; ++i) {
+                for (int64_t j = 0; j < ow; ++j) {
+                    const float v = g[i * ow + j];
+                    if (pidx) {
+                        out[pidx[plane * oh * ow + i * ow + j]] += v;
                         continue;
-                    for (int64_t b = 0; b < d.kw; ++b) {
-                        const int64_t ww = w0 + b;
-                        if (ww >= 0 && ww < d.w)
-                            out[hh * d.w + ww] += v * invArea;
+                    }
+                    const int64_t h0 = i * d.stride - d.pad, w0 = j * d.stride - d.pad;
+                    for (int64_t a = 0; a < d.kh; ++a) {
+                        const int64_t hh = h0 + a;
+                        if (hh < 0 || hh >= d.h)
+                            continue;
+                        for (int64_t b = 0; b < d.kw; ++b) {
+                            const int64_t ww = w0 + b;
+                            if (ww >= 0 && ww < d.w)
+                                out[hh * d.w + ww] += v * invArea;
+                        }
                     }
                 }
             }
-        }
-    }, 4);
+        },
+        4);
     storeF32(dxf, dx);
 }
 

@@ -12,7 +12,9 @@ constexpr float kInvSqrt2 = 0.70710678118654752f;
 constexpr float kInvSqrt2Pi = 0.39894228040143268f;
 
 // GELU as PyTorch's default (exact, with erf).
-TB_HD float gelu(float x) { return 0.5f * x * (1.0f + erff(x * kInvSqrt2)); }
+TB_HD float gelu(float x) {
+    return 0.5f * x * (1.0f + erff(x * kInvSqrt2));
+}
 TB_HD float geluGrad(float x) {
     const float cdf = 0.5f * (1.0f + erff(x * kInvSqrt2));
     const float pdf = kInvSqrt2Pi * expf(-0.5f * x * x);

@@ -35,8 +35,8 @@ inline AdamWFactors adamwFactors(const AdamWParams& p) {
             static_cast<float>(1.0 / std::sqrt(bc2))};
 }
 
-TB_HD void adamwUpdate(const AdamWParams& p, const AdamWFactors& f, float& param, float g,
-                       float& m, float& v) {
+TB_HD void adamwUpdate(const AdamWParams& p, const AdamWFactors& f, float& param, float g, float& m,
+                       float& v) {
     param *= f.decay;
     m = p.beta1 * m + (1.0f - p.beta1) * g;
     v = p.beta2 * v + (1.0f - p.beta2) * g * g;

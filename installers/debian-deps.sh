@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs TrainBench's build and test dependencies from Debian 12 packages. Idempotent: apt is
+# only called when a package is missing. CUDA 13 + cuDNN 9 are not Debian packages; when
+# /usr/local/cuda holds them the CUDA plugin is built too.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ccache pkg-config git
+  clang libclang-rt-14-dev            # libFuzzer targets
+  qt6-base-dev libqcustomplot-dev     # Qt Test now, the window next
+  libdnnl-dev libopenblas-openmp-dev  # CPU backend: oneDNN and the OpenMP OpenBLAS
+  libsqlite3-dev sqlite3 nlohmann-json3-dev zlib1g-dev libpng-dev libjpeg-dev
+  libbenchmark-dev                    # kernel benchmarks
+  dataset-fashion-mnist               # the default dataset
+  xvfb xauth                          # screenshots of the window
+)
+if [[ "${TB_WITH_TORCH:-0}" == 1 ]]; then
+  packages+=(python3-torch)           # the PyTorch reference for tests/bench
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+# Debian's OpenBLAS alternatives: make the OpenMP build the one libblas resolves to, so BLAS
+# joins oneDNN's OpenMP pool instead of starting a pthreads pool of its own.
+if [[ -e /usr/lib/x86_64-linux-gnu/openblas-openmp/libblas.so.3 ]]; then
+  update-alternatives --set libblas.so.3-x86_64-linux-gnu \
+    /usr/lib/x86_64-linux-gnu/openblas-openmp/libblas.so.3 >/dev/null 2>&1 || true
+fi
