@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "core/errors.h"
+#include "core/processenv.h"
 
 #include <cstdio>
 #include <cstring>
@@ -39,6 +40,7 @@ void printUsage() {
 } // namespace
 
 int main(int argc, char** argv) {
+    tb::applyComputeEnvironment(argv);
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         printUsage();
         return argc < 2 ? 2 : 0;

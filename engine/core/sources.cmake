@@ -1,1 +1,1 @@
-set(TB_MODULE_SOURCES shape.cpp tensor.cpp errors.cpp)
+set(TB_MODULE_SOURCES errors.cpp processenv.cpp shape.cpp tensor.cpp)

@@ -1,1 +1,1 @@
-set(TB_MODULE_SOURCES checkpointer.cpp runconfig.cpp stepbench.cpp trainer.cpp)
+set(TB_MODULE_SOURCES advisor.cpp checkpointer.cpp runconfig.cpp stepbench.cpp trainer.cpp)

@@ -8,6 +8,7 @@
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
 #include "store/runstore.h"
+#include "train/advisor.h"
 #include "train/checkpointer.h"
 
 #include <chrono>
@@ -53,6 +54,7 @@ struct Trainer::State {
     std::unique_ptr<GradScaler> scaler;
     std::unique_ptr<DataLoader> trainLoader, valLoader;
     std::unique_ptr<Checkpointer> checkpointer;
+    std::unique_ptr<Advisor> advisor;
     Tensor lossSum, lossHost, deviceInputs, deviceLabels;
     Position pos;
     int64_t stepsPerEpoch = 0, totalSteps = 0;
@@ -122,6 +124,8 @@ void Trainer::State::setup() {
     lossHost = Tensor::host({2}, DType::F32);
     graph->zeroGrad();
     checkpointer = std::make_unique<Checkpointer>(config, options.runId, options.checkpointRoot);
+    advisor = std::make_unique<Advisor>(
+        AdvisorContext{config.numWorkers, config.precision, backend->device().toString()});
     if (!options.resumeFrom.empty()) {
         pos = checkpointer->load(options.resumeFrom, *graph, *optimizer, scaler.get());
         summary.bestValAcc = pos.bestValAcc;
@@ -223,6 +227,8 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
                 ++samplesPerSecCount;
                 summary.finalTrainLoss = ev.loss;
                 sink.onEvent(ev);
+                if (auto advice = advisor->onStep(ev))
+                    sink.onEvent(*advice);
                 intervalLoss = intervalWait = intervalMs = intervalSamples = 0.0;
                 fwdMs = bwdMs = optMs = h2dMs = 0.0;
                 intervalSteps = 0;
