@@ -1,5 +1,5 @@
-// applyComputeEnvironment: set OMP_WAIT_POLICY and re-exec before libgomp has read it... which
-// it already has by main(), hence the re-exec of /proc/self/exe.
+// applyComputeEnvironment: libgomp has read its environment by the time main() runs, so the
+// setting takes effect through one re-exec of /proc/self/exe.
 #include "core/processenv.h"
 
 #include <cstdlib>
@@ -8,9 +8,10 @@
 namespace tb {
 
 void applyComputeEnvironment(char** argv) {
-    if (std::getenv("OMP_WAIT_POLICY") != nullptr || std::getenv("TB_NO_REEXEC") != nullptr)
+    if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT") ||
+        std::getenv("TB_NO_REEXEC"))
         return;
-    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+    setenv("GOMP_SPINCOUNT", "10000", 1);
     setenv("TB_NO_REEXEC", "1", 1); // never loop, whatever happens below
     execv("/proc/self/exe", argv);
     // execv only returns on failure: carry on with the default policy.

@@ -14,8 +14,10 @@ struct Graph::Node {
     std::vector<std::string> inputNames;
     Shape unitShape; // output shape for batch 1
     Tensor outStorage, gradStorage;
+    Tensor fanoutStorage; // a second gradient buffer when several consumers add into grad
     Tensor out, grad;     // views for the current batch
     bool gradSet = false; // grad holds a value in this backward pass
+    bool requiresGrad = false; // a parameter at or before this node: backward must reach it
 };
 
 Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint64_t seed)
@@ -65,6 +67,11 @@ Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint6
         const auto inShapes = inputShapesOf(*node, 1);
         node->unitShape = node->layer->outputShape(inShapes);
         node->layer->init(backend, inShapes, math::mix64(seed, static_cast<uint64_t>(index)));
+        // Like autograd, skip gradients that no parameter needs (e.g. through a leading flatten).
+        node->requiresGrad = !node->layer->params().empty();
+        for (int i : node->inputs)
+            if (i >= 0 && m_nodes[static_cast<std::size_t>(i)]->requiresGrad)
+                node->requiresGrad = true;
         byName[name] = index++;
         m_nodes.push_back(std::move(node));
     }
@@ -95,6 +102,7 @@ void Graph::ensureBuffers(int64_t n) {
             s[0] = n;
             node->outStorage = m_backend.empty(s, m_actDtype);
             node->gradStorage = m_backend.empty(s, m_actDtype);
+            node->fanoutStorage = Tensor(); // reallocated at the new size when first needed
         }
         m_logitsGradStorage = m_backend.empty({n, m_classes}, m_actDtype);
         m_capacity = n;
@@ -145,12 +153,10 @@ void Graph::backward(const Tensor& dlogits) {
     Node& last = *m_nodes.back();
     m_backend.copy(dlogits, last.grad);
     last.gradSet = true;
-    // Scratch for gradients that must be added to an already-set gradient (fan-out).
-    Tensor scratch;
     for (auto it = m_nodes.rbegin(); it != m_nodes.rend(); ++it) {
         Node& node = **it;
-        if (!node.gradSet)
-            continue; // nothing downstream depends on it
+        if (!node.gradSet || !node.requiresGrad)
+            continue; // nothing downstream depends on it, or nothing upstream learns
         Inputs in;
         std::vector<Tensor*> din;
         std::vector<Tensor> temps;
@@ -163,10 +169,15 @@ void Graph::backward(const Tensor& dlogits) {
             }
             Node& src = *m_nodes[static_cast<std::size_t>(i)];
             in.push_back(&src.out);
-            if (!src.gradSet) {
+            if (!src.requiresGrad) {
+                din.push_back(nullptr);
+            } else if (!src.gradSet) {
                 din.push_back(&src.grad);
             } else {
-                temps.push_back(m_backend.empty(src.grad.shape(), m_actDtype));
+                // A second consumer: its share goes to a buffer kept for this, then is added.
+                if (!src.fanoutStorage.defined())
+                    src.fanoutStorage = m_backend.empty(src.gradStorage.shape(), m_actDtype);
+                temps.push_back(src.fanoutStorage.slice(0, m_batch).view(src.grad.shape()));
                 din.push_back(&temps.back());
             }
         }
@@ -177,6 +188,8 @@ void Graph::backward(const Tensor& dlogits) {
             if (i < 0)
                 continue;
             Node& src = *m_nodes[static_cast<std::size_t>(i)];
+            if (!din[k])
+                continue;
             if (din[k] == &src.grad) {
                 src.gradSet = true;
             } else {

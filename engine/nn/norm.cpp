@@ -40,8 +40,13 @@ void BatchNorm2d::forward(Backend& b, const Inputs& in, Tensor& out, bool traini
 
 void BatchNorm2d::backward(Backend& b, const Inputs& in, const Tensor&, const Tensor& dout,
                            const std::vector<Tensor*>& din) {
-    b.batchNormBackward(*in[0], dout, m_gamma.value, m_saveMean, m_saveInvStd, *din[0],
-                        m_gamma.grad, m_beta.grad);
+    Tensor* dx = din[0];
+    if (!dx) { // first layer: the parameters still learn, the input's gradient is dropped
+        ensureTensor(b, m_unusedInputGrad, in[0]->shape(), in[0]->dtype());
+        dx = &m_unusedInputGrad;
+    }
+    b.batchNormBackward(*in[0], dout, m_gamma.value, m_saveMean, m_saveInvStd, *dx, m_gamma.grad,
+                        m_beta.grad);
 }
 
 } // namespace tb

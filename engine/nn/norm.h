@@ -24,6 +24,7 @@ private:
     Param m_gamma{"weight", {}, {}, false};
     Param m_beta{"bias", {}, {}, false};
     Tensor m_runningMean, m_runningVar, m_saveMean, m_saveInvStd;
+    Tensor m_unusedInputGrad;
 };
 
 } // namespace tb

@@ -1,5 +1,6 @@
 // trainbench-cli as a user runs it: exit codes, error messages naming the key, and the JSON
 // last lines that scripts read.
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -73,6 +74,34 @@ private slots:
         QVERIFY(QFile::exists(home.path() + "/TrainBench/runs.db"));
         const Result list = runCli({"runs", "list", "--json"}, home.path());
         QVERIFY2(list.out.contains(j["run_id"].toString()), qPrintable(list.out + list.err));
+    }
+
+    // SIGKILL in the middle of training: the next open marks the run interrupted, the database
+    // is intact and the steps committed before the kill are there.
+    void killedTrainingIsMarkedInterrupted() {
+        QTemporaryDir home;
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("XDG_DATA_HOME", home.path());
+        p.setProcessEnvironment(env);
+        p.start(TB_CLI_PATH, {"train", "--set", "dataset=blobs", "--set", "model=mlp", "--set",
+                              "max_epochs=100000", "--set", "log_every_n_steps=1", "--set",
+                              "device=cpu"});
+        QVERIFY(p.waitForStarted());
+        QByteArray out; // accumulated: QTRY re-evaluates its expression
+        QTRY_VERIFY_WITH_TIMEOUT((out += p.readAllStandardOutput()).contains("step"), 60000);
+        QTest::qWait(1500); // let the recorder commit a few batches
+        p.kill();
+        QVERIFY(p.waitForFinished());
+        const Result list = runCli({"runs", "list", "--json"}, home.path());
+        QVERIFY2(list.out.contains("interrupted"), qPrintable(list.out + list.err));
+        const Result check = runCli({"runs", "check"}, home.path());
+        QVERIFY2(check.code == 0, qPrintable(check.out + check.err));
+        const QJsonArray runs = QJsonDocument::fromJson(list.out.toUtf8()).array();
+        QVERIFY(!runs.isEmpty());
+        const QString id = runs.first().toObject()["id"].toString();
+        const Result exported = runCli({"runs", "export", id, "--format", "csv"}, home.path());
+        QVERIFY2(exported.out.count('\n') > 5, qPrintable(exported.out + exported.err));
     }
 
     void benchPrintsJson() {

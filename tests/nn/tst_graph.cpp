@@ -67,6 +67,25 @@ private slots:
         }
     }
 
+    // Batch norm as the first layer gets no input gradient but still learns.
+    void firstLayerBatchNormLearns() {
+        const auto spec = nlohmann::json::parse(
+            R"({"input":[2,4,4],"classes":3,"layers":[{"type":"batchnorm2d"},{"type":"flatten"},
+                {"type":"linear","out_features":3}]})");
+        Graph g(spec, *m_backend, DType::F32, 1);
+        Tensor x = test::randomTensor({4, 2, 4, 4}, 9);
+        g.forward(x, true);
+        Tensor& d = g.logitsGrad();
+        Tensor r = test::randomTensor({4, 3}, 10);
+        m_backend->copy(r, d);
+        g.zeroGrad();
+        g.backward(d);
+        double sum = 0.0;
+        for (int64_t i = 0; i < 2; ++i)
+            sum += std::fabs(g.params()[0]->grad.data<float>()[i]);
+        QVERIFY(sum > 0.0);
+    }
+
     void resnetOptionB() {
         Graph g(modelSpec("resnet20", {3, 32, 32}, 10, {{"shortcut", "B"}}), *m_backend, DType::F32,
                 0);

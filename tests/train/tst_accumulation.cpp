@@ -30,8 +30,8 @@ private slots:
         for (int step = 0; step < 3; ++step) {
             big.zeroGrad();
             b->fill(sums, 0.0f);
-            b->softmaxCrossEntropy(big.forward(x, true), y, 0.0f, sums, &big.logitsGrad(), nullptr,
-                                   1.0f);
+            const Tensor& bigLogits = big.forward(x, true); // before logitsGrad(): it sizes it
+            b->softmaxCrossEntropy(bigLogits, y, 0.0f, sums, &big.logitsGrad(), nullptr, 1.0f);
             big.backward(big.logitsGrad());
             optBig.step(0.05f, nullptr, nullptr);
 
@@ -39,8 +39,8 @@ private slots:
             for (int m = 0; m < 4; ++m) {
                 const Tensor xm = x.slice(m * 64, (m + 1) * 64);
                 const Tensor ym = y.slice(m * 64, (m + 1) * 64);
-                b->softmaxCrossEntropy(acc.forward(xm, true), ym, 0.0f, sums, &acc.logitsGrad(),
-                                       nullptr, 4.0f);
+                const Tensor& logits = acc.forward(xm, true);
+                b->softmaxCrossEntropy(logits, ym, 0.0f, sums, &acc.logitsGrad(), nullptr, 4.0f);
                 acc.backward(acc.logitsGrad());
             }
             optAcc.step(0.05f, nullptr, nullptr);

@@ -47,6 +47,7 @@ void CpuBackend::batchNormForwardTrain(const Tensor& x, const Tensor& gamma, con
             for (int64_t i = 0; i < n; ++i) {
                 const float* p = px + (i * c + ch) * hw;
                 float s = 0.0f;
+#pragma omp simd reduction(+ : s)
                 for (int64_t j = 0; j < hw; ++j)
                     s += p[j];
                 sum += s;
@@ -57,6 +58,7 @@ void CpuBackend::batchNormForwardTrain(const Tensor& x, const Tensor& gamma, con
                 const float* p = px + (i * c + ch) * hw;
                 const auto m = static_cast<float>(mean);
                 float s = 0.0f;
+#pragma omp simd reduction(+ : s)
                 for (int64_t j = 0; j < hw; ++j)
                     s += (p[j] - m) * (p[j] - m);
                 sq += s;
@@ -73,6 +75,7 @@ void CpuBackend::batchNormForwardTrain(const Tensor& x, const Tensor& gamma, con
             for (int64_t i = 0; i < n; ++i) {
                 const float* p = px + (i * c + ch) * hw;
                 float* q = py + (i * c + ch) * hw;
+#pragma omp simd
                 for (int64_t j = 0; j < hw; ++j)
                     q[j] = p[j] * scale + shift;
             }
@@ -101,6 +104,7 @@ void CpuBackend::batchNormForwardInference(const Tensor& x, const Tensor& gamma,
             const float shift = b[ch] - rm[ch] * scale;
             const float* p = px + plane * hw;
             float* q = py + plane * hw;
+#pragma omp simd
             for (int64_t j = 0; j < hw; ++j)
                 q[j] = p[j] * scale + shift;
         },
@@ -133,6 +137,7 @@ void CpuBackend::batchNormBackward(const Tensor& x, const Tensor& dy, const Tens
                 const float* p = px + (i * c + ch) * hw;
                 const float* d = pdy + (i * c + ch) * hw;
                 float s1 = 0.0f, s2 = 0.0f;
+#pragma omp simd reduction(+ : s1, s2)
                 for (int64_t j = 0; j < hw; ++j) {
                     s1 += d[j];
                     s2 += d[j] * (p[j] - mean) * invStd;
@@ -150,6 +155,7 @@ void CpuBackend::batchNormBackward(const Tensor& x, const Tensor& dy, const Tens
                 const float* p = px + (i * c + ch) * hw;
                 const float* d = pdy + (i * c + ch) * hw;
                 float* q = pdx + (i * c + ch) * hw;
+#pragma omp simd
                 for (int64_t j = 0; j < hw; ++j) {
                     const float xhat = (p[j] - mean) * invStd;
                     q[j] = k * (count * d[j] - meanDy - xhat * meanDyXhat);

@@ -26,7 +26,11 @@ void CpuBackend::activationForward(Activation a, float alpha, const Tensor& x, T
     float* py = yf.data<float>();
     if (a == Activation::ReLU) {
         // The common case gets a loop the compiler vectorises.
-        parallelFor(x.numel(), [&](int64_t i) { py[i] = px[i] > 0.0f ? px[i] : 0.0f; });
+        parallelChunks(x.numel(), [=](int64_t begin, int64_t end) {
+#pragma omp simd
+            for (int64_t i = begin; i < end; ++i)
+                py[i] = px[i] > 0.0f ? px[i] : 0.0f;
+        });
     } else {
         parallelFor(
             x.numel(), [&](int64_t i) { py[i] = math::activate(a, alpha, px[i]); }, 4096);
@@ -44,7 +48,11 @@ void CpuBackend::activationBackward(Activation a, float alpha, const Tensor& x, 
     const float* pdy = dyf.data<float>();
     float* pdx = dxf.data<float>();
     if (a == Activation::ReLU) {
-        parallelFor(x.numel(), [&](int64_t i) { pdx[i] = px[i] > 0.0f ? pdy[i] : 0.0f; });
+        parallelChunks(x.numel(), [=](int64_t begin, int64_t end) {
+#pragma omp simd
+            for (int64_t i = begin; i < end; ++i)
+                pdx[i] = px[i] > 0.0f ? pdy[i] : 0.0f;
+        });
     } else {
         parallelFor(
             x.numel(), [&](int64_t i) { pdx[i] = math::activateBackward(a, alpha, px[i], pdy[i]); },
@@ -89,7 +97,11 @@ void CpuBackend::add(const Tensor& a, const Tensor& b, Tensor& y) {
     const float* pa = af.data<float>();
     const float* pb = bf.data<float>();
     float* py = yf.data<float>();
-    parallelFor(a.numel(), [&](int64_t i) { py[i] = pa[i] + pb[i]; });
+    parallelChunks(a.numel(), [=](int64_t begin, int64_t end) {
+#pragma omp simd
+        for (int64_t i = begin; i < end; ++i)
+            py[i] = pa[i] + pb[i];
+    });
     storeF32(yf, y);
 }
 

@@ -7,6 +7,8 @@
 
 #include <cblas.h>
 
+#include <cstring>
+
 namespace tb {
 
 void CpuBackend::linearForward(const Tensor& x, const Tensor& w, const Tensor* b, Tensor& y) {
@@ -21,13 +23,8 @@ void CpuBackend::linearForward(const Tensor& x, const Tensor& w, const Tensor* b
     float beta = 0.0f;
     if (b) {
         const float* pb = b->data<float>();
-        parallelFor(
-            n,
-            [&](int64_t i) {
-                for (int64_t j = 0; j < out; ++j)
-                    py[i * out + j] = pb[j];
-            },
-            64);
+        for (int64_t i = 0; i < n; ++i) // serial: cheaper than waking the pool for it
+            std::memcpy(py + i * out, pb, static_cast<std::size_t>(out) * sizeof(float));
         beta = 1.0f;
     }
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(n), static_cast<int>(out),
