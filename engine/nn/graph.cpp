@@ -13,7 +13,8 @@ struct Graph::Node {
     std::vector<int> inputs; // node indices; -1 is the graph input
     std::vector<std::string> inputNames;
     Shape unitShape; // output shape for batch 1
-    Tensor outStorage, gradStorage;
+    Tensor outStorage;
+    int gradSlot = -1; // which shared gradient buffer holds grad (planGradients)
     Tensor fanoutStorage; // a second gradient buffer when several consumers add into grad
     Tensor out, grad;     // views for the current batch
     bool gradSet = false; // grad holds a value in this backward pass
@@ -79,6 +80,44 @@ Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint6
     if (last.rank() != 2 || last[1] != m_classes)
         throw ConfigError("model", "the last layer must output (N, " + std::to_string(m_classes) +
                                        ") logits, it outputs " + last.toString());
+    planGradients();
+}
+
+// Gradients live only from the backward step of a node's last consumer to the node's own, so
+// a handful of buffers serve the whole pass (a chain needs two). Replays the backward order and
+// hands each gradient a free buffer that is large enough, or a new one.
+void Graph::planGradients() {
+    std::vector<int> freeSlots;
+    const auto allocate = [&](Node& node) {
+        const int64_t units = node.unitShape.numel();
+        auto best = freeSlots.end();
+        for (auto it = freeSlots.begin(); it != freeSlots.end(); ++it)
+            if (m_slotUnits[static_cast<std::size_t>(*it)] >= units &&
+                (best == freeSlots.end() || m_slotUnits[static_cast<std::size_t>(*it)] <
+                                                m_slotUnits[static_cast<std::size_t>(*best)]))
+                best = it;
+        if (best != freeSlots.end()) {
+            node.gradSlot = *best;
+            freeSlots.erase(best);
+        } else {
+            node.gradSlot = static_cast<int>(m_slotUnits.size());
+            m_slotUnits.push_back(units);
+        }
+    };
+    allocate(*m_nodes.back());
+    for (auto it = m_nodes.rbegin(); it != m_nodes.rend(); ++it) {
+        Node& node = **it;
+        if (node.gradSlot < 0)
+            continue; // never receives a gradient
+        for (int i : node.inputs) {
+            if (i < 0)
+                continue;
+            Node& src = *m_nodes[static_cast<std::size_t>(i)];
+            if (src.requiresGrad && src.gradSlot < 0)
+                allocate(src);
+        }
+        freeSlots.push_back(node.gradSlot); // its backward has consumed it
+    }
 }
 
 Graph::~Graph() = default;
@@ -101,9 +140,11 @@ void Graph::ensureBuffers(int64_t n) {
             Shape s = node->unitShape;
             s[0] = n;
             node->outStorage = m_backend.empty(s, m_actDtype);
-            node->gradStorage = m_backend.empty(s, m_actDtype);
             node->fanoutStorage = Tensor(); // reallocated at the new size when first needed
         }
+        m_slotStorage.clear();
+        for (int64_t units : m_slotUnits)
+            m_slotStorage.push_back(m_backend.empty({n * units}, m_actDtype));
         m_logitsGradStorage = m_backend.empty({n, m_classes}, m_actDtype);
         m_capacity = n;
     }
@@ -113,7 +154,10 @@ void Graph::ensureBuffers(int64_t n) {
         Shape s = node->unitShape;
         s[0] = n;
         node->out = node->outStorage.slice(0, n).view(s);
-        node->grad = node->gradStorage.slice(0, n).view(s);
+        if (node->gradSlot >= 0)
+            node->grad =
+                Tensor(m_slotStorage[static_cast<std::size_t>(node->gradSlot)].buffer(), s,
+                       m_actDtype);
     }
     m_batch = n;
 }
@@ -176,8 +220,9 @@ void Graph::backward(const Tensor& dlogits) {
             } else {
                 // A second consumer: its share goes to a buffer kept for this, then is added.
                 if (!src.fanoutStorage.defined())
-                    src.fanoutStorage = m_backend.empty(src.gradStorage.shape(), m_actDtype);
-                temps.push_back(src.fanoutStorage.slice(0, m_batch).view(src.grad.shape()));
+                    src.fanoutStorage =
+                        m_backend.empty({m_capacity * src.unitShape.numel()}, m_actDtype);
+                temps.push_back(Tensor(src.fanoutStorage.buffer(), src.grad.shape(), m_actDtype));
                 din.push_back(&temps.back());
             }
         }

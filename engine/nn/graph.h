@@ -62,6 +62,7 @@ public:
 private:
     struct Node;
     void ensureBuffers(int64_t n);
+    void planGradients();
     std::vector<Shape> inputShapesOf(const Node& node, int64_t n) const;
 
     Backend& m_backend;
@@ -74,6 +75,8 @@ private:
     int64_t m_batch = 0;    // batch size of the last forward
     Tensor m_inputStorage;  // the cast input when x is not in the activation dtype
     Tensor m_input;         // what the first layers saw in the last forward (for backward)
+    std::vector<int64_t> m_slotUnits;  // elements per sample of each shared gradient buffer
+    std::vector<Tensor> m_slotStorage; // those buffers, for m_capacity samples
     Tensor m_logitsGradStorage;
     Tensor m_logitsGrad;
 };
