@@ -9,7 +9,7 @@
 namespace tb {
 
 struct ScheduleConfig {
-    std::string name = "constant"; // constant | step | multistep | cosine | onecycle
+    std::string name = "cosine"; // constant | step | multistep | cosine | onecycle
     int64_t warmupSteps = 0;
     int64_t stepSize = 1000;         // step: decay every stepSize steps
     std::vector<int64_t> milestones; // multistep: decay at these steps

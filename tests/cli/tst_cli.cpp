@@ -104,6 +104,21 @@ private slots:
         QVERIFY2(exported.out.count('\n') > 5, qPrintable(exported.out + exported.err));
     }
 
+    // The README's promise: two epochs of the default run reach 90% test accuracy.
+    void defaultRunReachesNinetyPercent() {
+        if (!QFile::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"))
+            QSKIP("Fashion-MNIST is not installed (Debian package dataset-fashion-mnist)");
+        QTemporaryDir home;
+        const Result r = runCli({"train", "--json"}, home.path());
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject j = lastJsonLine(r.out);
+        qInfo("default run: test accuracy %.4f after %d epochs, %.0f samples/s",
+              j["test_acc"].toDouble(), j["epochs"].toInt(), j["samples_per_s"].toDouble());
+        QCOMPARE(j["epochs"].toInt(), 2);
+        QVERIFY(j["test_acc"].toDouble() >= 0.90);
+        QVERIFY(j["peak_memory_mb"].toDouble() <= 250.0);
+    }
+
     void benchPrintsJson() {
         QTemporaryDir home;
         const Result r = runCli({"bench", "--model", "mlp", "--batch", "32", "--steps", "5",

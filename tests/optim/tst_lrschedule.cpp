@@ -13,6 +13,7 @@ class TestLrSchedule : public QObject {
 private slots:
     void warmupThenConstant() {
         ScheduleConfig c;
+        c.name = "constant";
         c.warmupSteps = 4;
         LrSchedule s(c, 0.4f, 100);
         QCOMPARE(s.lr(0), 0.1f);
