@@ -5,6 +5,7 @@
 
 #include "backend/devices.h"
 #include "core/errors.h"
+#include "telemetry/nvmlsampler.h"
 
 #include <dlfcn.h>
 #include <nlohmann/json.hpp>
@@ -147,8 +148,21 @@ std::string gib(uint64_t bytes) {
     return formatBytes(bytes);
 }
 
+// What NVML (nvidia-smi's library) says: the driver, its CUDA version and the GPUs it sees.
+std::string nvmlText(const NvmlFacts& f) {
+    if (!f.available)
+        return f.error; // already says "NVML not available: ..."
+    std::string text = "driver " + f.driverVersion;
+    if (f.cudaDriverVersion)
+        text += ", CUDA " + formatCudaVersion(*f.cudaDriverVersion);
+    text += ", " + std::to_string(f.gpuNames.size()) + " GPU(s)";
+    for (const std::string& name : f.gpuNames)
+        text += "; " + name;
+    return text;
+}
+
 void printText(const CpuFacts& cpu, const MemoryFacts& mem, const std::string& dnnl,
-               const std::string& driver, const CudaStatus& s) {
+               const std::string& driver, const NvmlFacts& nvml, const CudaStatus& s) {
     std::printf("TrainBench doctor\n\n");
     std::printf("CPU            %s\n", cpu.model.c_str());
     std::printf("  cores        %d logical, %d physical\n", cpu.logicalCores, cpu.physicalCores);
@@ -161,6 +175,7 @@ void printText(const CpuFacts& cpu, const MemoryFacts& mem, const std::string& d
     std::printf("oneDNN         %s\n\n", dnnl.empty() ? "not loaded" : dnnl.c_str());
 
     std::printf("NVIDIA driver  %s\n", driver.empty() ? "not loaded" : driver.c_str());
+    std::printf("NVML           %s\n", nvmlText(nvml).c_str());
     std::printf("CUDA           driver API %s, runtime %s\n",
                 cudaVersionText(s.driverVersion).c_str(),
                 cudaVersionText(s.runtimeVersion).c_str());
@@ -201,6 +216,7 @@ int cmdDoctor(const Argv& argv) {
     const std::string dnnl = onednnVersion();
     const std::string driver = nvidiaDriverVersion();
     const CudaStatus& status = probeCuda();
+    const NvmlFacts nvml = NvmlSampler().facts();
     if (args.flag("json")) {
         nlohmann::json j;
         j["cpu"] = {{"model", cpu.model},
@@ -210,11 +226,16 @@ int cmdDoctor(const Argv& argv) {
         j["memory"] = {{"total", mem.total}, {"available", mem.available}};
         j["onednn"] = dnnl;
         j["nvidiaDriver"] = driver;
+        j["nvml"] = {{"available", nvml.available},
+                     {"error", nvml.error},
+                     {"driverVersion", nvml.driverVersion},
+                     {"cudaDriverVersion", nvml.cudaDriverVersion.value_or(0)},
+                     {"gpus", nvml.gpuNames}};
         j["cuda"] = toJson(status);
         std::printf("%s\n", j.dump(2).c_str());
         return 0;
     }
-    printText(cpu, mem, dnnl, driver, status);
+    printText(cpu, mem, dnnl, driver, nvml, status);
     return 0;
 }
 
