@@ -28,8 +28,9 @@ struct RunStartedEvent {
     int64_t resumedFromStep = 0;
 };
 
-// One optimizer step. Times are milliseconds of this step; loss is the mean over its
-// micro-batches (unscaled).
+// The optimizer steps of one logging interval (log_every_n_steps, as Lightning's): `step` is
+// the last of them; loss and times are means per step over the interval (loss unscaled).
+// Values are read back from the device once per interval, never per step.
 struct StepEvent {
     int64_t step = 0; // 1-based optimizer step
     int64_t epoch = 0;
@@ -45,7 +46,7 @@ struct StepEvent {
     double optimizerMs = 0.0;
     double samplesPerSec = 0.0;
     double lossScale = 1.0; // 1 unless 16-mixed
-    bool skipped = false;   // the GradScaler found inf/NaN and skipped the update
+    bool skipped = false;   // the GradScaler skipped at least one update of the interval
 };
 
 struct EpochEvent {

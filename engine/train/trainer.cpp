@@ -43,6 +43,8 @@ DType activationDtype(const std::string& precision) {
 
 } // namespace
 
+struct Interval;
+
 struct Trainer::State {
     RunConfig config;
     EventSink& sink;
@@ -56,6 +58,7 @@ struct Trainer::State {
     std::unique_ptr<Checkpointer> checkpointer;
     std::unique_ptr<Advisor> advisor;
     Tensor lossSum, lossHost, deviceInputs, deviceLabels;
+    Tensor skippedSteps; // device count of steps the GradScaler skipped in this interval
     Position pos;
     int64_t stepsPerEpoch = 0, totalSteps = 0;
     RunSummary summary;
@@ -71,6 +74,7 @@ struct Trainer::State {
     void setup();
     const Tensor& toDevice(const Tensor& host, Tensor& device);
     bool trainEpoch(std::stop_token& stop);
+    void logInterval(Interval& interval, float lr);
     void evaluate(EpochEvent& epoch);
     bool done() const {
         return (config.maxSteps > 0 && pos.step >= config.maxSteps) ||
@@ -118,8 +122,10 @@ void Trainer::State::setup() {
         totalSteps = std::min(totalSteps, config.maxSteps);
     optimizer = std::make_unique<Optimizer>(*backend, graph->params(), config.optimizer);
     schedule = std::make_unique<LrSchedule>(config.schedule, config.lr, totalSteps);
-    if (config.precision == "16-mixed")
+    if (config.precision == "16-mixed") {
         scaler = std::make_unique<GradScaler>(*backend, config.scaler);
+        skippedSteps = backend->empty({1}, DType::F32);
+    }
     lossSum = backend->empty({2}, DType::F32);
     lossHost = Tensor::host({2}, DType::F32);
     graph->zeroGrad();
@@ -143,104 +149,134 @@ const Tensor& Trainer::State::toDevice(const Tensor& host, Tensor& device) {
     return device;
 }
 
+// What one logging interval collected. Device-side values (loss sums, skipped steps) and the
+// stream events are read only when the interval is logged, so a GPU step never waits for the
+// host; the read-back itself is the one synchronisation per interval.
+struct Interval {
+    struct MicroBatchEvents {
+        std::unique_ptr<StreamEvent> start, copied, forwarded, backwarded;
+    };
+    struct StepEvents {
+        std::unique_ptr<StreamEvent> start, end;
+    };
+    std::vector<MicroBatchEvents> microBatches;
+    std::vector<StepEvents> steps;
+    double waitMs = 0.0, samples = 0.0;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+
+    void reset() {
+        microBatches.clear();
+        steps.clear();
+        waitMs = samples = 0.0;
+        start = std::chrono::steady_clock::now();
+    }
+};
+
 // One epoch (or what is left of it after a resume). Returns false when stopped.
 bool Trainer::State::trainEpoch(std::stop_token& stop) {
     trainLoader->startEpoch(pos.epoch, pos.batchInEpoch);
     const int k = config.accumulateGradBatches;
     int pending = 0;
-    double intervalLoss = 0.0, intervalWait = 0.0, intervalMs = 0.0, intervalSamples = 0.0;
-    double fwdMs = 0.0, bwdMs = 0.0, optMs = 0.0, h2dMs = 0.0;
-    int64_t intervalSteps = 0;
-    auto stepStart = std::chrono::steady_clock::now();
+    Interval interval;
     backend->fill(lossSum, 0.0f);
+    if (scaler)
+        backend->fill(skippedSteps, 0.0f);
     while (true) {
         std::optional<Batch> batch = trainLoader->next();
         const bool endOfEpoch = !batch;
         if (batch) {
-            auto e0 = backend->recordEvent();
+            Interval::MicroBatchEvents ev;
+            ev.start = backend->recordEvent();
             const Tensor& x = toDevice(batch->inputs, deviceInputs);
             const Tensor& y = toDevice(batch->labels, deviceLabels);
-            auto e1 = backend->recordEvent();
+            ev.copied = backend->recordEvent();
             const Tensor& logits = graph->forward(x, true);
-            auto e2 = backend->recordEvent();
+            ev.forwarded = backend->recordEvent();
             Tensor& dlogits = graph->logitsGrad();
             backend->softmaxCrossEntropy(logits, y, config.labelSmoothing, lossSum, &dlogits,
                                          scaler ? &scaler->state() : nullptr,
                                          static_cast<float>(k));
             graph->backward(dlogits);
-            auto e3 = backend->recordEvent();
-            h2dMs += e1->elapsedMs(*e0);
-            fwdMs += e2->elapsedMs(*e1);
-            bwdMs += e3->elapsedMs(*e2);
-            intervalWait += batch->waitMs;
-            intervalSamples += static_cast<double>(batch->labels.numel());
+            ev.backwarded = backend->recordEvent();
+            interval.microBatches.push_back(std::move(ev));
+            interval.waitMs += batch->waitMs;
+            interval.samples += static_cast<double>(batch->labels.numel());
             pos.samplesSeen += batch->labels.numel();
             ++pos.batchInEpoch;
             ++pending;
         }
         if (pending == k || (endOfEpoch && pending > 0)) {
-            auto o0 = backend->recordEvent();
+            Interval::StepEvents ev;
+            ev.start = backend->recordEvent();
             const float lr = schedule->lr(pos.step);
             if (scaler)
                 scaler->checkGradients(graph->params());
             optimizer->step(lr, scaler ? &scaler->state() : nullptr,
                             scaler ? &scaler->foundInf() : nullptr);
-            bool skipped = false;
-            double lossScale = 1.0;
             if (scaler) {
-                skipped = scaler->lastStepSkipped();
+                backend->add(skippedSteps, scaler->foundInf(), skippedSteps);
                 scaler->update();
-                lossScale = scaler->scale();
             }
             graph->zeroGrad();
-            auto o1 = backend->recordEvent();
-            optMs += o1->elapsedMs(*o0);
+            ev.end = backend->recordEvent();
+            interval.steps.push_back(std::move(ev));
             ++pos.step;
-            ++intervalSteps;
-            backend->copy(lossSum, lossHost);
-            intervalLoss += lossHost.data<float>()[0] / static_cast<double>(pending);
-            backend->fill(lossSum, 0.0f);
             pending = 0;
-            const auto now = std::chrono::steady_clock::now();
-            intervalMs += std::chrono::duration<double, std::milli>(now - stepStart).count();
-            stepStart = now;
-            if (intervalSteps == config.logEveryNSteps || skipped || done() ||
-                stop.stop_requested()) {
-                StepEvent ev;
-                const auto n = static_cast<double>(intervalSteps);
-                ev.step = pos.step;
-                ev.epoch = pos.epoch + 1;
-                ev.samplesSeen = pos.samplesSeen;
-                ev.unixTime = nowUnix();
-                ev.loss = intervalLoss / n;
-                ev.lr = lr;
-                ev.stepMs = intervalMs / n;
-                ev.dataWaitMs = intervalWait / n;
-                ev.h2dMs = h2dMs / n;
-                ev.forwardMs = fwdMs / n;
-                ev.backwardMs = bwdMs / n;
-                ev.optimizerMs = optMs / n;
-                ev.samplesPerSec = intervalMs > 0 ? intervalSamples / intervalMs * 1000.0 : 0.0;
-                ev.lossScale = lossScale;
-                ev.skipped = skipped;
-                samplesPerSecSum += ev.samplesPerSec;
-                ++samplesPerSecCount;
-                summary.finalTrainLoss = ev.loss;
-                sink.onEvent(ev);
-                if (auto advice = advisor->onStep(ev))
-                    sink.onEvent(*advice);
-                intervalLoss = intervalWait = intervalMs = intervalSamples = 0.0;
-                fwdMs = bwdMs = optMs = h2dMs = 0.0;
-                intervalSteps = 0;
-            }
+            const bool last = done() || stop.stop_requested();
+            if (static_cast<int>(interval.steps.size()) == config.logEveryNSteps || last)
+                logInterval(interval, lr);
             if (done() && !endOfEpoch)
                 return true;
             if (stop.stop_requested())
                 return false;
         }
-        if (endOfEpoch)
+        if (endOfEpoch) {
+            if (!interval.steps.empty())
+                logInterval(interval, schedule->lr(pos.step - 1));
             return true;
+        }
     }
+}
+
+void Trainer::State::logInterval(Interval& interval, float lr) {
+    backend->copy(lossSum, lossHost); // waits for the interval's work: its events are complete
+    StepEvent ev;
+    const auto steps = static_cast<double>(interval.steps.size());
+    const auto micro = static_cast<double>(interval.microBatches.size());
+    ev.step = pos.step;
+    ev.epoch = pos.epoch + 1;
+    ev.samplesSeen = pos.samplesSeen;
+    ev.unixTime = nowUnix();
+    ev.loss = lossHost.data<float>()[0] / micro;
+    ev.lr = lr;
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                                interval.start)
+                          .count();
+    ev.stepMs = ms / steps;
+    ev.dataWaitMs = interval.waitMs / steps;
+    for (auto& m : interval.microBatches) {
+        ev.h2dMs += m.copied->elapsedMs(*m.start) / steps;
+        ev.forwardMs += m.forwarded->elapsedMs(*m.copied) / steps;
+        ev.backwardMs += m.backwarded->elapsedMs(*m.forwarded) / steps;
+    }
+    for (auto& o : interval.steps)
+        ev.optimizerMs += o.end->elapsedMs(*o.start) / steps;
+    ev.samplesPerSec = ms > 0 ? interval.samples / ms * 1000.0 : 0.0;
+    if (scaler) {
+        Tensor skipped = Tensor::host({1}, DType::F32);
+        backend->copy(skippedSteps, skipped);
+        ev.skipped = skipped.data<float>()[0] > 0.0f;
+        ev.lossScale = scaler->scale();
+        backend->fill(skippedSteps, 0.0f);
+    }
+    backend->fill(lossSum, 0.0f);
+    samplesPerSecSum += ev.samplesPerSec;
+    ++samplesPerSecCount;
+    summary.finalTrainLoss = ev.loss;
+    sink.onEvent(ev);
+    if (auto advice = advisor->onStep(ev))
+        sink.onEvent(*advice);
+    interval.reset();
 }
 
 void Trainer::State::evaluate(EpochEvent& epoch) {
