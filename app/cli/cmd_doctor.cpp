@@ -215,7 +215,7 @@ int cmdDoctor(const Argv& argv) {
     const MemoryFacts mem = readMemory();
     const std::string dnnl = onednnVersion();
     const std::string driver = nvidiaDriverVersion();
-    const CudaStatus& status = probeCuda();
+    const CudaStatus& status = probeCudaLibraries();
     const NvmlFacts nvml = NvmlSampler().facts();
     if (args.flag("json")) {
         nlohmann::json j;

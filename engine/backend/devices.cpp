@@ -138,9 +138,26 @@ void readProbe(CudaStatus& s, ProbeFn probe) {
     }
 }
 
-Plugin loadPlugin() {
+// Without the driver nothing can run, and loading the plugin would map cuDNN and cuBLAS
+// (about 220 MB of resident memory) only to learn that. Training checks this first.
+bool driverMissing(CudaStatus& s) {
+    void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (driver)
+        return false; // kept loaded: the plugin needs it next
+    const char* e = dlerror();
+    s.reason = std::string("no NVIDIA driver: libcuda.so.1 could not be loaded (") +
+               (e ? e : "not found") + ")";
+    s.advice = "Install the NVIDIA driver (release 580 or newer for CUDA 13), reboot, and check "
+               "that nvidia-smi lists the GPU. `trainbench-cli doctor` also reports the CUDA "
+               "libraries it finds.";
+    return true;
+}
+
+Plugin loadPlugin(bool evenWithoutDriver) {
     Plugin plugin;
     CudaStatus& s = plugin.status;
+    if (!evenWithoutDriver && driverMissing(s))
+        return plugin;
     const std::vector<std::string> paths = candidatePaths();
     std::string firstError, firstErrorPath;
     void* handle = nullptr;
@@ -196,16 +213,18 @@ Plugin loadPlugin() {
     return plugin;
 }
 
+Plugin tryLoadPlugin(bool evenWithoutDriver) {
+    try {
+        return loadPlugin(evenWithoutDriver);
+    } catch (const std::exception& e) { // probeCuda() never throws
+        Plugin p;
+        p.status.reason = std::string("probing the GPU failed: ") + e.what();
+        return p;
+    }
+}
+
 const Plugin& plugin() {
-    static const Plugin loaded = [] {
-        try {
-            return loadPlugin();
-        } catch (const std::exception& e) { // probeCuda() never throws
-            Plugin p;
-            p.status.reason = std::string("probing the GPU failed: ") + e.what();
-            return p;
-        }
-    }();
+    static const Plugin loaded = tryLoadPlugin(false);
     return loaded;
 }
 
@@ -219,6 +238,11 @@ std::string lower(std::string text) {
 
 const CudaStatus& probeCuda() {
     return plugin().status;
+}
+
+const CudaStatus& probeCudaLibraries() {
+    static const Plugin loaded = tryLoadPlugin(true);
+    return loaded.status;
 }
 
 Device resolveDevice(const std::string& text) {

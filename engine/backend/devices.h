@@ -42,8 +42,12 @@ struct CudaStatus {
     std::vector<GpuInfo> gpus;
 };
 
-// Loads the plugin once (thread-safe) and reports what it found; never throws.
+// Loads the plugin once (thread-safe) and reports what it found; never throws. Without an
+// NVIDIA driver it stops there and leaves the CUDA libraries unloaded.
 const CudaStatus& probeCuda();
+// The same, but loads the plugin and its CUDA libraries even without a driver, so `doctor` can
+// report their versions. Costs the libraries' memory; not for training processes.
+const CudaStatus& probeCudaLibraries();
 
 // "auto" picks cuda:0 when probeCuda().usable, else the CPU. Throws ConfigError("device") for
 // malformed text and BackendUnavailable for a CUDA device that cannot be used.
