@@ -8,7 +8,8 @@ packages=(
   build-essential cmake ccache pkg-config git
   clang libclang-rt-14-dev            # libFuzzer targets
   qt6-base-dev libqcustomplot-dev     # Qt Test now, the window next
-  libdnnl-dev libopenblas-openmp-dev  # CPU backend: oneDNN and the OpenMP OpenBLAS
+  libdnnl-dev                         # CPU backend: oneDNN (on OpenMP)
+  libopenblas-openmp-dev              # tests/bench: the sgemm the dense layers are measured against
   libsqlite3-dev sqlite3 nlohmann-json3-dev zlib1g-dev libpng-dev libjpeg-dev
   libbenchmark-dev                    # kernel benchmarks
   dataset-fashion-mnist               # the default dataset
@@ -27,10 +28,4 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
   apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
-# Debian's OpenBLAS alternatives: make the OpenMP build the one libblas resolves to, so BLAS
-# joins oneDNN's OpenMP pool instead of starting a pthreads pool of its own.
-if [[ -e /usr/lib/x86_64-linux-gnu/openblas-openmp/libblas.so.3 ]]; then
-  update-alternatives --set libblas.so.3-x86_64-linux-gnu \
-    /usr/lib/x86_64-linux-gnu/openblas-openmp/libblas.so.3 >/dev/null 2>&1 || true
 fi

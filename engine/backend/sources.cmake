@@ -5,6 +5,7 @@ set(TB_MODULE_SOURCES
     cpu/cpuconvops.cpp
     cpu/cpuelementwise.cpp
     cpu/cpulinear.cpp
+    cpu/cpumatmul.cpp
     cpu/cpuloss.cpp
     cpu/cpuoptim.cpp
     cpu/cpupool.cpp)

@@ -43,8 +43,8 @@ std::optional<AdviceEvent> Advisor::onStep(const StepEvent& step) {
                 ? "set num_workers to 2 or more so batches are prepared while the model trains"
                 : "raise num_workers above " + std::to_string(m_context.numWorkers) +
                       ", preload the dataset into RAM, or put it on faster storage";
-        std::string message = "the step loop waits for data " + std::string(share) +
-                              " of the time: " + fix;
+        std::string message =
+            "the step loop waits for data " + std::string(share) + " of the time: " + fix;
         if (m_context.device != "cpu")
             message += "; pin_memory=true lets the copy to the GPU overlap compute";
         return fire("data-starved", message, step);

@@ -249,9 +249,9 @@ void Trainer::State::logInterval(Interval& interval, float lr) {
     ev.unixTime = nowUnix();
     ev.loss = lossHost.data<float>()[0] / micro;
     ev.lr = lr;
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                                interval.start)
-                          .count();
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - interval.start)
+            .count();
     ev.stepMs = ms / steps;
     ev.dataWaitMs = interval.waitMs / steps;
     for (auto& m : interval.microBatches) {

@@ -1,11 +1,12 @@
 // Kernel benchmarks behind the CPU backend's library choices, on this model zoo's shapes:
-// dense layers on OpenBLAS (the backend) vs oneDNN matmul, and convolution through the backend
-// (oneDNN, blocked layouts) vs oneDNN on plain NCHW (its gemm path). Two threads, as the
-// comparison with PyTorch runs.
+// dense layers through the backend (oneDNN matmul) vs OpenBLAS sgemm, and convolution through
+// the backend (oneDNN, blocked layouts) vs oneDNN on plain NCHW (its gemm path). Two threads,
+// as the comparison with PyTorch runs.
 #include "backend/backend.h"
 #include "backend/kernels/random_math.h"
 
 #include <benchmark/benchmark.h>
+#include <cblas.h>
 #include <dnnl.hpp>
 #include <omp.h>
 
@@ -29,9 +30,14 @@ Tensor filled(const Shape& s, uint64_t seed) {
     return t;
 }
 
-// mlp's first layer (784 -> 256) at batch 128: forward + backward.
-void BM_LinearOpenBlas(benchmark::State& state) {
-    const int64_t n = 128, in = 784, out = 256;
+// Dense layers of the zoo, forward + backward: mlp fc1 (128 x 784 -> 256), mlp fc2
+// (128 x 256 -> 128), fmnist-cnn fc1 (64 x 3136 -> 128), lenet5 fc1 (64 x 400 -> 120).
+void linearShapes(benchmark::internal::Benchmark* b) {
+    b->Args({128, 784, 256})->Args({128, 256, 128})->Args({64, 3136, 128})->Args({64, 400, 120});
+}
+
+void BM_LinearBackend(benchmark::State& state) {
+    const int64_t n = state.range(0), in = state.range(1), out = state.range(2);
     Tensor x = filled({n, in}, 1), w = filled({out, in}, 2), b = filled({out}, 3);
     Tensor y = backend().empty({n, out}, DType::F32), dx = backend().empty({n, in}, DType::F32);
     Tensor dw = backend().empty({out, in}, DType::F32), db = backend().empty({out}, DType::F32);
@@ -40,37 +46,27 @@ void BM_LinearOpenBlas(benchmark::State& state) {
         backend().linearBackward(x, w, y, &dx, dw, &db);
     }
 }
-BENCHMARK(BM_LinearOpenBlas)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_LinearBackend)->Apply(linearShapes)->Unit(benchmark::kMicrosecond);
 
-void BM_LinearOneDnnMatmul(benchmark::State& state) {
+// The same three products (y = x w^T, dx = dy w, dw += dy^T x) on OpenBLAS, bias left out.
+void BM_LinearOpenBlas(benchmark::State& state) {
     backend(); // sets the OpenMP pool
-    using namespace dnnl;
-    using tag = memory::format_tag;
-    const memory::dim n = 128, in = 784, out = 256;
-    engine eng(engine::kind::cpu, 0);
-    stream s(eng);
-    const auto md = [](memory::dims d, tag t) {
-        return memory::desc(d, memory::data_type::f32, t);
-    };
-    // y = x w^T; dx = dy w; dw = dy^T x  (the same three products as the backend).
-    matmul fwd(matmul::primitive_desc(
-        matmul::desc(md({n, in}, tag::ab), md({in, out}, tag::ba), md({n, out}, tag::ab)), eng));
-    matmul bwdData(matmul::primitive_desc(
-        matmul::desc(md({n, out}, tag::ab), md({out, in}, tag::ab), md({n, in}, tag::ab)), eng));
-    matmul bwdWeights(matmul::primitive_desc(
-        matmul::desc(md({out, n}, tag::ba), md({n, in}, tag::ab), md({out, in}, tag::ab)), eng));
-    memory x(md({n, in}, tag::ab), eng), w(md({in, out}, tag::ba), eng),
-        y(md({n, out}, tag::ab), eng), dx(md({n, in}, tag::ab), eng),
-        wPlain(md({out, in}, tag::ab), eng, w.get_data_handle()),
-        dyT(md({out, n}, tag::ba), eng, y.get_data_handle()), dw(md({out, in}, tag::ab), eng);
+    openblas_set_num_threads(kThreads);
+    const int n = static_cast<int>(state.range(0)), in = static_cast<int>(state.range(1)),
+              out = static_cast<int>(state.range(2));
+    Tensor x = filled({n, in}, 1), w = filled({out, in}, 2);
+    Tensor y = backend().empty({n, out}, DType::F32), dx = backend().empty({n, in}, DType::F32);
+    Tensor dw = backend().empty({out, in}, DType::F32);
     for (auto _ : state) {
-        fwd.execute(s, {{DNNL_ARG_SRC, x}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, y}});
-        bwdData.execute(s, {{DNNL_ARG_SRC, y}, {DNNL_ARG_WEIGHTS, wPlain}, {DNNL_ARG_DST, dx}});
-        bwdWeights.execute(s, {{DNNL_ARG_SRC, dyT}, {DNNL_ARG_WEIGHTS, x}, {DNNL_ARG_DST, dw}});
-        s.wait();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, out, in, 1.0f, x.data<float>(), in,
+                    w.data<float>(), in, 0.0f, y.data<float>(), out);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, in, out, 1.0f, y.data<float>(),
+                    out, w.data<float>(), in, 0.0f, dx.data<float>(), in);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, n, 1.0f, y.data<float>(), out,
+                    x.data<float>(), in, 1.0f, dw.data<float>(), in);
     }
 }
-BENCHMARK(BM_LinearOneDnnMatmul)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_LinearOpenBlas)->Apply(linearShapes)->Unit(benchmark::kMicrosecond);
 
 // resnet20's first-stage convolution (16 -> 16, 3x3, 32x32) at batch 128: fwd + both bwd.
 ConvDesc stageOneConv() {

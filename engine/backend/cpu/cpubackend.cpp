@@ -2,11 +2,11 @@
 #include "backend/cpu/cpubackend.h"
 
 #include "backend/cpu/cpuconv.h"
+#include "backend/cpu/cpumatmul.h"
 #include "backend/cpu/parallel.h"
 #include "core/errors.h"
 #include "core/half.h"
 
-#include <cblas.h>
 #include <dnnl.hpp>
 #include <omp.h>
 
@@ -38,12 +38,11 @@ private:
 
 CpuBackend::CpuBackend(int threads)
     : m_threads(threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency())),
-      m_conv(std::make_unique<CpuConvCache>()), m_inUse(std::make_shared<std::atomic<int64_t>>(0)),
+      m_conv(std::make_unique<CpuConvCache>()), m_matmul(std::make_unique<CpuMatmulCache>()),
+      m_inUse(std::make_shared<std::atomic<int64_t>>(0)),
       m_peak(std::make_shared<std::atomic<int64_t>>(0)) {
-    // One pool: oneDNN runs on OpenMP, the OpenMP build of OpenBLAS joins the same pool, and
-    // our loops use it too.
+    // One pool: oneDNN runs on OpenMP, and our loops use the same pool.
     omp_set_num_threads(m_threads);
-    openblas_set_num_threads(m_threads);
     m_scratch.resize(4);
 }
 
@@ -52,8 +51,7 @@ CpuBackend::~CpuBackend() = default;
 std::string CpuBackend::description() const {
     const dnnl_version_t* v = dnnl_version();
     return "cpu: oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
-           std::to_string(v->patch) + ", " + std::string(openblas_get_config()) + ", " +
-           std::to_string(m_threads) + " threads";
+           std::to_string(v->patch) + ", " + std::to_string(m_threads) + " threads";
 }
 
 Tensor CpuBackend::empty(const Shape& shape, DType dtype) {
@@ -142,6 +140,7 @@ void CpuBackend::resetPeakMemory() {
 void CpuBackend::releaseCachedMemory() {
     m_scratch.assign(m_scratch.size(), Tensor());
     m_conv->clear();
+    m_matmul->clear();
 }
 
 void CpuBackend::cast(const Tensor& src, Tensor& dst) {

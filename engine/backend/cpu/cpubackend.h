@@ -1,6 +1,6 @@
-// The CPU backend: oneDNN for convolution, OpenBLAS for GEMM, and our own OpenMP loops (over
-// the shared math in backend/kernels/) for everything else. One OpenMP pool of `threads`
-// threads serves all three, so no two libraries ever compete for the cores.
+// The CPU backend: oneDNN for convolution and the dense layers' matmuls, and our own OpenMP
+// loops (over the shared math in backend/kernels/) for everything else. oneDNN runs on OpenMP,
+// so one pool of `threads` threads serves both and no two pools compete for the cores.
 #pragma once
 
 #include "backend/backend.h"
@@ -12,6 +12,7 @@
 namespace tb {
 
 class CpuConvCache;
+class CpuMatmulCache;
 
 class CpuBackend final : public Backend {
 public:
@@ -82,6 +83,7 @@ private:
 
     int m_threads;
     std::unique_ptr<CpuConvCache> m_conv;
+    std::unique_ptr<CpuMatmulCache> m_matmul;
     std::vector<Tensor> m_scratch;
     std::shared_ptr<std::atomic<int64_t>> m_inUse;
     std::shared_ptr<std::atomic<int64_t>> m_peak;

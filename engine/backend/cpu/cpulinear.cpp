@@ -1,13 +1,8 @@
-// CpuBackend dense layers on OpenBLAS sgemm (measured faster than oneDNN's matmul here for
-// these small shapes; see the issue note).
+// CpuBackend dense layers: dtype handling around CpuMatmulCache.
 #include "backend/cpu/cpubackend.h"
 
-#include "backend/cpu/parallel.h"
+#include "backend/cpu/cpumatmul.h"
 #include "core/errors.h"
-
-#include <cblas.h>
-
-#include <cstring>
 
 namespace tb {
 
@@ -18,18 +13,8 @@ void CpuBackend::linearForward(const Tensor& x, const Tensor& w, const Tensor* b
                     ", y " + y.shape().toString() + " do not fit");
     const Tensor xf = asF32(x, 0);
     Tensor yf = f32Target(y, 1);
-    float* py = yf.data<float>();
-    // y(n, out) = x(n, in) * w(out, in)^T, with the bias pre-loaded so sgemm adds onto it.
-    float beta = 0.0f;
-    if (b) {
-        const float* pb = b->data<float>();
-        for (int64_t i = 0; i < n; ++i) // serial: cheaper than waking the pool for it
-            std::memcpy(py + i * out, pb, static_cast<std::size_t>(out) * sizeof(float));
-        beta = 1.0f;
-    }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(n), static_cast<int>(out),
-                static_cast<int>(in), 1.0f, xf.data<float>(), static_cast<int>(in), w.data<float>(),
-                static_cast<int>(in), beta, py, static_cast<int>(out));
+    m_matmul->forward(n, in, out, xf.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr,
+                      yf.data<float>());
     storeF32(yf, y);
 }
 
@@ -41,21 +26,14 @@ void CpuBackend::linearBackward(const Tensor& x, const Tensor& w, const Tensor& 
     const float* pdy = dyf.data<float>();
     if (dx) {
         Tensor dxf = f32Target(*dx, 2);
-        // dx(n, in) = dy(n, out) * w(out, in)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(n),
-                    static_cast<int>(in), static_cast<int>(out), 1.0f, pdy, static_cast<int>(out),
-                    w.data<float>(), static_cast<int>(in), 0.0f, dxf.data<float>(),
-                    static_cast<int>(in));
+        m_matmul->backwardData(n, in, out, pdy, w.data<float>(), dxf.data<float>());
         storeF32(dxf, *dx);
     }
-    // dw(out, in) += dy^T(out, n) * x(n, in)
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<int>(out),
-                static_cast<int>(in), static_cast<int>(n), 1.0f, pdy, static_cast<int>(out),
-                xf.data<float>(), static_cast<int>(in), 1.0f, dw.data<float>(),
-                static_cast<int>(in));
+    m_matmul->backwardWeights(n, in, out, pdy, xf.data<float>(), dw.data<float>());
     if (db) {
         float* pdb = db->data<float>();
         for (int64_t i = 0; i < n; ++i)
+#pragma omp simd
             for (int64_t j = 0; j < out; ++j)
                 pdb[j] += pdy[i * out + j];
     }
