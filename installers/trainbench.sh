@@ -20,6 +20,12 @@ case "$mode" in
     ;;
   test)
     ctest --preset "$preset" "$@"
+    # The dataset readers' libFuzzer targets need clang's fuzzer runtime (30 s each).
+    if command -v clang++ >/dev/null && compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null; then
+      cmake --preset fuzz >/dev/null
+      cmake --build build/fuzz -j2 --target fuzz_idx fuzz_cifar fuzz_csv
+      ctest --test-dir build/fuzz -L fuzz --output-on-failure
+    fi
     ;;
   *)
     echo "usage: $0 train|test [extra arguments]" >&2

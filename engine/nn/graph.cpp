@@ -14,10 +14,10 @@ struct Graph::Node {
     std::vector<std::string> inputNames;
     Shape unitShape; // output shape for batch 1
     Tensor outStorage;
-    int gradSlot = -1; // which shared gradient buffer holds grad (planGradients)
-    Tensor fanoutStorage; // a second gradient buffer when several consumers add into grad
-    Tensor out, grad;     // views for the current batch
-    bool gradSet = false; // grad holds a value in this backward pass
+    int gradSlot = -1;         // which shared gradient buffer holds grad (planGradients)
+    Tensor fanoutStorage;      // a second gradient buffer when several consumers add into grad
+    Tensor out, grad;          // views for the current batch
+    bool gradSet = false;      // grad holds a value in this backward pass
     bool requiresGrad = false; // a parameter at or before this node: backward must reach it
 };
 
@@ -155,9 +155,8 @@ void Graph::ensureBuffers(int64_t n) {
         s[0] = n;
         node->out = node->outStorage.slice(0, n).view(s);
         if (node->gradSlot >= 0)
-            node->grad =
-                Tensor(m_slotStorage[static_cast<std::size_t>(node->gradSlot)].buffer(), s,
-                       m_actDtype);
+            node->grad = Tensor(m_slotStorage[static_cast<std::size_t>(node->gradSlot)].buffer(), s,
+                                m_actDtype);
     }
     m_batch = n;
 }

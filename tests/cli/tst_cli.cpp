@@ -84,9 +84,9 @@ private slots:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("XDG_DATA_HOME", home.path());
         p.setProcessEnvironment(env);
-        p.start(TB_CLI_PATH, {"train", "--set", "dataset=blobs", "--set", "model=mlp", "--set",
-                              "max_epochs=100000", "--set", "log_every_n_steps=1", "--set",
-                              "device=cpu"});
+        p.start(TB_CLI_PATH,
+                {"train", "--set", "dataset=blobs", "--set", "model=mlp", "--set",
+                 "max_epochs=100000", "--set", "log_every_n_steps=1", "--set", "device=cpu"});
         QVERIFY(p.waitForStarted());
         QByteArray out; // accumulated: QTRY re-evaluates its expression
         QTRY_VERIFY_WITH_TIMEOUT((out += p.readAllStandardOutput()).contains("step"), 60000);
