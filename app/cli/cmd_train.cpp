@@ -111,7 +111,10 @@ int cmdTrain(const Argv& argv) {
     const bool json = args.flag("json");
 
     TrainerOptions options;
-    options.runId = makeRunId();
+    // A resumed run continues its own record (and checkpoint folder) in the run store.
+    options.runId = resumePath.empty() ? makeRunId() : Checkpointer::runIdOf(resumePath);
+    if (options.runId.empty())
+        options.runId = makeRunId();
     options.resumeFrom = resumePath;
     EventFanout sinks;
     ProgressPrinter progress(json ? stderr : stdout);

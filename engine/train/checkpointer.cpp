@@ -142,6 +142,12 @@ Position Checkpointer::load(const std::string& path, Graph& graph, Optimizer& op
     return pos;
 }
 
+std::string Checkpointer::runIdOf(const std::string& path) {
+    const SafetensorsFile file = readSafetensors(path);
+    const auto it = file.metadata.find("run_id");
+    return it == file.metadata.end() ? std::string() : it->second;
+}
+
 RunConfig Checkpointer::configOf(const std::string& path) {
     const SafetensorsFile file = readSafetensors(path);
     const auto it = file.metadata.find("config");

@@ -33,6 +33,8 @@ public:
     // Restores state saved by save() into a graph/optimizer built from the same config.
     Position load(const std::string& path, Graph& graph, Optimizer& optimizer, GradScaler* scaler);
     static RunConfig configOf(const std::string& path);
+    // The run a checkpoint belongs to, so a resumed run continues the same record.
+    static std::string runIdOf(const std::string& path);
     const std::string& directory() const { return m_dir; }
 
 private:

@@ -7,6 +7,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <csignal>
+
 namespace {
 
 struct Result {
@@ -117,6 +119,38 @@ private slots:
         QCOMPARE(j["epochs"].toInt(), 2);
         QVERIFY(j["test_acc"].toDouble() >= 0.90);
         QVERIFY(j["peak_memory_mb"].toDouble() <= 250.0);
+    }
+
+    // Ctrl-C (SIGINT) stops after the step, checkpoints, and --resume RUN_ID continues the same
+    // run record to completion.
+    void interruptThenResume() {
+        QTemporaryDir home;
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("XDG_DATA_HOME", home.path());
+        p.setProcessEnvironment(env);
+        p.start(TB_CLI_PATH, {"train", "--json", "--set", "dataset=blobs", "--set", "model=mlp",
+                              "--set", "max_epochs=100000", "--set", "device=cpu"});
+        QVERIFY(p.waitForStarted());
+        QByteArray err;
+        QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError()).contains("step"), 60000);
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        const QJsonObject stopped = lastJsonLine(QString::fromUtf8(p.readAllStandardOutput()));
+        QCOMPARE(stopped["status"].toString(), QString("stopped"));
+        const QString id = stopped["run_id"].toString();
+        const int target = stopped["epochs"].toInt() + 2; // a short remainder for the test
+        const Result resumed = runCli(
+            {"train", "--json", "--resume", id, "--set", "max_epochs=" + QString::number(target)},
+            home.path());
+        QVERIFY2(resumed.code == 0, qPrintable(resumed.err));
+        const QJsonObject done = lastJsonLine(resumed.out);
+        QCOMPARE(done["run_id"].toString(), id);
+        QCOMPARE(done["status"].toString(), QString("completed"));
+        QCOMPARE(done["epochs"].toInt(), target);
+        const Result list = runCli({"runs", "list", "--json"}, home.path());
+        QCOMPARE(QJsonDocument::fromJson(list.out.toUtf8()).array().size(), 1);
     }
 
     void benchPrintsJson() {
