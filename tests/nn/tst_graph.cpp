@@ -125,6 +125,15 @@ private slots:
         }
     }
 
+    // The example spec shipped in resources/models trains like a zoo model.
+    void userSpecFile() {
+        const std::string path = TB_SOURCE_DIR "/resources/models/tiny-cnn.json";
+        Graph g(modelSpec(path, {1, 28, 28}, 10), *m_backend, DType::F32, 0);
+        QCOMPARE(g.name(), std::string("tiny-cnn"));
+        QCOMPARE(g.parameterCount(), qint64(8 * 9 + 8 + 8 * 14 * 14 * 10 + 10));
+        QVERIFY_THROWS_EXCEPTION(ConfigError, modelSpec("/nonexistent/spec.json", {1, 28, 28}, 10));
+    }
+
     void unknownModelListsTheZoo() {
         try {
             modelSpec("resnet9000", {3, 32, 32}, 10);
