@@ -125,12 +125,7 @@ int cmdTrain(const Argv& argv) {
     TelemetrySampler sampler;
     if (!args.flag("no-db")) {
         const std::string db = args.valueOr("db", defaultDatabasePath());
-        try {
-            recorder = std::make_unique<RunRecorder>(db);
-        } catch (const Error& e) {
-            throw Error(std::string(e.what()) +
-                        "\nTo train without recording the run, add --no-db.");
-        }
+        recorder = std::make_unique<RunRecorder>(db); // its errors name the file and --no-db
         sinks.add(recorder.get());
         sampler.addSink(recorder.get());
         sampler.start();

@@ -25,6 +25,8 @@ ProgressPrinter::ProgressPrinter(std::FILE* out) : m_out(out), m_tty(isatty(file
 
 void ProgressPrinter::onEvent(const Event& event) {
     if (const auto* e = std::get_if<RunStartedEvent>(&event)) {
+        if (e->totalSteps == 0)
+            return; // announces a run that failed to start; RunFinished says why
         m_totalSteps = e->totalSteps;
         m_stepsPerEpoch = e->stepsPerEpoch;
         m_startStep = e->resumedFromStep;
@@ -54,9 +56,9 @@ void ProgressPrinter::onEvent(const Event& event) {
     } else if (const auto* f = std::get_if<RunFinishedEvent>(&event)) {
         if (m_tty)
             std::fputc('\n', m_out);
-        std::fprintf(m_out, "run %s after %s%s%s\n", toString(f->status).c_str(),
-                     formatDuration(f->summary.durationSec).c_str(), f->error.empty() ? "" : ": ",
-                     f->error.c_str());
+        // The error itself is printed once, by the command, as its exit message.
+        std::fprintf(m_out, "run %s after %s\n", toString(f->status).c_str(),
+                     formatDuration(f->summary.durationSec).c_str());
     }
     std::fflush(m_out);
 }
