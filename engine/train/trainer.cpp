@@ -41,9 +41,30 @@ DType activationDtype(const std::string& precision) {
     return DType::F32;
 }
 
-} // namespace
+// What one logging interval collected. Device-side values (loss sums, skipped steps) and the
+// stream events are read only when the interval is logged, so a GPU step never waits for the
+// host; the read-back itself is the one synchronisation per interval.
+struct Interval {
+    struct MicroBatchEvents {
+        std::unique_ptr<StreamEvent> start, copied, forwarded, backwarded;
+    };
+    struct StepEvents {
+        std::unique_ptr<StreamEvent> start, end;
+    };
+    std::vector<MicroBatchEvents> microBatches;
+    std::vector<StepEvents> steps;
+    double waitMs = 0.0, samples = 0.0;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 
-struct Interval;
+    void reset() {
+        microBatches.clear();
+        steps.clear();
+        waitMs = samples = 0.0;
+        start = std::chrono::steady_clock::now();
+    }
+};
+
+} // namespace
 
 struct Trainer::State {
     RunConfig config;
@@ -148,29 +169,6 @@ const Tensor& Trainer::State::toDevice(const Tensor& host, Tensor& device) {
     backend->copy(host, device);
     return device;
 }
-
-// What one logging interval collected. Device-side values (loss sums, skipped steps) and the
-// stream events are read only when the interval is logged, so a GPU step never waits for the
-// host; the read-back itself is the one synchronisation per interval.
-struct Interval {
-    struct MicroBatchEvents {
-        std::unique_ptr<StreamEvent> start, copied, forwarded, backwarded;
-    };
-    struct StepEvents {
-        std::unique_ptr<StreamEvent> start, end;
-    };
-    std::vector<MicroBatchEvents> microBatches;
-    std::vector<StepEvents> steps;
-    double waitMs = 0.0, samples = 0.0;
-    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-
-    void reset() {
-        microBatches.clear();
-        steps.clear();
-        waitMs = samples = 0.0;
-        start = std::chrono::steady_clock::now();
-    }
-};
 
 // One epoch (or what is left of it after a resume). Returns false when stopped.
 bool Trainer::State::trainEpoch(std::stop_token& stop) {
