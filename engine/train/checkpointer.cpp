@@ -95,8 +95,10 @@ void Checkpointer::rotate() {
         if (e.path().filename().string().rfind("epoch-", 0) == 0 ||
             e.path().filename().string().rfind("step-", 0) == 0)
             saves.push_back(e.path());
+    // Oldest first: by write time, and by name for saves within the clock's resolution.
     std::sort(saves.begin(), saves.end(), [](const fs::path& a, const fs::path& b) {
-        return fs::last_write_time(a) < fs::last_write_time(b);
+        const auto ta = fs::last_write_time(a), tb = fs::last_write_time(b);
+        return ta != tb ? ta < tb : a.filename() < b.filename();
     });
     const auto keep = static_cast<std::size_t>(m_config.keepLastCheckpoints);
     for (std::size_t i = 0; i + keep < saves.size(); ++i)

@@ -2,6 +2,7 @@
 // resumed from a checkpoint continues the same trajectory, max_steps and stop are honoured.
 #include "train/trainer.h"
 
+#include <QDir>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -123,6 +124,22 @@ private slots:
         std::vector<double> joined = one.losses;
         joined.insert(joined.end(), two.losses.begin(), two.losses.end());
         QCOMPARE(joined, straight.losses);
+    }
+
+    // Epoch checkpoints rotate: the last keep_last_checkpoints stay, plus last and best.
+    void checkpointsRotate() {
+        QTemporaryDir d;
+        RunConfig c = smallConfig(d.path(), "mlp");
+        c.set("max_epochs", "4");
+        c.set("keep_last_checkpoints", "2");
+        Collector col;
+        const auto f = Trainer(c, col).run();
+        QCOMPARE(status(f.status), QString("completed"));
+        const QStringList files =
+            QDir(d.path()).entryList({"*.safetensors"}, QDir::Files, QDir::Name);
+        QCOMPARE(files, (QStringList{"best.safetensors", "epoch-0003.safetensors",
+                                     "epoch-0004.safetensors", "last.safetensors"}));
+        QVERIFY(f.checkpoint.ends_with("epoch-0004.safetensors"));
     }
 
     void maxStepsBoundsTheRun() {
