@@ -49,10 +49,7 @@ int cmdModels(const Argv& argv) {
 int cmdSummary(const Argv& argv) {
     const Args args(argv, {"json"});
     const std::string model = args.valueOr("model", "fmnist-cnn");
-    Shape input{1, 28, 28};
-    for (const auto& m : modelZoo())
-        if (m.name == model)
-            input = m.defaultInput;
+    Shape input = zooInputShape(model, {1, 28, 28});
     if (const auto in = args.value("input"))
         input = Shape::parse(*in, "--input");
     const int classes = static_cast<int>(args.intValue("classes", 2).value_or(10));

@@ -204,6 +204,13 @@ const std::vector<ZooEntry>& modelZoo() {
     return zoo;
 }
 
+Shape zooInputShape(const std::string& name, const Shape& fallback) {
+    for (const auto& e : modelZoo())
+        if (e.name == name)
+            return e.defaultInput;
+    return fallback;
+}
+
 nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int classes,
                          const nlohmann::json& options) {
     json layers;

@@ -18,6 +18,8 @@ struct ZooEntry {
 };
 
 const std::vector<ZooEntry>& modelZoo();
+// The sample shape a zoo model was designed for; `fallback` for other names (spec files).
+Shape zooInputShape(const std::string& name, const Shape& fallback);
 
 // Options: "hidden" (mlp widths, e.g. "256,128"), "shortcut" ("A" parameter-free or "B"
 // 1x1 conv), "dropout" (mlp, vgg-small). Throws ConfigError("model") for an unknown name or

@@ -80,6 +80,10 @@ StoreError notFound(const std::string& path, const std::string& message) {
 } // namespace
 
 std::string defaultDatabasePath() {
+    return (fs::path(dataDirectory()) / "runs.db").string();
+}
+
+std::string dataDirectory() {
     fs::path base;
     // The XDG spec says to ignore relative values.
     if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg == '/') {
@@ -92,7 +96,7 @@ std::string defaultDatabasePath() {
         }
         base = fs::path(home) / ".local" / "share";
     }
-    return (base / "TrainBench" / "runs.db").string();
+    return (base / "TrainBench").string();
 }
 
 std::string makeRunId() {

@@ -26,6 +26,8 @@ struct RunStoreOptions {
 // $XDG_DATA_HOME/TrainBench/runs.db, else ~/.local/share/TrainBench/runs.db. Only computes the
 // path; RunStore creates missing folders when it opens the file for writing.
 std::string defaultDatabasePath();
+// $XDG_DATA_HOME/TrainBench, else ~/.local/share/TrainBench: where runs.db and checkpoints live.
+std::string dataDirectory();
 
 // A new sortable run id: UTC date and time plus 16 random bits, "20261130-093012-3f2a".
 std::string makeRunId();

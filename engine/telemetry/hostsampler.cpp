@@ -83,4 +83,8 @@ HostSample HostSampler::sample() {
     return s;
 }
 
+std::optional<uint64_t> processPeakRssBytes() {
+    return kibField("/proc/self/status", "VmHWM");
+}
+
 } // namespace tb

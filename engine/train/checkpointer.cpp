@@ -4,6 +4,7 @@
 #include "core/errors.h"
 #include "io/safetensors.h"
 #include "nn/structural.h"
+#include "store/runstore.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -27,11 +28,7 @@ Tensor toHost(Backend& b, const Tensor& t) {
 } // namespace
 
 std::string defaultCheckpointRoot() {
-    const char* xdg = std::getenv("XDG_DATA_HOME");
-    const char* home = std::getenv("HOME");
-    const std::string base =
-        xdg && *xdg ? std::string(xdg) : std::string(home ? home : ".") + "/.local/share";
-    return base + "/TrainBench/checkpoints";
+    return dataDirectory() + "/checkpoints";
 }
 
 Checkpointer::Checkpointer(const RunConfig& config, const std::string& runId,

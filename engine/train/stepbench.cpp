@@ -8,34 +8,18 @@
 #include "nn/modelzoo.h"
 #include "optim/gradscaler.h"
 #include "optim/optimizer.h"
+#include "telemetry/hostsampler.h"
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <vector>
 
 namespace tb {
 
-namespace {
-
-double peakRssMb() {
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line))
-        if (line.rfind("VmHWM:", 0) == 0)
-            return std::stod(line.substr(6)) / 1024.0;
-    return 0.0;
-}
-
-} // namespace
-
 StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
     const Device device = resolveDevice(o.device);
     auto backend = createBackend(device, o.threads);
-    Shape sample{1, 28, 28};
-    for (const auto& m : modelZoo())
-        if (m.name == o.model)
-            sample = m.defaultInput;
+    Shape sample = zooInputShape(o.model, {1, 28, 28});
     if (!o.input.empty())
         sample = Shape::parse(o.input, "input");
     const int classes = 10;
@@ -91,7 +75,7 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
     r.p90StepMs = times[times.size() * 9 / 10];
     r.maxStepMs = times.back();
     r.samplesPerSec = static_cast<double>(o.batch) / r.medianStepMs * 1000.0;
-    r.peakRssMb = peakRssMb();
+    r.peakRssMb = static_cast<double>(processPeakRssBytes().value_or(0)) / (1024.0 * 1024.0);
     r.peakDeviceMb = static_cast<double>(backend->memoryStats().peakInUse) / (1024.0 * 1024.0);
     return r;
 }

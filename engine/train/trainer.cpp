@@ -8,12 +8,12 @@
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
 #include "store/runstore.h"
+#include "telemetry/hostsampler.h"
 #include "train/advisor.h"
 #include "train/checkpointer.h"
 
 #include <chrono>
 #include <cmath>
-#include <fstream>
 
 namespace tb {
 
@@ -22,15 +22,6 @@ namespace {
 double nowUnix() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
         .count();
-}
-
-uint64_t processPeakRss() {
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line))
-        if (line.rfind("VmHWM:", 0) == 0)
-            return std::stoull(line.substr(6)) * 1024;
-    return 0;
 }
 
 DType activationDtype(const std::string& precision) {
@@ -302,13 +293,15 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
     const auto started = std::chrono::steady_clock::now();
     if (s.options.runId.empty())
         s.options.runId = makeRunId();
+    // Announced even when setup fails, so a failed start is recorded too.
+    RunStartedEvent ev;
+    ev.runId = s.options.runId;
+    ev.name = s.config.displayName();
+    ev.config = s.config.toJson();
+    ev.device = s.config.device;
     bool startedSent = false;
     try {
         s.setup();
-        RunStartedEvent ev;
-        ev.runId = s.options.runId;
-        ev.name = s.config.displayName();
-        ev.config = s.config.toJson();
         ev.device = s.backend->device().toString();
         ev.environment = {{"backend", s.backend->description()},
                           {"cuda", toJson(probeCuda())},
@@ -383,17 +376,10 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
         s.samplesPerSecCount ? s.samplesPerSecSum / static_cast<double>(s.samplesPerSecCount) : 0.0;
     s.summary.peakMemoryBytes = s.backend && s.backend->device().isCuda()
                                     ? s.backend->memoryStats().peakInUse
-                                    : processPeakRss();
+                                    : processPeakRssBytes().value_or(0);
     finished.summary = s.summary;
-    if (!startedSent) {
-        // The sinks still learn of the run, so a failed start is recorded too.
-        RunStartedEvent ev;
-        ev.runId = s.options.runId;
-        ev.name = s.config.displayName();
-        ev.config = s.config.toJson();
-        ev.device = s.config.device;
+    if (!startedSent)
         s.sink.onEvent(ev);
-    }
     s.sink.onEvent(finished);
     return finished;
 }

@@ -43,10 +43,7 @@ private slots:
     void zooForwardBackward() {
         QFETCH(QString, model);
         const std::string name = model.toStdString();
-        Shape input;
-        for (const auto& m : modelZoo())
-            if (m.name == name)
-                input = m.defaultInput;
+        const Shape input = zooInputShape(name, {});
         // Dropout draws the same mask on both devices (shared counter-based generator).
         const auto spec = modelSpec(name, input, 10);
         Graph cpu(spec, *m_cpu, DType::F32, 3);

@@ -28,10 +28,7 @@ private slots:
     void zooMatchesPyTorchParameterCounts() {
         QFETCH(QString, model);
         QFETCH(qint64, params);
-        Shape input{1, 28, 28};
-        for (const auto& m : modelZoo())
-            if (m.name == model.toStdString())
-                input = m.defaultInput;
+        const Shape input = zooInputShape(model.toStdString(), {1, 28, 28});
         Graph g(modelSpec(model.toStdString(), input, 10), *m_backend, DType::F32, 0);
         QCOMPARE(g.parameterCount(), params);
     }
