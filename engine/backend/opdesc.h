@@ -5,13 +5,20 @@
 
 namespace tb {
 
+// Output positions of a sliding window; 0 when the kernel does not fit the padded input (plain
+// integer division would round -1/2 up to 0 and report one position).
+constexpr int64_t slidingOutput(int64_t size, int64_t kernel, int64_t stride, int64_t pad) {
+    const int64_t span = size + 2 * pad - kernel;
+    return span < 0 ? 0 : span / stride + 1;
+}
+
 // 2-D convolution, NCHW input (n, c, h, w), KCRS weights (k, c, r, s); dilation 1, groups 1.
 struct ConvDesc {
     int64_t n = 0, c = 0, h = 0, w = 0;
     int64_t k = 0, r = 0, s = 0;
     int64_t stride = 1, pad = 0;
-    int64_t outH() const { return (h + 2 * pad - r) / stride + 1; }
-    int64_t outW() const { return (w + 2 * pad - s) / stride + 1; }
+    int64_t outH() const { return slidingOutput(h, r, stride, pad); }
+    int64_t outW() const { return slidingOutput(w, s, stride, pad); }
     bool operator==(const ConvDesc&) const = default;
 };
 
@@ -23,8 +30,8 @@ struct PoolDesc {
     PoolKind kind = PoolKind::Max;
     int64_t n = 0, c = 0, h = 0, w = 0;
     int64_t kh = 2, kw = 2, stride = 2, pad = 0;
-    int64_t outH() const { return (h + 2 * pad - kh) / stride + 1; }
-    int64_t outW() const { return (w + 2 * pad - kw) / stride + 1; }
+    int64_t outH() const { return slidingOutput(h, kh, stride, pad); }
+    int64_t outW() const { return slidingOutput(w, kw, stride, pad); }
     bool operator==(const PoolDesc&) const = default;
 };
 

@@ -109,6 +109,13 @@ private slots:
         QTest::newRow("kernel-too-big")
             << R"({"input":[1,4,4],"classes":2,"layers":[{"type":"conv2d","out_channels":2,"kernel":7}]})"
             << "does not fit";
+        // A kernel one row larger than the input with a larger stride: -1 / stride rounds to 0.
+        QTest::newRow("conv-kernel-too-big-strided")
+            << R"({"input":[1,2,2],"classes":2,"layers":[{"type":"conv2d","out_channels":2,"kernel":3,"stride":3}]})"
+            << "does not fit";
+        QTest::newRow("pool-kernel-too-big-strided")
+            << R"({"input":[1,2,2],"classes":2,"layers":[{"type":"maxpool2d","kernel":3,"stride":3}]})"
+            << "does not fit";
     }
     void badSpecsNameTheProblem() {
         QFETCH(QString, spec);
