@@ -68,6 +68,9 @@ public:
     virtual void resetPeakMemory() = 0;
     // Returns cached, unused device memory to the driver (after an out-of-memory error).
     virtual void releaseCachedMemory() = 0;
+    // Only bit-reproducible algorithms from now on (cuDNN's deterministic ones, chosen
+    // independently of free memory). The CPU backend always is, so there it changes nothing.
+    virtual void setDeterministic(bool /*on*/) {}
 
     // ---- dense ----
     // y(n, out) = x(n, in) * w(out, in)^T + b(out)

@@ -256,6 +256,8 @@ std::vector<FieldBinding> makeBindings() {
                  "cross-entropy label smoothing"),
         TB_INT("seed", seed, 0, INT64_MAX, "seed for init, shuffling, augmentation and dropout"),
         TB_STRING("device", device, kNone, "auto, cpu or cuda:N"),
+        TB_BOOL("deterministic", deterministic,
+                "bit-identical GPU runs for the same seed (deterministic cuDNN algorithms)"),
         TB_INT("threads", threads, 0, 1024, "CPU compute threads; 0 = one per core"),
         TB_INT("log_every_n_steps", logEveryNSteps, 1, 100000,
                "optimizer steps between logged points"),

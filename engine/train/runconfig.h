@@ -37,10 +37,11 @@ struct RunConfig {
     float labelSmoothing = 0.0f;
     uint64_t seed = 0;
     std::string device = "auto";
-    int threads = 0;           // CPU compute pool; 0 = one per core
-    int logEveryNSteps = 10;   // optimizer steps between StepEvents (and loss read-backs)
-    std::string checkpointDir; // empty = next to the run store
-    int saveEveryNEpochs = 1;  // 0 = only at the end or when stopped
+    bool deterministic = false; // GPU: deterministic cuDNN algorithms (the CPU always is)
+    int threads = 0;            // CPU compute pool; 0 = one per core
+    int logEveryNSteps = 10;    // optimizer steps between StepEvents (and loss read-backs)
+    std::string checkpointDir;  // empty = next to the run store
+    int saveEveryNEpochs = 1;   // 0 = only at the end or when stopped
     int keepLastCheckpoints = 2;
     GradScalerConfig scaler;
 

@@ -103,6 +103,7 @@ void Trainer::State::setup() {
     config.validate();
     const Device device = resolveDevice(config.device);
     backend = createBackend(device, config.threads);
+    backend->setDeterministic(config.deterministic);
     const DatasetSplits data = openDatasets(config.data, config.seed);
     const nlohmann::json spec = modelSpec(config.model, data.train->sampleShape(),
                                           data.train->numClasses(), config.modelOptions);
@@ -366,8 +367,12 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
     } catch (const std::exception& e) {
         finished.status = RunStatus::Failed;
         finished.error = e.what();
-        if (auto* oom = dynamic_cast<const OutOfMemoryError*>(&e); oom && s.backend)
-            s.backend->releaseCachedMemory();
+        if (auto* oom = dynamic_cast<const OutOfMemoryError*>(&e); oom && s.backend) {
+            try { // a device that fails here too must not hide the first error
+                s.backend->releaseCachedMemory();
+            } catch (const std::exception&) {
+            }
+        }
     }
     s.summary.steps = s.pos.step;
     s.summary.durationSec =

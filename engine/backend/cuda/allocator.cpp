@@ -136,8 +136,12 @@ void DeviceAllocator::resetPeak() {
 
 OutOfMemoryError DeviceAllocator::outOfMemory(std::size_t requested) const {
     std::size_t freeBytes = 0, totalBytes = 0;
-    if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess)
-        (void)cudaGetLastError();
+    try {
+        DeviceScope scope(m_device); // this device's figures, whichever one the thread has current
+        if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess)
+            (void)cudaGetLastError();
+    } catch (const Error&) { // report the OOM without the figures rather than another error
+    }
     return OutOfMemoryError(m_label, requested, freeBytes, totalBytes, kOomAdvice);
 }
 

@@ -1,5 +1,5 @@
-// Batch norm: cuDNN's spatial batch norm for f32 / f16, our own kernels (batchnorm.cu) for bf16
-// and for eps below cuDNN's minimum. x, y, dx in the activation dtype; gamma, beta, statistics
+// Batch norm: cuDNN's spatial batch norm for f32 / f16 (cuDNN 9 accepts any eps > 0), our own
+// kernels (batchnorm.cu) for bf16. x, y, dx in the activation dtype; gamma, beta, statistics
 // f32; running variance unbiased with PyTorch's momentum rule.
 #include "cudabackend.h"
 
@@ -26,6 +26,14 @@ legacy::BatchNormShape bnShape(const Tensor& x, const Tensor& gamma, const char*
             static_cast<int>(w), x.dtype()};
 }
 
+// beta, the statistics and the parameter gradients: f32 of size c, like gamma.
+void checkChannels(std::initializer_list<const Tensor*> ts, int c, const char* op) {
+    for (const Tensor* t : ts)
+        if (t->dtype() != DType::F32 || t->numel() != c)
+            throw Error(std::string(op) + ": beta, statistics and their gradients must be f32 of "
+                                          "size c");
+}
+
 // cuDNN's legacy batch norm: f32 and f16 (bf16 support is not documented for it).
 bool useCudnn(DType dtype) {
     return dtype == DType::F32 || dtype == DType::F16;
@@ -47,7 +55,9 @@ void CudaBackend::batchNormForwardTrain(const Tensor& x, const Tensor& gamma, co
     const legacy::BatchNormShape s = bnShape(x, gamma, "batchNormForwardTrain");
     if (y.numel() != x.numel() || y.dtype() != x.dtype())
         throw Error("batchNormForwardTrain: y does not match x");
-    if (s.n <= 1 && s.h * s.w <= 1)
+    checkChannels({&beta, &runningMean, &runningVar, &saveMean, &saveInvStd}, s.c,
+                  "batchNormForwardTrain");
+    if (static_cast<int64_t>(s.n) * s.h * s.w <= 1)
         throw Error("batchNormForwardTrain: needs more than one value per channel");
     if (!(eps > 0.0f))
         throw Error("batchNormForwardTrain: eps must be positive");
@@ -79,6 +89,9 @@ void CudaBackend::batchNormForwardInference(const Tensor& x, const Tensor& gamma
     const legacy::BatchNormShape s = bnShape(x, gamma, "batchNormForwardInference");
     if (y.numel() != x.numel() || y.dtype() != x.dtype())
         throw Error("batchNormForwardInference: y does not match x");
+    checkChannels({&beta, &runningMean, &runningVar}, s.c, "batchNormForwardInference");
+    if (x.numel() == 0) // cuDNN rejects empty descriptors
+        return;
     DeviceScope scope(m_index);
     if (useCudnn(s.dtype) && eps >= legacy::batchNormMinEpsilon()) {
         withOomRetry([&] {
@@ -103,6 +116,9 @@ void CudaBackend::batchNormBackward(const Tensor& x, const Tensor& dy, const Ten
     if (dy.numel() != x.numel() || dx.numel() != x.numel() || dy.dtype() != x.dtype() ||
         dx.dtype() != x.dtype())
         throw Error("batchNormBackward: dy and dx must match x");
+    checkChannels({&saveMean, &saveInvStd, &dgamma, &dbeta}, s.c, "batchNormBackward");
+    if (x.numel() == 0) // nothing to add to dgamma / dbeta; cuDNN rejects empty descriptors
+        return;
     DeviceScope scope(m_index);
     // The saved statistics carry eps, so the path depends on the dtype only.
     if (useCudnn(s.dtype)) {

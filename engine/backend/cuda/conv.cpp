@@ -13,7 +13,8 @@ namespace {
 
 void checkConv(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor& y,
                const char* op) {
-    if (d.outH() <= 0 || d.outW() <= 0 || d.stride <= 0 || d.pad < 0)
+    // The stride first: outH() divides by it.
+    if (d.stride <= 0 || d.pad < 0 || d.r <= 0 || d.s <= 0 || d.outH() <= 0 || d.outW() <= 0)
         throw Error(std::string(op) + ": invalid convolution geometry");
     if (x.numel() != d.n * d.c * d.h * d.w || w.numel() != d.k * d.c * d.r * d.s ||
         y.numel() != d.n * d.k * d.outH() * d.outW())
@@ -22,15 +23,25 @@ void checkConv(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor
         throw Error(std::string(op) + ": weights must be f32 and x, y of one dtype");
 }
 
+// Bias and its gradient: f32 of size k (the kernels index them per output channel).
+void checkBias(const Tensor& b, int64_t k, const char* op, const char* what) {
+    if (b.dtype() != DType::F32 || b.numel() != k)
+        throw Error(std::string(op) + ": " + what + " must be f32 of size k");
+}
+
 // Largest workspace an algorithm may ask for: half of what the device has free when the plan is
-// made, at least 64 MiB.
-std::size_t workspaceLimit() {
+// made, between 64 MiB and 1 GiB (the block is held for good). Deterministic mode uses a fixed
+// limit so that the algorithms, and therefore the bits, do not depend on memory pressure.
+std::size_t workspaceLimit(bool deterministic) {
+    constexpr std::size_t kMiB = std::size_t{1} << 20;
+    if (deterministic)
+        return 256 * kMiB;
     std::size_t freeBytes = 0, totalBytes = 0;
     if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) {
         (void)cudaGetLastError();
-        return std::size_t{64} << 20;
+        return 64 * kMiB;
     }
-    return std::max(freeBytes / 2, std::size_t{64} << 20);
+    return std::clamp(freeBytes / 2, 64 * kMiB, 1024 * kMiB);
 }
 
 } // namespace
@@ -41,7 +52,8 @@ const legacy::ConvPlan& CudaBackend::convPlan(const ConvDesc& d, DType dtype) {
     if (it == m_convPlans.end()) {
         legacy::ConvPlanPtr plan;
         withOomRetry([&] {
-            plan = legacy::createConvPlan(m_cudnn, d, dtype, m_deterministic, workspaceLimit());
+            plan = legacy::createConvPlan(m_cudnn, d, dtype, m_deterministic,
+                                          workspaceLimit(m_deterministic));
         });
         it = m_convPlans.emplace(key, std::move(plan)).first;
     }
@@ -55,6 +67,10 @@ void CudaBackend::convForward(const ConvDesc& d, const Tensor& x, const Tensor& 
     requireDevice(w, "convForward");
     requireDevice(y, "convForward");
     checkConv(d, x, w, y, "convForward");
+    if (b) {
+        requireDevice(*b, "convForward");
+        checkBias(*b, d.k, "convForward", "bias");
+    }
     DeviceScope scope(m_index);
     if (y.numel() == 0)
         return;
@@ -65,10 +81,8 @@ void CudaBackend::convForward(const ConvDesc& d, const Tensor& x, const Tensor& 
     void* ws = workspace(wsBytes);
     withOomRetry(
         [&] { legacy::convForward(m_cudnn, plan, x.raw(), wc.raw(), y.raw(), ws, wsBytes); });
-    if (b) {
-        requireDevice(*b, "convForward");
+    if (b)
         launchAddBias(y.raw(), b->data<float>(), dtype, d.n, d.k, d.outH() * d.outW(), stream());
-    }
 }
 
 // dx = backward-data (overwritten, optional); dw += backward-filter; db += sum of dy per k.
@@ -81,6 +95,10 @@ void CudaBackend::convBackward(const ConvDesc& d, const Tensor& x, const Tensor&
     checkConv(d, x, w, dy, "convBackward");
     if (dw.numel() != w.numel() || dw.dtype() != DType::F32)
         throw Error("convBackward: dw must be f32 and the size of w");
+    if (db) {
+        requireDevice(*db, "convBackward");
+        checkBias(*db, d.k, "convBackward", "db");
+    }
     DeviceScope scope(m_index);
     if (dy.numel() == 0)
         return;
@@ -115,10 +133,8 @@ void CudaBackend::convBackward(const ConvDesc& d, const Tensor& x, const Tensor&
         });
         launchAccumulate(partial.raw(), dtype, dw.data<float>(), dw.numel(), stream());
     }
-    if (db) {
-        requireDevice(*db, "convBackward");
+    if (db)
         launchBiasGrad(dy.raw(), db->data<float>(), dtype, d.n, d.k, d.outH() * d.outW(), stream());
-    }
 }
 
 } // namespace tb::cuda

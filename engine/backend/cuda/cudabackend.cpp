@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 namespace tb::cuda {
 
@@ -16,11 +17,6 @@ namespace {
 
 // cuBLAS's recommended workspace for Hopper; given from our allocator so cuBLAS never mallocs.
 constexpr std::size_t kCublasWorkspaceBytes = std::size_t{32} << 20;
-
-bool envFlag(const char* name) {
-    const char* v = std::getenv(name);
-    return v && (std::strcmp(v, "1") == 0 || std::strcmp(v, "true") == 0);
-}
 
 void fillHost(Tensor& t, float value) {
     const int64_t n = t.numel();
@@ -40,8 +36,8 @@ void fillHost(Tensor& t, float value) {
         for (int64_t i = 0; i < n; ++i)
             t.data<int32_t>()[i] = static_cast<int32_t>(value);
         break;
-    case DType::U8:
-        std::memset(t.raw(), static_cast<uint8_t>(value), static_cast<std::size_t>(n));
+    case DType::U8: // through int, as the CPU backend and the fill kernel (no UB outside 0..255)
+        std::memset(t.raw(), static_cast<int>(value), static_cast<std::size_t>(n));
         break;
     }
 }
@@ -64,27 +60,44 @@ CudaBackend::CudaBackend(int index) : m_index(index) {
     m_name = prop.name;
     TB_CUDA_CHECK(cudaDeviceGetAttribute(&m_smCount, cudaDevAttrMultiProcessorCount, index));
     m_label = "cuda:" + std::to_string(index) + " (" + m_name + ")";
-    m_deterministic = envFlag("TRAINBENCH_DETERMINISTIC");
     m_streams = std::make_shared<Streams>(index);
     m_allocator = std::make_shared<DeviceAllocator>(index, m_label);
     m_pinned = std::make_shared<PinnedHostPool>(index, m_streams);
-    TB_CUDNN_CHECK(cudnnCreate(&m_cudnn));
-    TB_CUDNN_CHECK(cudnnSetStream(m_cudnn, stream()));
-    TB_CUBLAS_CHECK(cublasCreate(&m_cublas));
-    TB_CUBLAS_CHECK(cublasSetStream(m_cublas, stream()));
-    // Default math: CUBLAS_COMPUTE_32F stays true f32 (no TF32), so f32 matches the CPU.
-    TB_CUBLAS_CHECK(cublasSetMathMode(m_cublas, CUBLAS_DEFAULT_MATH));
-    m_cublasWorkspace = empty(Shape{static_cast<int64_t>(kCublasWorkspaceBytes)}, DType::U8);
-    TB_CUBLAS_CHECK(
-        cublasSetWorkspace(m_cublas, m_cublasWorkspace.raw(), m_cublasWorkspace.bytes()));
+    try {
+        TB_CUDNN_CHECK(cudnnCreate(&m_cudnn));
+        TB_CUDNN_CHECK(cudnnSetStream(m_cudnn, stream()));
+        TB_CUBLAS_CHECK(cublasCreate(&m_cublas));
+        TB_CUBLAS_CHECK(cublasSetStream(m_cublas, stream()));
+        // Default math: CUBLAS_COMPUTE_32F stays true f32 (no TF32), so f32 matches the CPU.
+        TB_CUBLAS_CHECK(cublasSetMathMode(m_cublas, CUBLAS_DEFAULT_MATH));
+        m_cublasWorkspace = empty(Shape{static_cast<int64_t>(kCublasWorkspaceBytes)}, DType::U8);
+        TB_CUBLAS_CHECK(
+            cublasSetWorkspace(m_cublas, m_cublasWorkspace.raw(), m_cublasWorkspace.bytes()));
+    } catch (...) {
+        // No destructor runs for a half-built backend: the handles would leak (e.g. an OOM here).
+        if (m_cublas)
+            (void)cublasDestroy(m_cublas);
+        if (m_cudnn)
+            (void)cudnnDestroy(m_cudnn);
+        throw;
+    }
 }
 
 CudaBackend::~CudaBackend() {
+    // The scope covers the handles' destruction too: the last owner may be another thread, with
+    // another device current.
+    std::optional<DeviceScope> scope;
     try {
-        DeviceScope scope(m_index);
+        scope.emplace(m_index);
         synchronize();
     } catch (...) { // never throw from a destructor; the device may be in an error state
     }
+    for (const PendingCopy& p : m_pendingCopies)
+        (void)cudaEventDestroy(p.done);
+    m_pendingCopies.clear();
+    for (cudaEvent_t e : m_spareEvents)
+        (void)cudaEventDestroy(e);
+    m_spareEvents.clear();
     if (m_cublas)
         (void)cublasDestroy(m_cublas);
     if (m_cudnn)
@@ -146,7 +159,8 @@ void CudaBackend::copy(const Tensor& src, Tensor& dst) {
                     std::string(dtypeName(src.dtype())) + " to " + dst.shape().toString() + " " +
                     std::string(dtypeName(dst.dtype())) + ")");
     const std::size_t bytes = src.bytes();
-    if (bytes == 0)
+    // Same memory (a view onto itself): nothing to do, as on the CPU (memcpy onto itself is UB).
+    if (bytes == 0 || src.raw() == dst.raw())
         return;
     const bool fromDevice = src.device().isCuda();
     const bool toDevice = dst.device().isCuda();
@@ -156,12 +170,14 @@ void CudaBackend::copy(const Tensor& src, Tensor& dst) {
     }
     DeviceScope scope(m_index);
     if (!fromDevice && src.pinned()) {
+        retireCopies();
         // Asynchronous: the copy stream first waits for compute work issued so far (it may still
         // read dst's memory), and later compute waits for the copy.
         m_streams->copyAfterCompute();
         TB_CUDA_CHECK(cudaMemcpyAsync(dst.raw(), src.raw(), bytes, cudaMemcpyHostToDevice,
                                       m_streams->copy()));
         m_streams->computeAfterCopy();
+        holdUntilCopied(src.buffer());
         return;
     }
     // Pageable H2D (returns once the source is staged), D2D and D2H, in compute-stream order.
@@ -185,6 +201,42 @@ void CudaBackend::synchronize() {
     DeviceScope scope(m_index);
     TB_CUDA_CHECK(cudaStreamSynchronize(m_streams->copy()));
     TB_CUDA_CHECK(cudaStreamSynchronize(m_streams->compute()));
+    retireCopies();
+}
+
+void CudaBackend::holdUntilCopied(std::shared_ptr<Buffer> source) {
+    cudaEvent_t done = nullptr;
+    if (!m_spareEvents.empty()) {
+        done = m_spareEvents.back();
+        m_spareEvents.pop_back();
+    } else if (cudaEventCreateWithFlags(&done, cudaEventDisableTiming) != cudaSuccess) {
+        done = nullptr;
+    }
+    if (!done || cudaEventRecord(done, m_streams->copy()) != cudaSuccess) {
+        // Cannot track the copy: wait for it instead, so the caller may reuse the buffer.
+        (void)cudaGetLastError();
+        if (done)
+            (void)cudaEventDestroy(done);
+        TB_CUDA_CHECK(cudaStreamSynchronize(m_streams->copy()));
+        return;
+    }
+    m_pendingCopies.push_back({done, std::move(source)});
+}
+
+void CudaBackend::retireCopies() {
+    // Copy-stream events complete in order, so the oldest decides.
+    while (!m_pendingCopies.empty()) {
+        const cudaEvent_t done = m_pendingCopies.front().done;
+        const cudaError_t status = cudaEventQuery(done);
+        if (status == cudaErrorNotReady) {
+            (void)cudaGetLastError();
+            return;
+        }
+        if (status != cudaSuccess) // the stream failed: nothing reads the buffer any more
+            (void)cudaGetLastError();
+        m_spareEvents.push_back(done);
+        m_pendingCopies.pop_front(); // may hand a batch buffer back to its pool
+    }
 }
 
 std::unique_ptr<StreamEvent> CudaBackend::recordEvent() {
@@ -212,11 +264,15 @@ void CudaBackend::withOomRetry(const std::function<void()>& call) {
         call();
         return;
     } catch (const CudaAllocFailed&) {
+        // A library's failed cudaMalloc may leave the runtime's last error set, which the next
+        // TB_KERNEL_CHECK would otherwise report against an innocent kernel.
+        (void)cudaGetLastError();
         m_allocator->releaseCached();
     }
     try {
         call();
     } catch (const CudaAllocFailed& e) {
+        (void)cudaGetLastError();
         // What the library wanted is not reported; the message keeps the library's words.
         throw OutOfMemoryError(m_label + " (" + e.what() + ")", 0, m_allocator->stats().deviceFree,
                                m_allocator->stats().deviceTotal,

@@ -11,10 +11,12 @@
 #include <cublas_v2.h>
 #include <cudnn.h>
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace tb::cuda {
 
@@ -37,9 +39,8 @@ public:
     CudaBackend(const CudaBackend&) = delete;
     CudaBackend& operator=(const CudaBackend&) = delete;
 
-    // Deterministic mode: cuDNN algorithms restricted to deterministic ones (plans re-chosen).
-    // Also on when the environment sets TRAINBENCH_DETERMINISTIC=1.
-    void setDeterministic(bool on);
+    // cuDNN algorithms restricted to deterministic ones (plans are keyed by it, so re-chosen).
+    void setDeterministic(bool on) override;
 
     Device device() const override { return Device::cuda(m_index); }
     std::string description() const override;
@@ -107,6 +108,10 @@ private:
     const legacy::ConvPlan& convPlan(const ConvDesc& d, DType dtype);
     // Throws tb::Error naming `op` unless t lives on this device.
     void requireDevice(const Tensor& t, const char* op) const;
+    // Keeps the source of the pinned copy just issued alive until the copy stream has read it.
+    void holdUntilCopied(std::shared_ptr<Buffer> source);
+    // Drops the sources of pinned copies the copy stream has finished reading.
+    void retireCopies();
 
     int m_index;
     int m_smCount = 1;
@@ -121,6 +126,16 @@ private:
     Tensor m_workspace;
     Tensor m_cublasWorkspace;
     std::unordered_map<ConvKey, legacy::ConvPlanPtr, ConvKeyHash> m_convPlans;
+    // Pinned sources of host-to-device copies in flight, oldest first. The caller may drop its
+    // tensor as soon as copy() returns, and a DataLoader batch buffer then goes straight back to
+    // its BatchPool (never through PinnedHostPool's release event) for a worker to refill: the
+    // buffer is kept here until the copy stream has read it.
+    struct PendingCopy {
+        cudaEvent_t done;
+        std::shared_ptr<Buffer> source;
+    };
+    std::deque<PendingCopy> m_pendingCopies;
+    std::vector<cudaEvent_t> m_spareEvents; // completed copy events, reused
 };
 
 } // namespace tb::cuda

@@ -118,6 +118,11 @@ ConvPlanPtr createConvPlan(cudnnHandle_t handle, const ConvDesc& d, DType dtype,
     // f32 stays on FMA math (no TF32) so it matches the CPU to 1e-4; f16/bf16 use Tensor Cores.
     const cudnnMathType_t math = dtype == DType::F32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
     TB_CUDNN_CHECK(cudnnSetConvolutionMathType(p.conv, math));
+    // Each pass runs with the math type its ranking entry names, except that f32 stays on FMA:
+    // an entry reported as CUDNN_DEFAULT_MATH would permit TF32 on Ampere and later.
+    const auto mathOf = [&](cudnnMathType_t reported) {
+        return dtype == DType::F32 ? CUDNN_FMA_MATH : reported;
+    };
 
     int maxCount = 0, count = 0;
     TB_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithmMaxCount(handle, &maxCount));
@@ -127,7 +132,7 @@ ConvPlanPtr createConvPlan(cudnnHandle_t handle, const ConvDesc& d, DType dtype,
     fwd.resize(static_cast<std::size_t>(count));
     const auto& f = choose(fwd, deterministic, workspaceLimit, "forward");
     p.fwd = f.algo;
-    p.fwdMath = f.mathType;
+    p.fwdMath = mathOf(f.mathType);
     p.fwdWs = f.memory;
 
     TB_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, &maxCount));
@@ -137,7 +142,7 @@ ConvPlanPtr createConvPlan(cudnnHandle_t handle, const ConvDesc& d, DType dtype,
     bd.resize(static_cast<std::size_t>(count));
     const auto& b = choose(bd, deterministic, workspaceLimit, "backward-data");
     p.bwdData = b.algo;
-    p.bwdDataMath = b.mathType;
+    p.bwdDataMath = mathOf(b.mathType);
     p.bwdDataWs = b.memory;
 
     TB_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, &maxCount));
@@ -147,7 +152,7 @@ ConvPlanPtr createConvPlan(cudnnHandle_t handle, const ConvDesc& d, DType dtype,
     bf.resize(static_cast<std::size_t>(count));
     const auto& g = choose(bf, deterministic, workspaceLimit, "backward-filter");
     p.bwdFilter = g.algo;
-    p.bwdFilterMath = g.mathType;
+    p.bwdFilterMath = mathOf(g.mathType);
     p.bwdFilterWs = g.memory;
 
     std::snprintf(p.summary, sizeof p.summary, "fwd %d, bwd-data %d, bwd-filter %d",

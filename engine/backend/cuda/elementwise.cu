@@ -190,8 +190,9 @@ void launchFill(void* data, DType dtype, int64_t n, float value, cudaStream_t st
         fillIntKernel<<<gridFor(n), kBlock, 0, stream>>>(static_cast<int32_t*>(data), n,
                                                          static_cast<int32_t>(value));
     } else if (dtype == DType::U8) {
-        fillIntKernel<<<gridFor(n), kBlock, 0, stream>>>(static_cast<uint8_t*>(data), n,
-                                                         static_cast<uint8_t>(value));
+        // Through int, as the CPU's memset: a float outside 0..255 converts without UB.
+        const auto byte = static_cast<uint8_t>(static_cast<int32_t>(value));
+        fillIntKernel<<<gridFor(n), kBlock, 0, stream>>>(static_cast<uint8_t*>(data), n, byte);
     } else {
         dispatchFloat(dtype, "fill", [&](auto io) {
             using Io = decltype(io);

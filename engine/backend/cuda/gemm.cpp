@@ -28,6 +28,12 @@ int gemmDim(int64_t v, const char* what) {
     return static_cast<int>(v);
 }
 
+// Bias and its gradient: f32 of size out (the kernels index them per output feature).
+void checkBias(const Tensor& b, int64_t out, const char* op, const char* what) {
+    if (b.dtype() != DType::F32 || b.numel() != out)
+        throw Error(std::string(op) + ": " + what + " must be f32 of size out");
+}
+
 // Column-major C(m, n) = op(A) op(B) * 1 + beta * C.
 struct Gemm {
     cublasOperation_t opA, opB;
@@ -66,6 +72,10 @@ void CudaBackend::linearForward(const Tensor& x, const Tensor& w, const Tensor* 
     if (x.numel() != n * in || y.numel() != n * out || y.dtype() != x.dtype())
         throw Error("linearForward: shapes " + x.shape().toString() + " x " + w.shape().toString() +
                     " -> " + y.shape().toString() + " do not match");
+    if (b) {
+        requireDevice(*b, "linearForward");
+        checkBias(*b, out, "linearForward", "bias");
+    }
     if (n == 0 || out == 0)
         return;
     const Tensor wc = weightsAs(w, x.dtype());
@@ -74,10 +84,8 @@ void CudaBackend::linearForward(const Tensor& x, const Tensor& w, const Tensor* 
         runGemm(m_cublas, {CUBLAS_OP_T, CUBLAS_OP_N, m, nn, k, wc.raw(), wc.dtype(), k, x.raw(),
                            x.dtype(), k, y.raw(), y.dtype(), m, 0.0f});
     });
-    if (b) {
-        requireDevice(*b, "linearForward");
+    if (b)
         launchAddBias(y.raw(), b->data<float>(), y.dtype(), n, out, 1, stream());
-    }
 }
 
 // dx(n, in) = dy(n, out) w(out, in); dw(out, in) += dy^T x; db(out) += sum over n of dy.
@@ -93,6 +101,10 @@ void CudaBackend::linearBackward(const Tensor& x, const Tensor& w, const Tensor&
     if (x.numel() != n * in || dy.numel() != n * out || dw.numel() != out * in ||
         dw.dtype() != DType::F32 || dy.dtype() != x.dtype())
         throw Error("linearBackward: shapes or dtypes do not match");
+    if (db) {
+        requireDevice(*db, "linearBackward");
+        checkBias(*db, out, "linearBackward", "db");
+    }
     if (n == 0 || out == 0)
         return;
     const int m = gemmDim(out, "out"), nn = gemmDim(n, "batch"), k = gemmDim(in, "in");
@@ -113,10 +125,8 @@ void CudaBackend::linearBackward(const Tensor& x, const Tensor& w, const Tensor&
         runGemm(m_cublas, {CUBLAS_OP_N, CUBLAS_OP_T, k, m, nn, x.raw(), x.dtype(), k, dy.raw(),
                            dy.dtype(), m, dw.raw(), DType::F32, k, 1.0f});
     });
-    if (db) {
-        requireDevice(*db, "linearBackward");
+    if (db)
         launchBiasGrad(dy.raw(), db->data<float>(), dy.dtype(), n, out, 1, stream());
-    }
 }
 
 } // namespace tb::cuda

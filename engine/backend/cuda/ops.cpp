@@ -7,6 +7,7 @@
 #include "kernels.h"
 
 #include <initializer_list>
+#include <string>
 
 namespace tb::cuda {
 
@@ -26,6 +27,15 @@ void requireDType(const Tensor& t, DType dtype, const char* op, const char* what
 
 const float* optionalF32(const Tensor* t) {
     return t ? t->data<float>() : nullptr;
+}
+
+// Device scalars the kernels read (loss scale, scaler state, foundInf): f32 and at least `count`
+// elements, so a wrong tensor is an error here rather than an out-of-bounds read on the device.
+void requireF32Scalars(const Tensor& t, int64_t count, const char* op, const char* what) {
+    requireDType(t, DType::F32, op, what);
+    if (t.numel() < count)
+        throw Error(std::string(op) + ": " + what + " needs " + std::to_string(count) +
+                    " element(s)");
 }
 
 } // namespace
@@ -59,6 +69,8 @@ void CudaBackend::poolBackward(const PoolDesc& d, const Tensor& dy, const Tensor
     if (d.kind == PoolKind::Max) {
         requireDevice(indices, "poolBackward");
         requireDType(indices, DType::I32, "poolBackward", "indices");
+        if (indices.numel() != dy.numel())
+            throw Error("poolBackward: indices must have the size of dy");
         idx = indices.data<int32_t>();
     }
     DeviceScope scope(m_index);
@@ -186,7 +198,7 @@ void CudaBackend::softmaxCrossEntropy(const Tensor& logits, const Tensor& labels
     }
     if (gradScale) {
         requireDevice(*gradScale, "softmaxCrossEntropy");
-        requireDType(*gradScale, DType::F32, "softmaxCrossEntropy", "gradScale");
+        requireF32Scalars(*gradScale, 1, "softmaxCrossEntropy", "gradScale");
     }
     if (!(divisor > 0.0f))
         throw Error("softmaxCrossEntropy: divisor must be positive");
@@ -199,7 +211,7 @@ void CudaBackend::softmaxCrossEntropy(const Tensor& logits, const Tensor& labels
 
 void CudaBackend::checkFinite(const std::vector<Tensor*>& tensors, Tensor& foundInf) {
     requireDevice(foundInf, "checkFinite");
-    requireDType(foundInf, DType::F32, "checkFinite", "foundInf");
+    requireF32Scalars(foundInf, 1, "checkFinite", "foundInf");
     DeviceScope scope(m_index);
     for (const Tensor* t : tensors) {
         if (!t || !t->defined())
@@ -214,7 +226,7 @@ void CudaBackend::updateLossScale(Tensor& state, const Tensor& foundInf, float g
     requireDevice(state, "updateLossScale");
     requireDevice(foundInf, "updateLossScale");
     requireDType(state, DType::F32, "updateLossScale", "state");
-    requireDType(foundInf, DType::F32, "updateLossScale", "foundInf");
+    requireF32Scalars(foundInf, 1, "updateLossScale", "foundInf");
     if (state.numel() < 2 || growthInterval <= 0)
         throw Error("updateLossScale: state needs [scale, tracker] and growthInterval > 0");
     DeviceScope scope(m_index);
@@ -232,10 +244,14 @@ void CudaBackend::sgdStep(Tensor& param, const Tensor& grad, Tensor* momentumBuf
         requireDevice(*momentumBuf, "sgdStep");
         requireSameSize(param, *momentumBuf, "sgdStep");
     }
-    if (scaleState)
+    if (scaleState) {
         requireDevice(*scaleState, "sgdStep");
-    if (foundInf)
+        requireF32Scalars(*scaleState, 1, "sgdStep", "scaleState");
+    }
+    if (foundInf) {
         requireDevice(*foundInf, "sgdStep");
+        requireF32Scalars(*foundInf, 1, "sgdStep", "foundInf");
+    }
     DeviceScope scope(m_index);
     launchSgdStep(param.data<float>(), grad.data<float>(),
                   momentumBuf ? momentumBuf->data<float>() : nullptr, param.numel(), p,
@@ -251,10 +267,14 @@ void CudaBackend::adamwStep(Tensor& param, const Tensor& grad, Tensor& expAvg, T
         requireDType(*t, DType::F32, "adamwStep", "param, grad and moments");
         requireSameSize(param, *t, "adamwStep");
     }
-    if (scaleState)
+    if (scaleState) {
         requireDevice(*scaleState, "adamwStep");
-    if (foundInf)
+        requireF32Scalars(*scaleState, 1, "adamwStep", "scaleState");
+    }
+    if (foundInf) {
         requireDevice(*foundInf, "adamwStep");
+        requireF32Scalars(*foundInf, 1, "adamwStep", "foundInf");
+    }
     if (p.step < 1)
         throw Error("adamwStep: step counts from 1");
     DeviceScope scope(m_index);

@@ -42,6 +42,8 @@ std::size_t tb_cuda_probe_json(char* buf, std::size_t len) {
                 {"reason", std::string("probe failed: ") + e.what()},
                 {"advice",
                  ""}}.dump();
+        } catch (...) { // nothing may cross the C boundary
+            text = R"({"usable":false,"reason":"probe failed: unknown error","advice":""})";
         }
     });
     copyOut(text, buf, len);

@@ -35,13 +35,14 @@ __global__ void poolForwardKernel(const typename Io::Storage* x, typename Io::St
         const int64_t we = w0 + g.kw < g.w ? w0 + g.kw : g.w;
         const int64_t base = plane * g.h * g.w;
         if (g.max) {
-            // As PyTorch: the first maximum wins, a NaN always propagates.
+            // As PyTorch: the first maximum wins, a NaN always propagates. A window that lies
+            // wholly in the padding (pad > kernel / 2) gives -inf and index -1, as the CPU.
             float best = -INFINITY;
-            int64_t bestIndex = hs * g.w + ws;
+            int64_t bestIndex = -1;
             for (int64_t ih = hs; ih < he; ++ih) {
                 for (int64_t iw = ws; iw < we; ++iw) {
                     const float v = Io::load(x, base + ih * g.w + iw);
-                    if (v > best || isnan(v)) {
+                    if (v > best || bestIndex < 0 || isnan(v)) {
                         best = v;
                         bestIndex = ih * g.w + iw;
                     }
