@@ -8,6 +8,7 @@
 #include "telemetry/telemetrysampler.h"
 #include "train/stepbench.h"
 
+#include <atomic>
 #include <cstdio>
 #include <mutex>
 
@@ -22,17 +23,20 @@ nlohmann::json toJson(const StepBenchResult& r) {
             {"p90_step_ms", r.p90StepMs},
             {"max_step_ms", r.maxStepMs},
             {"samples_per_s", r.samplesPerSec},
+            {"host_step_ms", r.hostStepMs},
             {"peak_rss_mb", r.peakRssMb},
             {"peak_device_mb", r.peakDeviceMb}};
 }
 
-// Averages NVML utilisation of one GPU while a GPU benchmark runs ("keeps the GPU busy").
+// Averages NVML utilisation of one GPU while the benchmark's back-to-back window runs ("keeps
+// the GPU busy"); set-up, algorithm search and the one-step-at-a-time timing are left out.
 class UtilisationMeter final : public EventSink {
 public:
     explicit UtilisationMeter(int gpu) : m_gpu(gpu) {}
+    void setActive(bool active) { m_active = active; }
     void onEvent(const Event& event) override {
         const auto* s = std::get_if<SystemSampleEvent>(&event);
-        if (!s)
+        if (!s || !m_active)
             return;
         for (const GpuSample& g : s->sample.gpus)
             if (g.index == m_gpu && g.utilPercent) {
@@ -48,6 +52,7 @@ public:
 
 private:
     int m_gpu;
+    std::atomic<bool> m_active{false};
     mutable std::mutex m_mutex;
     double m_sum = 0.0;
     int m_count = 0;
@@ -81,6 +86,7 @@ int cmdBench(const Argv& argv) {
     if (gpu) {
         sampler.addSink(&meter);
         sampler.start();
+        o.onSteadyState = [&meter](bool active) { meter.setActive(active); };
     }
     const StepBenchResult r = benchmarkSteps(o);
     sampler.stop();
@@ -89,6 +95,14 @@ int cmdBench(const Argv& argv) {
     out["batch"] = o.batch;
     out["steps"] = o.steps;
     out["precision"] = o.precision;
+    if (r.steadySteps > 0) {
+        out["steady_step_ms"] = r.steadyStepMs;
+        out["steady_samples_per_s"] = r.steadySamplesPerSec;
+        out["steady_steps"] = r.steadySteps;
+        // The share of a step the host needs to issue it: under 100% the launch queue runs
+        // ahead of the GPU; the smaller, the more room before the host becomes the bottleneck.
+        out["host_overhead_percent"] = 100.0 * r.hostStepMs / r.steadyStepMs;
+    }
     if (const auto util = meter.mean())
         out["gpu_util_percent"] = *util;
     if (args.flag("compare-cpu") && r.device != "cpu") {
@@ -98,7 +112,8 @@ int cmdBench(const Argv& argv) {
         cpu.steps = std::max(3, o.steps / 5);
         const StepBenchResult c = benchmarkSteps(cpu);
         out["cpu"] = toJson(c);
-        out["gpu_vs_cpu"] = r.samplesPerSec / c.samplesPerSec;
+        const double gpuRate = r.steadySteps > 0 ? r.steadySamplesPerSec : r.samplesPerSec;
+        out["gpu_vs_cpu"] = gpuRate / c.samplesPerSec;
     }
     if (args.flag("json")) {
         std::printf("%s\n", out.dump().c_str());
@@ -108,8 +123,13 @@ int cmdBench(const Argv& argv) {
                 r.device.c_str(), r.backend.c_str());
     std::printf("  median step %.3f ms (p90 %.3f, max %.3f), %.0f samples/s, peak RSS %.0f MB\n",
                 r.medianStepMs, r.p90StepMs, r.maxStepMs, r.samplesPerSec, r.peakRssMb);
+    if (r.steadySteps > 0)
+        std::printf("  back to back: %.3f ms per step over %d steps, %.0f samples/s; the host "
+                    "issues a step in %.3f ms (%.1f%% of a step)\n",
+                    r.steadyStepMs, r.steadySteps, r.steadySamplesPerSec, r.hostStepMs,
+                    out["host_overhead_percent"].get<double>());
     if (out.contains("gpu_util_percent"))
-        std::printf("  GPU utilisation %.0f%% (NVML, sampled every 200 ms)\n",
+        std::printf("  GPU utilisation %.0f%% (NVML every 200 ms, back-to-back window)\n",
                     out["gpu_util_percent"].get<double>());
     if (out.contains("gpu_vs_cpu"))
         std::printf("  CPU: %.0f samples/s; GPU/CPU = %.1fx\n",

@@ -1,5 +1,5 @@
 // benchmarkSteps: synthetic batch on the device, warm-up, then timed steps that end in a
-// synchronize so asynchronous backends are timed honestly.
+// synchronize so asynchronous backends are timed honestly, then (GPU) a back-to-back window.
 #include "train/stepbench.h"
 
 #include "backend/devices.h"
@@ -44,11 +44,7 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
     backend->copy(hostY, y);
     Tensor loss = backend->empty({2}, DType::F32);
 
-    std::vector<double> times;
-    for (int i = 0; i < o.warmup + o.steps; ++i) {
-        if (i == o.warmup)
-            backend->resetPeakMemory();
-        const auto t0 = std::chrono::steady_clock::now();
+    const auto step = [&] {
         const Tensor& logits = graph.forward(x, true);
         Tensor& dlogits = graph.logitsGrad();
         backend->softmaxCrossEntropy(logits, y, 0.0f, loss, &dlogits,
@@ -61,13 +57,29 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
         if (scaler)
             scaler->update();
         graph.zeroGrad();
+    };
+    graph.zeroGrad(); // gradients accumulate: start from zero, not from uninitialised memory
+    using Clock = std::chrono::steady_clock;
+    const auto msSince = [](Clock::time_point t0) {
+        return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    };
+
+    // One step at a time, each ending in a synchronize: step time and host issue time.
+    std::vector<double> times, hostTimes;
+    for (int i = 0; i < o.warmup + o.steps; ++i) {
+        if (i == o.warmup)
+            backend->resetPeakMemory();
+        const auto t0 = Clock::now();
+        step();
+        const double hostMs = msSince(t0);
         backend->synchronize();
-        if (i >= o.warmup)
-            times.push_back(
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                    .count());
+        if (i >= o.warmup) {
+            times.push_back(msSince(t0));
+            hostTimes.push_back(hostMs);
+        }
     }
     std::sort(times.begin(), times.end());
+    std::sort(hostTimes.begin(), hostTimes.end());
     StepBenchResult r;
     r.device = device.toString();
     r.backend = backend->description();
@@ -75,6 +87,25 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
     r.p90StepMs = times[times.size() * 9 / 10];
     r.maxStepMs = times.back();
     r.samplesPerSec = static_cast<double>(o.batch) / r.medianStepMs * 1000.0;
+    r.hostStepMs = hostTimes[hostTimes.size() / 2];
+
+    // Back to back, one synchronize at the end: what a training run sees once the queue is full.
+    if (device.isCuda() && o.steadySeconds > 0.0) {
+        if (o.onSteadyState)
+            o.onSteadyState(true);
+        const auto t0 = Clock::now();
+        const int chunk = std::max(1, o.steps);
+        do {
+            for (int i = 0; i < chunk; ++i)
+                step();
+            r.steadySteps += chunk;
+            backend->synchronize();
+        } while (msSince(t0) < o.steadySeconds * 1000.0);
+        r.steadyStepMs = msSince(t0) / r.steadySteps;
+        r.steadySamplesPerSec = static_cast<double>(o.batch) / r.steadyStepMs * 1000.0;
+        if (o.onSteadyState)
+            o.onSteadyState(false);
+    }
     r.peakRssMb = static_cast<double>(processPeakRssBytes().value_or(0)) / (1024.0 * 1024.0);
     r.peakDeviceMb = static_cast<double>(backend->memoryStats().peakInUse) / (1024.0 * 1024.0);
     return r;

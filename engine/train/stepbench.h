@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 
 namespace tb {
@@ -18,6 +19,12 @@ struct StepBenchOptions {
     std::string device = "cpu";
     std::string precision = "32";
     nlohmann::json modelOptions = nlohmann::json::object();
+    // Asynchronous backends only: after the per-step timing, steps are issued back to back for at
+    // least this long (the steady state of a training run) and timed as a whole.
+    double steadySeconds = 3.0;
+    // Called with true when that back-to-back window starts and false when it ends, so a caller
+    // can sample GPU utilisation there alone.
+    std::function<void(bool)> onSteadyState;
 };
 
 struct StepBenchResult {
@@ -27,6 +34,13 @@ struct StepBenchResult {
     double p90StepMs = 0.0;
     double maxStepMs = 0.0;
     double samplesPerSec = 0.0;
+    // Median time the host needs to issue one step (all calls returned, before waiting for the
+    // device). On the CPU backend this is the whole step.
+    double hostStepMs = 0.0;
+    // Asynchronous backends: mean step time with steps issued back to back (0 when not run).
+    double steadyStepMs = 0.0;
+    double steadySamplesPerSec = 0.0;
+    int steadySteps = 0;
     double peakRssMb = 0.0;
     double peakDeviceMb = 0.0;
 };

@@ -5,6 +5,9 @@ threads and optimizer on synthetic batches and prints one JSON line per model.
 Run with Debian's torch and the OpenMP OpenBLAS so PyTorch has one thread pool:
   LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp /usr/bin/python3 \
       tests/bench/torch_reference.py --model resnet20 --batch 128 --steps 30 --threads 2
+On a GPU (tests/gpu/run-all.sh): --device cuda [--precision 16-mixed|bf16-mixed], timed like
+`trainbench-cli bench --device cuda:0`: steps ending in a synchronize, then steps issued back to
+back for at least 3 s (PyTorch at its best: cudnn.benchmark on, autocast + GradScaler for fp16).
 """
 import argparse
 import json
@@ -90,29 +93,61 @@ def main():
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    ap.add_argument("--precision", default="32", choices=("32", "16-mixed", "bf16-mixed"))
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
+    gpu = args.device == "cuda"
+    if gpu:
+        torch.backends.cudnn.benchmark = True
+        torch.backends.cuda.matmul.allow_tf32 = False  # fp32 means fp32, as in our engine
+        torch.backends.cudnn.allow_tf32 = False
     build, shape = MODELS[args.model]
-    model = build()
+    model = build().to(args.device)
     model.train()
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    x = torch.randn(args.batch, *shape)
-    y = torch.randint(0, 10, (args.batch,))
+    x = torch.randn(args.batch, *shape, device=args.device)
+    y = torch.randint(0, 10, (args.batch,), device=args.device)
+    amp_dtype = {"16-mixed": torch.float16, "bf16-mixed": torch.bfloat16}.get(args.precision)
+    scaler = torch.cuda.amp.GradScaler() if args.precision == "16-mixed" else None
+    sync = torch.cuda.synchronize if gpu else (lambda: None)
+
+    def step():
+        opt.zero_grad(set_to_none=False)
+        with torch.autocast(args.device, dtype=amp_dtype, enabled=amp_dtype is not None):
+            loss = F.cross_entropy(model(x), y)
+        if scaler:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        else:
+            loss.backward()
+            opt.step()
+
     times = []
     for i in range(args.warmup + args.steps):
         t0 = time.perf_counter()
-        opt.zero_grad(set_to_none=False)
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
+        step()
+        sync()
         if i >= args.warmup:
             times.append((time.perf_counter() - t0) * 1000.0)
     med = statistics.median(times)
-    print(json.dumps({"framework": "pytorch " + torch.__version__, "model": args.model,
-                      "batch": args.batch, "threads": args.threads, "median_step_ms": med,
-                      "samples_per_s": args.batch / med * 1000.0}))
+    result = {"framework": "pytorch " + torch.__version__, "model": args.model,
+              "batch": args.batch, "threads": args.threads, "device": args.device,
+              "precision": args.precision, "median_step_ms": med,
+              "samples_per_s": args.batch / med * 1000.0}
+    if gpu:
+        steps, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < 3.0:
+            for _ in range(args.steps):
+                step()
+            steps += args.steps
+            sync()
+        steady = (time.perf_counter() - t0) * 1000.0 / steps
+        result.update(steady_step_ms=steady, steady_samples_per_s=args.batch / steady * 1000.0)
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":
