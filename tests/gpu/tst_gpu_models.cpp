@@ -1,5 +1,7 @@
 // Every zoo model's forward and backward on the GPU against the CPU backend (same weights, same
-// batch), and a short 16-mixed run whose loss curve stays close to the fp32 one.
+// batch), a short 16-mixed run whose loss curve stays close to the fp32 one, the step-time
+// breakdown of a GPU run with worker threads and pinned batches, and bit-identical losses from
+// two runs in deterministic mode.
 #include "gpucompare.h"
 
 #include "nn/graph.h"
@@ -11,19 +13,54 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstdio>
 
 using namespace tb;
 
 namespace {
 
-class LossCollector final : public EventSink {
+// Everything a Trainer run reports except system samples (those come from another thread).
+class EventLog final : public EventSink {
 public:
     void onEvent(const Event& e) override {
-        if (const auto* s = std::get_if<StepEvent>(&e))
-            losses.push_back(s->loss);
+        if (const auto* r = std::get_if<RunStartedEvent>(&e))
+            started.push_back(*r);
+        else if (const auto* s = std::get_if<StepEvent>(&e))
+            steps.push_back(*s);
+        else if (const auto* ep = std::get_if<EpochEvent>(&e))
+            epochs.push_back(*ep);
+        else if (const auto* l = std::get_if<LogEvent>(&e))
+            logs.push_back(l->message);
     }
-    std::vector<double> losses;
+    std::vector<double> losses() const {
+        std::vector<double> out;
+        for (const auto& s : steps)
+            out.push_back(s.loss);
+        return out;
+    }
+    std::vector<RunStartedEvent> started;
+    std::vector<StepEvent> steps;
+    std::vector<EpochEvent> epochs;
+    std::vector<std::string> logs;
 };
+
+// resnet20 on 1x32x32 shapes (3 classes) on cuda:0; `samples` / 32 steps per epoch.
+RunConfig gpuRunConfig(const QTemporaryDir& dir, const QString& precision, int samples) {
+    RunConfig c;
+    c.set("dataset", "shapes");
+    c.set("data.image_size", "32");
+    c.set("data.synthetic_samples", std::to_string(samples));
+    c.set("model", "resnet20");
+    c.set("batch_size", "32");
+    c.set("device", "cuda:0");
+    c.set("precision", precision.toStdString());
+    c.set("checkpoint_dir", dir.path().toStdString());
+    return c;
+}
+
+bool finitePositive(double v) {
+    return std::isfinite(v) && v > 0.0;
+}
 
 } // namespace
 
@@ -85,9 +122,9 @@ private slots:
             c.set("device", "cuda:0");
             c.set("precision", precision);
             c.set("checkpoint_dir", dir.path().toStdString());
-            LossCollector col;
-            Trainer(c, col).run();
-            return col.losses;
+            EventLog log;
+            Trainer(c, log).run();
+            return log.losses();
         };
         const auto fp32 = curve("32");
         const auto fp16 = curve("16-mixed");
@@ -99,6 +136,127 @@ private slots:
         }
         qInfo("mean loss of the last 20 steps: fp32 %.4f, 16-mixed %.4f", a / 20, b / 20);
         QVERIFY(std::fabs(a - b) / a < 0.05);
+    }
+
+    // A GPU run with two loader threads and pinned batches: every logged interval carries a
+    // step-time breakdown measured with stream events (h2d, forward, backward incl. the loss,
+    // optimizer), each finite and above zero, and together no longer than the wall-clock step:
+    // the segments are disjoint on the one compute stream and all lie between the interval's
+    // start and its read-back. That bound catches a unit slip (s vs ms, us vs ms) or events
+    // recorded on the wrong stream. samples/s is positive and agrees with stepMs.
+    void stepBreakdownOnTheGpu_data() {
+        QTest::addColumn<QString>("precision");
+        QTest::newRow("32") << QString("32");
+        QTest::newRow("16-mixed") << QString("16-mixed");
+    }
+    void stepBreakdownOnTheGpu() {
+        QFETCH(QString, precision);
+        QTemporaryDir dir;
+        RunConfig c = gpuRunConfig(dir, precision, 1920);
+        c.set("num_workers", "2");
+        c.set("pin_memory", "true");
+        c.set("max_steps", "40");
+        c.set("log_every_n_steps", "10");
+        EventLog rec;
+        const RunFinishedEvent f = Trainer(c, rec).run();
+        QVERIFY2(f.status == RunStatus::Completed, f.error.c_str());
+        QCOMPARE(rec.started.size(), std::size_t{1});
+        QCOMPARE(rec.started[0].device, std::string("cuda:0"));
+        for (const auto& m : rec.logs)
+            QVERIFY2(m.find("pin_memory has no effect") == std::string::npos, m.c_str());
+        QCOMPARE(rec.steps.size(), std::size_t{4});
+        for (const StepEvent& s : rec.steps) {
+            const double gpuMs = s.h2dMs + s.forwardMs + s.backwardMs + s.optimizerMs;
+            const QString line =
+                QString("step %1: step %2 ms, wait %3, h2d %4, fwd %5, bwd %6, opt %7 (gpu sum "
+                        "%8), %9 samples/s, loss %10, scale %11")
+                    .arg(s.step)
+                    .arg(s.stepMs, 0, 'f', 3)
+                    .arg(s.dataWaitMs, 0, 'f', 3)
+                    .arg(s.h2dMs, 0, 'f', 4)
+                    .arg(s.forwardMs, 0, 'f', 3)
+                    .arg(s.backwardMs, 0, 'f', 3)
+                    .arg(s.optimizerMs, 0, 'f', 3)
+                    .arg(gpuMs, 0, 'f', 3)
+                    .arg(s.samplesPerSec, 0, 'f', 0)
+                    .arg(s.loss, 0, 'f', 4)
+                    .arg(s.lossScale);
+            std::printf("  %s\n", qPrintable(line));
+            QVERIFY2(finitePositive(s.stepMs), qPrintable(line));
+            QVERIFY2(finitePositive(s.h2dMs), qPrintable(line));
+            QVERIFY2(finitePositive(s.forwardMs), qPrintable(line));
+            QVERIFY2(finitePositive(s.backwardMs), qPrintable(line));
+            QVERIFY2(finitePositive(s.optimizerMs), qPrintable(line));
+            QVERIFY2(std::isfinite(s.dataWaitMs) && s.dataWaitMs >= 0.0, qPrintable(line));
+            QVERIFY2(gpuMs <= s.stepMs * 1.05 + 0.05, qPrintable(line));
+            QVERIFY2(finitePositive(s.samplesPerSec), qPrintable(line));
+            // samples/s = 32 samples per step / stepMs (both from the interval's wall time).
+            QVERIFY2(std::fabs(s.samplesPerSec * s.stepMs / 1000.0 - 32.0) < 0.01,
+                     qPrintable(line));
+            QVERIFY2(std::isfinite(s.loss), qPrintable(line));
+            QCOMPARE(s.samplesSeen, s.step * 32);
+            if (precision == "32")
+                QCOMPARE(s.lossScale, 1.0);
+            else // GradScaler: 65536 at the start, halved on overflow, grows after 2000 steps
+                QVERIFY2(s.lossScale >= 1.0 && s.lossScale <= 65536.0, qPrintable(line));
+        }
+        QVERIFY(finitePositive(f.summary.meanSamplesPerSec));
+        QVERIFY(f.summary.peakMemoryBytes > 0); // device memory for a GPU run
+    }
+
+    // deterministic=true: two identical runs on cuda:0 give
+    // bit-identical losses at every step and the same validation loss. resnet20 exercises
+    // cuDNN's forward, backward-data and backward-filter algorithms (the ones that may use
+    // atomics), cuBLAS, batch norm and the loss reductions; loader threads and pinned batches
+    // are on, as in a real run (their order is seeded and must not matter either).
+    void deterministicRunsAreBitIdentical_data() {
+        QTest::addColumn<QString>("precision");
+        QTest::newRow("32") << QString("32");
+        QTest::newRow("16-mixed") << QString("16-mixed");
+    }
+    void deterministicRunsAreBitIdentical() {
+        QFETCH(QString, precision);
+        const auto runOnce = [&](EventLog& rec) {
+            QTemporaryDir dir;
+            RunConfig c = gpuRunConfig(dir, precision, 960); // 30 steps, then an evaluation
+            c.set("max_epochs", "1");
+            c.set("log_every_n_steps", "1");
+            c.set("num_workers", "2");
+            c.set("pin_memory", "true");
+            c.set("deterministic", "true");
+            return Trainer(c, rec).run();
+        };
+        EventLog a, b;
+        const RunFinishedEvent fa = runOnce(a);
+        QVERIFY2(fa.status == RunStatus::Completed, fa.error.c_str());
+        const RunFinishedEvent fb = runOnce(b);
+        QVERIFY2(fb.status == RunStatus::Completed, fb.error.c_str());
+        QCOMPARE(a.started.size(), std::size_t{1});
+        const std::string backend = a.started[0].environment.value("backend", std::string());
+        std::printf("  %s\n", backend.c_str());
+        QVERIFY2(backend.find("deterministic") != std::string::npos, backend.c_str());
+        const std::vector<double> la = a.losses(), lb = b.losses();
+        QCOMPARE(la.size(), std::size_t{30});
+        QCOMPARE(lb.size(), la.size());
+        for (std::size_t i = 0; i < la.size(); ++i) {
+            QVERIFY2(std::isfinite(la[i]),
+                     qPrintable(QString("step %1 loss %2").arg(i + 1).arg(la[i])));
+            if (la[i] != lb[i]) // print the first step that differs, to the last bit
+                QFAIL(qPrintable(QString("step %1: loss %2 vs %3 (first difference)")
+                                     .arg(i + 1)
+                                     .arg(la[i], 0, 'g', 17)
+                                     .arg(lb[i], 0, 'g', 17)));
+        }
+        QCOMPARE(a.epochs.size(), std::size_t{1});
+        QCOMPARE(b.epochs.size(), std::size_t{1});
+        // Exact comparisons: QCOMPARE on doubles would be fuzzy.
+        QVERIFY2(a.epochs[0].valLoss == b.epochs[0].valLoss,
+                 qPrintable(QString("val loss %1 vs %2")
+                                .arg(a.epochs[0].valLoss, 0, 'g', 17)
+                                .arg(b.epochs[0].valLoss, 0, 'g', 17)));
+        QVERIFY(a.epochs[0].valAcc == b.epochs[0].valAcc);
+        qInfo("30 steps bit-identical; loss %.6f -> %.6f, val loss %.6f", la.front(), la.back(),
+              a.epochs[0].valLoss);
     }
 
 private:
