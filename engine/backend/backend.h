@@ -54,6 +54,8 @@ public:
     // Uninitialised device memory. Throws OutOfMemoryError when the device is full.
     virtual Tensor empty(const Shape& shape, DType dtype) = 0;
     // Host memory for staging batches; page-locked when pinned and the backend supports it.
+    // The one call that must be thread-safe: DataLoader workers make it while the training
+    // thread issues other calls on the same backend (BatchPool's lock orders workers only).
     virtual Tensor emptyHost(const Shape& shape, DType dtype, bool pinned) = 0;
     virtual bool supportsPinnedMemory() const = 0;
     // Copies between any two tensors of equal dtype and element count, in stream order. A copy
@@ -103,9 +105,10 @@ public:
     virtual void batchNormForwardInference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                            const Tensor& runningMean, const Tensor& runningVar,
                                            float eps, Tensor& y) = 0;
+    // eps is the forward's: the saved 1/std already holds it, but cuDNN wants the same value.
     virtual void batchNormBackward(const Tensor& x, const Tensor& dy, const Tensor& gamma,
-                                   const Tensor& saveMean, const Tensor& saveInvStd, Tensor& dx,
-                                   Tensor& dgamma, Tensor& dbeta) = 0;
+                                   const Tensor& saveMean, const Tensor& saveInvStd, float eps,
+                                   Tensor& dx, Tensor& dgamma, Tensor& dbeta) = 0;
 
     // ---- elementwise ----
     // alpha is LeakyReLU's negative slope; x is the activation's input.

@@ -14,8 +14,9 @@ BatchPool::BatchPool(Backend& backend, bool pinned, int64_t batchSize, const Sha
 }
 
 Tensor BatchPool::allocate() {
-    // Allocation goes through the backend under the pool's lock: backends need not be
-    // thread-safe, and workers allocate only when the consumer holds many batches.
+    // Workers allocate only when the consumer holds many batches. The pool's lock does not
+    // cover the training thread's calls on the same backend, so this relies on emptyHost being
+    // thread-safe (Backend's contract; the CUDA pinned pool has its own mutex).
     Tensor t = m_backend.emptyHost(Shape{static_cast<int64_t>(m_floats)}, DType::F32, m_pinned);
     ++m_allocated;
     return t;

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <deque>
 
 namespace tb {
 
@@ -35,6 +36,9 @@ DType activationDtype(const std::string& precision) {
 // What one logging interval collected. Device-side values (loss sums, skipped steps) and the
 // stream events are read only when the interval is logged, so a GPU step never waits for the
 // host; the read-back itself is the one synchronisation per interval.
+// One logging interval: counts, and the step-time breakdown summed from stream events. Events of
+// work the device has finished are folded into the sums as the interval goes (a non-blocking
+// query), so even a long interval holds only the events still in flight.
 struct Interval {
     struct MicroBatchEvents {
         std::unique_ptr<StreamEvent> start, copied, forwarded, backwarded;
@@ -42,17 +46,44 @@ struct Interval {
     struct StepEvents {
         std::unique_ptr<StreamEvent> start, end;
     };
-    std::vector<MicroBatchEvents> microBatches;
-    std::vector<StepEvents> steps;
+    int64_t microBatches = 0, steps = 0;
+    double h2dMs = 0.0, forwardMs = 0.0, backwardMs = 0.0, optimizerMs = 0.0;
     double waitMs = 0.0, samples = 0.0;
     std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 
-    void reset() {
-        microBatches.clear();
-        steps.clear();
-        waitMs = samples = 0.0;
-        start = std::chrono::steady_clock::now();
+    void add(MicroBatchEvents ev) {
+        m_pendingMicro.push_back(std::move(ev));
+        ++microBatches;
+        fold(false);
     }
+    void add(StepEvents ev) {
+        m_pendingSteps.push_back(std::move(ev));
+        ++steps;
+        fold(false);
+    }
+    // Sums the timings of finished work; with `all`, of everything (the caller has waited for
+    // the device). Events on one stream complete in order, so the front decides.
+    void fold(bool all) {
+        for (; !m_pendingMicro.empty(); m_pendingMicro.pop_front()) {
+            MicroBatchEvents& m = m_pendingMicro.front();
+            if (!all && !m.backwarded->completed())
+                break;
+            h2dMs += m.copied->elapsedMs(*m.start);
+            forwardMs += m.forwarded->elapsedMs(*m.copied);
+            backwardMs += m.backwarded->elapsedMs(*m.forwarded);
+        }
+        for (; !m_pendingSteps.empty(); m_pendingSteps.pop_front()) {
+            StepEvents& o = m_pendingSteps.front();
+            if (!all && !o.end->completed())
+                break;
+            optimizerMs += o.end->elapsedMs(*o.start);
+        }
+    }
+    void reset() { *this = Interval(); }
+
+private:
+    std::deque<MicroBatchEvents> m_pendingMicro;
+    std::deque<StepEvents> m_pendingSteps;
 };
 
 } // namespace
@@ -76,6 +107,8 @@ struct Trainer::State {
     RunSummary summary;
     double samplesPerSecSum = 0.0;
     int64_t samplesPerSecCount = 0;
+    // This epoch's correct predictions and samples, from the interval read-backs (no extra sync).
+    double trainCorrect = 0.0, trainSamples = 0.0;
 
     State(RunConfig c, EventSink& s, TrainerOptions o)
         : config(std::move(c)), sink(s), options(std::move(o)) {}
@@ -127,6 +160,10 @@ void Trainer::State::setup() {
     if (config.pinMemory && !trainLoader->pinned())
         log(LogLevel::Info, "pin_memory has no effect on the CPU backend: batches already live "
                             "in the memory the model computes from");
+    if (!config.pinMemory && device.isCuda())
+        log(LogLevel::Info, "pin_memory=false: each batch is staged through pageable memory and "
+                            "its copy to the GPU blocks the host until the GPU has caught up; "
+                            "pin_memory=true makes the copy asynchronous");
 
     const int64_t micro = trainLoader->batchesPerEpoch();
     stepsPerEpoch = (micro + config.accumulateGradBatches - 1) / config.accumulateGradBatches;
@@ -155,7 +192,8 @@ void Trainer::State::setup() {
 const Tensor& Trainer::State::toDevice(const Tensor& host, Tensor& device) {
     if (backend->device() == host.device())
         return host;
-    if (!device.defined() || device.numel() < host.numel())
+    // The buffer's size, not the last view's: after a short last batch, a full one fits again.
+    if (!device.defined() || device.buffer()->bytes() < host.bytes())
         device = backend->empty(host.shape(), host.dtype());
     device = Tensor(device.buffer(), host.shape(), host.dtype());
     backend->copy(host, device);
@@ -168,6 +206,7 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
     const int k = config.accumulateGradBatches;
     int pending = 0;
     Interval interval;
+    trainCorrect = trainSamples = 0.0;
     backend->fill(lossSum, 0.0f);
     if (scaler)
         backend->fill(skippedSteps, 0.0f);
@@ -188,7 +227,7 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
                                          static_cast<float>(k));
             graph->backward(dlogits);
             ev.backwarded = backend->recordEvent();
-            interval.microBatches.push_back(std::move(ev));
+            interval.add(std::move(ev));
             interval.waitMs += batch->waitMs;
             interval.samples += static_cast<double>(batch->labels.numel());
             pos.samplesSeen += batch->labels.numel();
@@ -209,11 +248,11 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
             }
             graph->zeroGrad();
             ev.end = backend->recordEvent();
-            interval.steps.push_back(std::move(ev));
+            interval.add(std::move(ev));
             ++pos.step;
             pending = 0;
             const bool last = done() || stop.stop_requested();
-            if (static_cast<int>(interval.steps.size()) == config.logEveryNSteps || last)
+            if (interval.steps == config.logEveryNSteps || last)
                 logInterval(interval, lr);
             if (done() && !endOfEpoch)
                 return true;
@@ -221,7 +260,7 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
                 return false;
         }
         if (endOfEpoch) {
-            if (!interval.steps.empty())
+            if (interval.steps > 0)
                 logInterval(interval, schedule->lr(pos.step - 1));
             return true;
         }
@@ -231,26 +270,26 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
 void Trainer::State::logInterval(Interval& interval, float lr) {
     backend->copy(lossSum, lossHost); // waits for the interval's work: its events are complete
     StepEvent ev;
-    const auto steps = static_cast<double>(interval.steps.size());
-    const auto micro = static_cast<double>(interval.microBatches.size());
+    interval.fold(true);
+    const auto steps = static_cast<double>(interval.steps);
+    const auto micro = static_cast<double>(interval.microBatches);
     ev.step = pos.step;
     ev.epoch = pos.epoch + 1;
     ev.samplesSeen = pos.samplesSeen;
     ev.unixTime = nowUnix();
     ev.loss = lossHost.data<float>()[0] / micro;
+    trainCorrect += lossHost.data<float>()[1];
+    trainSamples += interval.samples;
     ev.lr = lr;
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - interval.start)
             .count();
     ev.stepMs = ms / steps;
     ev.dataWaitMs = interval.waitMs / steps;
-    for (auto& m : interval.microBatches) {
-        ev.h2dMs += m.copied->elapsedMs(*m.start) / steps;
-        ev.forwardMs += m.forwarded->elapsedMs(*m.copied) / steps;
-        ev.backwardMs += m.backwarded->elapsedMs(*m.forwarded) / steps;
-    }
-    for (auto& o : interval.steps)
-        ev.optimizerMs += o.end->elapsedMs(*o.start) / steps;
+    ev.h2dMs = interval.h2dMs / steps;
+    ev.forwardMs = interval.forwardMs / steps;
+    ev.backwardMs = interval.backwardMs / steps;
+    ev.optimizerMs = interval.optimizerMs / steps;
     ev.samplesPerSec = ms > 0 ? interval.samples / ms * 1000.0 : 0.0;
     if (scaler) {
         Tensor skipped = Tensor::host({1}, DType::F32);
@@ -273,18 +312,21 @@ void Trainer::State::evaluate(EpochEvent& epoch) {
     valLoader->startEpoch(0);
     Tensor sums = backend->empty({2}, DType::F32);
     backend->fill(sums, 0.0f);
-    int64_t batches = 0, samples = 0;
+    // The loss op adds each batch's mean divided by `divisor`; total / n weights every sample
+    // equally, so a short last batch does not count as much as a full one.
+    const auto total = static_cast<float>(valLoader->dataset().size());
+    int64_t samples = 0;
     while (auto batch = valLoader->next()) {
         const Tensor& x = toDevice(batch->inputs, deviceInputs);
         const Tensor& y = toDevice(batch->labels, deviceLabels);
         const Tensor& logits = graph->forward(x, false);
-        backend->softmaxCrossEntropy(logits, y, 0.0f, sums, nullptr, nullptr, 1.0f);
-        ++batches;
+        const auto n = static_cast<float>(batch->labels.numel());
+        backend->softmaxCrossEntropy(logits, y, 0.0f, sums, nullptr, nullptr, total / n);
         samples += batch->labels.numel();
     }
     Tensor host = Tensor::host({2}, DType::F32);
     backend->copy(sums, host);
-    epoch.valLoss = batches ? host.data<float>()[0] / static_cast<double>(batches) : 0.0;
+    epoch.valLoss = samples ? host.data<float>()[0] : 0.0;
     epoch.valAcc = samples ? host.data<float>()[1] / static_cast<double>(samples) : 0.0;
 }
 
@@ -335,6 +377,7 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
             s.pos.batchInEpoch = 0;
             epoch.step = s.pos.step;
             epoch.trainLoss = s.summary.finalTrainLoss;
+            epoch.trainAcc = s.trainSamples > 0 ? s.trainCorrect / s.trainSamples : 0.0;
             s.evaluate(epoch);
             epoch.seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - epochStart)
