@@ -32,6 +32,12 @@ struct PoolDesc {
     int64_t kh = 2, kw = 2, stride = 2, pad = 0;
     int64_t outH() const { return slidingOutput(h, kh, stride, pad); }
     int64_t outW() const { return slidingOutput(w, kw, stride, pad); }
+    // As PyTorch: padding at most half the kernel, so no window lies wholly in the padding (a
+    // max-pool window there would have no argmax).
+    bool valid() const {
+        return kh > 0 && kw > 0 && stride > 0 && pad >= 0 && 2 * pad <= kh && 2 * pad <= kw &&
+               outH() > 0 && outW() > 0;
+    }
     bool operator==(const PoolDesc&) const = default;
 };
 

@@ -45,8 +45,8 @@ void BatchNorm2d::backward(Backend& b, const Inputs& in, const Tensor&, const Te
         ensureTensor(b, m_unusedInputGrad, in[0]->shape(), in[0]->dtype());
         dx = &m_unusedInputGrad;
     }
-    b.batchNormBackward(*in[0], dout, m_gamma.value, m_saveMean, m_saveInvStd, *dx, m_gamma.grad,
-                        m_beta.grad);
+    b.batchNormBackward(*in[0], dout, m_gamma.value, m_saveMean, m_saveInvStd, m_eps, *dx,
+                        m_gamma.grad, m_beta.grad);
 }
 
 } // namespace tb

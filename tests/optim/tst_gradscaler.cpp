@@ -42,6 +42,20 @@ private slots:
         QVERIFY(s.lastStepSkipped());
     }
 
+    // As torch.amp.GradScaler: a scale whose growth would overflow stays where it is.
+    void neverGrowsIntoInfinity() {
+        GradScaler s(*m_b, {65536.0f, 2.0f, 0.5f, 1});
+        Param p;
+        p.value = m_b->empty({1}, DType::F32);
+        p.grad = m_b->empty({1}, DType::F32);
+        m_b->fill(p.grad, 1.0f);
+        const float top = std::ldexp(1.0f, 127);
+        s.setState(top, 0.0f);
+        s.checkGradients({&p});
+        s.update();
+        QCOMPARE(s.scale(), top);
+    }
+
     void skippedStepLeavesWeightsAlone() {
         GradScaler s(*m_b, {});
         Param p;

@@ -113,8 +113,8 @@ void CpuBackend::batchNormForwardInference(const Tensor& x, const Tensor& gamma,
 }
 
 void CpuBackend::batchNormBackward(const Tensor& x, const Tensor& dy, const Tensor& gamma,
-                                   const Tensor& saveMean, const Tensor& saveInvStd, Tensor& dx,
-                                   Tensor& dgamma, Tensor& dbeta) {
+                                   const Tensor& saveMean, const Tensor& saveInvStd, float /*eps*/,
+                                   Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
     const auto [n, c, hw] = planesOf(x);
     const Tensor xf = asF32(x, 0);
     const Tensor dyf = asF32(dy, 1);

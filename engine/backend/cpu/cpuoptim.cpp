@@ -31,14 +31,8 @@ void CpuBackend::checkFinite(const std::vector<Tensor*>& tensors, Tensor& foundI
 
 void CpuBackend::updateLossScale(Tensor& state, const Tensor& foundInf, float growth, float backoff,
                                  int growthInterval) {
-    float* s = state.data<float>();
-    if (foundInf.data<float>()[0] != 0.0f) {
-        s[0] *= backoff;
-        s[1] = 0.0f;
-    } else if (++s[1] >= static_cast<float>(growthInterval)) {
-        s[0] *= growth;
-        s[1] = 0.0f;
-    }
+    math::updateLossScale(state.data<float>(), foundInf.data<float>()[0] != 0.0f, growth, backoff,
+                          growthInterval);
 }
 
 namespace {

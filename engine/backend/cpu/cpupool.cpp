@@ -9,6 +9,8 @@
 namespace tb {
 
 void CpuBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tensor& indices) {
+    if (!d.valid())
+        throw Error("poolForward: invalid pooling geometry");
     const int64_t oh = d.outH(), ow = d.outW(), planes = d.n * d.c;
     if (x.numel() != planes * d.h * d.w || y.numel() != planes * oh * ow)
         throw Error("poolForward: tensors do not match the pooling shape");
@@ -60,6 +62,8 @@ void CpuBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tens
 
 void CpuBackend::poolBackward(const PoolDesc& d, const Tensor& dy, const Tensor& indices,
                               Tensor& dx) {
+    if (!d.valid())
+        throw Error("poolBackward: invalid pooling geometry");
     const int64_t oh = d.outH(), ow = d.outW(), planes = d.n * d.c;
     const Tensor dyf = asF32(dy, 0);
     Tensor dxf = f32Target(dx, 1);

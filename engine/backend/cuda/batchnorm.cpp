@@ -107,8 +107,8 @@ void CudaBackend::batchNormForwardInference(const Tensor& x, const Tensor& gamma
 }
 
 void CudaBackend::batchNormBackward(const Tensor& x, const Tensor& dy, const Tensor& gamma,
-                                    const Tensor& saveMean, const Tensor& saveInvStd, Tensor& dx,
-                                    Tensor& dgamma, Tensor& dbeta) {
+                                    const Tensor& saveMean, const Tensor& saveInvStd, float eps,
+                                    Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
     for (const Tensor* t : std::initializer_list<const Tensor*>{&x, &dy, &gamma, &saveMean,
                                                                 &saveInvStd, &dx, &dgamma, &dbeta})
         requireDevice(*t, "batchNormBackward");
@@ -125,7 +125,7 @@ void CudaBackend::batchNormBackward(const Tensor& x, const Tensor& dy, const Ten
         withOomRetry([&] {
             legacy::batchNormBackward(m_cudnn, s, x.raw(), dy.raw(), dx.raw(), gamma.data<float>(),
                                       dgamma.data<float>(), dbeta.data<float>(),
-                                      saveMean.data<float>(), saveInvStd.data<float>());
+                                      saveMean.data<float>(), saveInvStd.data<float>(), eps);
         });
         return;
     }

@@ -73,7 +73,7 @@ public:
                                    const Tensor& runningMean, const Tensor& runningVar, float eps,
                                    Tensor& y) override;
     void batchNormBackward(const Tensor& x, const Tensor& dy, const Tensor& gamma,
-                           const Tensor& saveMean, const Tensor& saveInvStd, Tensor& dx,
+                           const Tensor& saveMean, const Tensor& saveInvStd, float eps, Tensor& dx,
                            Tensor& dgamma, Tensor& dbeta) override;
     void activationForward(Activation a, float alpha, const Tensor& x, Tensor& y) override;
     void activationBackward(Activation a, float alpha, const Tensor& x, const Tensor& dy,

@@ -247,15 +247,15 @@ void batchNormForwardInference(cudnnHandle_t handle, const BatchNormShape& s, co
 
 void batchNormBackward(cudnnHandle_t handle, const BatchNormShape& s, const void* x, const void* dy,
                        void* dx, const float* gamma, float* dgamma, float* dbeta,
-                       const float* saveMean, const float* saveInvStd) {
+                       const float* saveMean, const float* saveInvStd, double eps) {
     const BatchNormDescs d(s);
     const float one = 1.0f, zero = 0.0f;
     // Data gradient overwritten (beta 0); parameter gradients accumulate (beta 1). With the saved
-    // mean and 1/std given, epsilon is not used to recompute them; it only has to be valid.
-    TB_CUDNN_CHECK(cudnnBatchNormalizationBackward(handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero,
-                                                   &one, &one, d.x.desc, x, d.x.desc, dy, d.x.desc,
-                                                   dx, d.param.desc, gamma, dgamma, dbeta,
-                                                   CUDNN_BN_MIN_EPSILON, saveMean, saveInvStd));
+    // mean and 1/std given, epsilon is not used to recompute them, but cuDNN asks for the
+    // forward's value.
+    TB_CUDNN_CHECK(cudnnBatchNormalizationBackward(
+        handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &one, d.x.desc, x, d.x.desc, dy,
+        d.x.desc, dx, d.param.desc, gamma, dgamma, dbeta, eps, saveMean, saveInvStd));
 }
 
 } // namespace tb::cuda::legacy

@@ -57,7 +57,7 @@ void batchNormForwardInference(cudnnHandle_t handle, const BatchNormShape& s, co
 // dx overwritten; dgamma and dbeta accumulate.
 void batchNormBackward(cudnnHandle_t handle, const BatchNormShape& s, const void* x, const void* dy,
                        void* dx, const float* gamma, float* dgamma, float* dbeta,
-                       const float* saveMean, const float* saveInvStd);
+                       const float* saveMean, const float* saveInvStd, double eps);
 
 // The smallest epsilon cuDNN's batch norm accepts.
 double batchNormMinEpsilon();

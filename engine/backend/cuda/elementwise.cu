@@ -5,6 +5,7 @@
 #include "kernels.h"
 
 #include "backend/kernels/activation_math.h"
+#include "backend/kernels/optimizer_math.h"
 #include "backend/kernels/random_math.h"
 
 namespace tb::cuda {
@@ -165,20 +166,7 @@ __global__ void checkFiniteKernel(const typename Io::Storage* data, int64_t n, f
 
 __global__ void updateLossScaleKernel(float* state, const float* foundInf, float growth,
                                       float backoff, int growthInterval) {
-    if (foundInf[0] != 0.0f) {
-        state[0] *= backoff;
-        state[1] = 0.0f;
-        return;
-    }
-    const float tracker = state[1] + 1.0f;
-    if (tracker >= static_cast<float>(growthInterval)) {
-        const float grown = state[0] * growth;
-        if (isfinite(grown)) // as torch: never grow into inf
-            state[0] = grown;
-        state[1] = 0.0f;
-    } else {
-        state[1] = tracker;
-    }
+    math::updateLossScale(state, foundInf[0] != 0.0f, growth, backoff, growthInterval);
 }
 
 } // namespace

@@ -43,6 +43,8 @@ void requireF32Scalars(const Tensor& t, int64_t count, const char* op, const cha
 void CudaBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tensor& indices) {
     requireDevice(x, "poolForward");
     requireDevice(y, "poolForward");
+    if (!d.valid())
+        throw Error("poolForward: invalid pooling geometry");
     if (x.numel() != d.n * d.c * d.h * d.w || y.numel() != d.n * d.c * d.outH() * d.outW() ||
         x.dtype() != y.dtype())
         throw Error("poolForward: tensor sizes do not match the pooling");
@@ -62,6 +64,8 @@ void CudaBackend::poolBackward(const PoolDesc& d, const Tensor& dy, const Tensor
                                Tensor& dx) {
     requireDevice(dy, "poolBackward");
     requireDevice(dx, "poolBackward");
+    if (!d.valid())
+        throw Error("poolBackward: invalid pooling geometry");
     if (dx.numel() != d.n * d.c * d.h * d.w || dy.numel() != d.n * d.c * d.outH() * d.outW() ||
         dx.dtype() != dy.dtype())
         throw Error("poolBackward: tensor sizes do not match the pooling");

@@ -44,4 +44,24 @@ TB_HD void adamwUpdate(const AdamWParams& p, const AdamWFactors& f, float& param
     param -= f.stepSize * m / denom;
 }
 
+// torch.amp.GradScaler's update of state = [scale, clean steps]: back off and restart on an
+// inf/NaN; grow after growthInterval clean steps, but never into inf.
+TB_HD void updateLossScale(float* state, bool foundInf, float growth, float backoff,
+                           int growthInterval) {
+    if (foundInf) {
+        state[0] *= backoff;
+        state[1] = 0.0f;
+        return;
+    }
+    const float tracker = state[1] + 1.0f;
+    if (tracker >= static_cast<float>(growthInterval)) {
+        const float grown = state[0] * growth;
+        if (grown <= 3.402823466e38f) // finite (not inf; NaN fails the comparison too)
+            state[0] = grown;
+        state[1] = 0.0f;
+    } else {
+        state[1] = tracker;
+    }
+}
+
 } // namespace tb::math
