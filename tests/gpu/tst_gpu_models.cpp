@@ -87,10 +87,31 @@ private slots:
         Graph gpu(spec, *m_gpu, DType::F32, 3);
         const Tensor x = test::randomTensor(input.withBatch(8), 21);
         const Tensor xg = test::upload(*m_gpu, x, DType::F32);
+        // A whole model is not one op: every layer adds its f32 differences (summation order,
+        // cuDNN's algorithms) and they compound over up to 56 layers, so the logits get ten
+        // times the per-op f32 bound. The backward pass is not even continuous: among the ~10^6
+        // ReLU inputs and max-pool windows of a ResNet or VGG at batch 8, one that lies within
+        // that difference of its tie (0, or a second maximum) sends its gradient another way on
+        // each device, which moves the gradient entries it feeds by about 1% (at worst ~10%) of
+        // the tensor's largest entry, an NMSE up to ~3e-4. Gradients are therefore judged by
+        // NMSE; a real bug (wrong index, lost accumulation, wrong scale) puts it far above 1e-3.
+        const test::Tolerance logitsTol{1e-3, 1e-4, 1e-7};
+        const test::Tolerance gradTol{1e-2, 1e-1, 1e-3};
+        QString failed;
+        const auto compare = [&](const std::string& what, const Tensor& ref, const Tensor& got,
+                                 const test::Tolerance& tol) {
+            const test::Comparison c = test::compareTensors(name + " " + what, ref, got, tol);
+            if (!c.ok)
+                failed += QString("%1%2 (%3 out of tolerance, maxdiff %4, nmse %5)")
+                              .arg(failed.isEmpty() ? QString() : QString("; "),
+                                   QString::fromStdString(what))
+                              .arg(c.failing)
+                              .arg(c.maxAbs)
+                              .arg(c.nmse);
+        };
         const Tensor& lc = cpu.forward(x, true);
         const Tensor& lg = gpu.forward(xg, true);
-        TB_EXPECT_CLOSE(name + " logits", lc, test::download(*m_gpu, lg),
-                        test::toleranceFor(DType::F32));
+        compare("logits", lc, test::download(*m_gpu, lg), logitsTol);
         const Tensor dl = test::randomTensor({8, 10}, 22);
         Tensor& dc = cpu.logitsGrad();
         m_cpu->copy(dl, dc);
@@ -101,9 +122,11 @@ private slots:
         cpu.backward(dc);
         gpu.backward(dg);
         const auto pc = cpu.params(), pg = gpu.params();
+        QCOMPARE(pg.size(), pc.size());
         for (std::size_t i = 0; i < pc.size(); ++i)
-            TB_EXPECT_CLOSE(name + " grad " + std::to_string(i), pc[i]->grad,
-                            test::download(*m_gpu, pg[i]->grad), test::toleranceFor(DType::F32));
+            compare("grad " + std::to_string(i), pc[i]->grad, test::download(*m_gpu, pg[i]->grad),
+                    gradTol);
+        QVERIFY2(failed.isEmpty(), qPrintable(failed));
     }
 
     // fp16 activations with loss scaling follow the fp32 loss curve: over 60 steps the mean

@@ -41,11 +41,13 @@ class TestGpuOps : public QObject {
 
     // Runs `run` on the CPU and the GPU and compares each named output. Outputs whose name
     // starts with '=' must match exactly; those with '~' use the f32 tolerance (statistics and
-    // scalars kept in f32 whatever the activation dtype).
+    // scalars kept in f32 whatever the activation dtype). Every output is compared and printed
+    // before the test fails, so one GPU run shows all of them.
     void compareRuns(const std::string& op, DType dtype, const Run& run) {
         const Results ref = run(*m_cpu);
         const Results got = run(*m_gpu);
         QCOMPARE(ref.size(), got.size());
+        QString failed;
         for (std::size_t i = 0; i < ref.size(); ++i) {
             std::string name = ref[i].first;
             Tolerance tol = toleranceFor(dtype);
@@ -56,9 +58,16 @@ class TestGpuOps : public QObject {
                 tol = toleranceFor(DType::F32);
                 name = name.substr(1);
             }
-            TB_EXPECT_CLOSE(op + " " + name + " " + std::string(dtypeName(dtype)), ref[i].second,
-                            got[i].second, tol);
+            const std::string label = op + " " + name + " " + std::string(dtypeName(dtype));
+            const Comparison c = compareTensors(label, ref[i].second, got[i].second, tol);
+            if (!c.ok)
+                failed += QString("%1%2: %3 elements out of tolerance, maxdiff %4")
+                              .arg(failed.isEmpty() ? QString() : QString("; "),
+                                   QString::fromStdString(label))
+                              .arg(c.failing)
+                              .arg(c.maxAbs);
         }
+        QVERIFY2(failed.isEmpty(), qPrintable(failed));
     }
 
 private slots:
@@ -203,7 +212,7 @@ private slots:
             Tensor sm = b.empty({c}, DType::F32), sis = b.empty({c}, DType::F32);
             Tensor dg = upload(b, hdg, DType::F32), db = upload(b, hdb, DType::F32);
             b.batchNormForwardTrain(x, g, beta, rm, rv, 0.1f, eps, y, sm, sis);
-            b.batchNormBackward(x, dy, g, sm, sis, dx, dg, db);
+            b.batchNormBackward(x, dy, g, sm, sis, eps, dx, dg, db);
             b.batchNormForwardInference(x, g, beta, rm, rv, eps, yi);
             return Results{{"y", download(b, y)},
                            {"~saveMean", download(b, sm)},
