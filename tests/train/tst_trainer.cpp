@@ -63,11 +63,17 @@ RunConfig smallConfig(const QString& dir, const QString& model = "fmnist-cnn") {
 class TestTrainer : public QObject {
     Q_OBJECT
 private slots:
+    void sameSeedSameLossesBitForBit_data() {
+        QTest::addColumn<QString>("model");
+        QTest::newRow("fmnist-cnn") << QString("fmnist-cnn");
+        QTest::newRow("mlp") << QString("mlp");
+    }
     void sameSeedSameLossesBitForBit() {
+        QFETCH(QString, model);
         QTemporaryDir d1, d2;
         Collector a, b;
-        RunConfig c1 = smallConfig(d1.path());
-        RunConfig c2 = smallConfig(d2.path());
+        RunConfig c1 = smallConfig(d1.path(), model);
+        RunConfig c2 = smallConfig(d2.path(), model);
         c2.set("num_workers", "0"); // the loader's thread count must not matter either
         QCOMPARE(status(Trainer(c1, a).run().status), QString("completed"));
         QCOMPARE(status(Trainer(c2, b).run().status), QString("completed"));

@@ -10,6 +10,7 @@
 #include <dnnl.hpp>
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -34,11 +35,21 @@ private:
     std::chrono::steady_clock::time_point m_time;
 };
 
+// oneDNN's kernels split work for the team size they ask OpenMP for and meet at barriers, so
+// they hang if the team comes back smaller: never ask for more than OMP_THREAD_LIMIT allows,
+// and no dynamic team sizes.
+int computeThreads(int requested) {
+    const int wanted =
+        requested > 0 ? requested : static_cast<int>(std::thread::hardware_concurrency());
+    omp_set_dynamic(0);
+    return std::max(1, std::min(wanted, omp_get_thread_limit()));
+}
+
 } // namespace
 
 CpuBackend::CpuBackend(int threads)
-    : m_threads(threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency())),
-      m_conv(std::make_unique<CpuConvCache>()), m_matmul(std::make_unique<CpuMatmulCache>()),
+    : m_threads(computeThreads(threads)), m_conv(std::make_unique<CpuConvCache>()),
+      m_matmul(std::make_unique<CpuMatmulCache>()),
       m_inUse(std::make_shared<std::atomic<int64_t>>(0)),
       m_peak(std::make_shared<std::atomic<int64_t>>(0)) {
     // One pool: oneDNN runs on OpenMP, and our loops use the same pool.
