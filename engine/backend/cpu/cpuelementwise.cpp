@@ -49,9 +49,12 @@ void CpuBackend::activationBackward(Activation a, float alpha, const Tensor& x, 
     float* pdx = dxf.data<float>();
     if (a == Activation::ReLU) {
         parallelChunks(x.numel(), [=](int64_t begin, int64_t end) {
+            // dy is loaded unconditionally: a load under the condition kept the loop scalar.
 #pragma omp simd
-            for (int64_t i = begin; i < end; ++i)
-                pdx[i] = px[i] > 0.0f ? pdy[i] : 0.0f;
+            for (int64_t i = begin; i < end; ++i) {
+                const float g = pdy[i];
+                pdx[i] = px[i] > 0.0f ? g : 0.0f;
+            }
         });
     } else {
         parallelFor(
@@ -84,7 +87,13 @@ void CpuBackend::dropoutBackward(const Tensor& dy, const Tensor& mask, float p, 
     const uint8_t* pm = mask.data<uint8_t>();
     float* pdx = dxf.data<float>();
     const float keepScale = 1.0f / (1.0f - p);
-    parallelFor(dy.numel(), [&](int64_t i) { pdx[i] = pm[i] ? pdy[i] * keepScale : 0.0f; });
+    parallelChunks(dy.numel(), [=](int64_t begin, int64_t end) {
+#pragma omp simd
+        for (int64_t i = begin; i < end; ++i) {
+            const float g = pdy[i] * keepScale; // unconditional, as in the ReLU backward
+            pdx[i] = pm[i] ? g : 0.0f;
+        }
+    });
     storeF32(dxf, dx);
 }
 
