@@ -23,7 +23,7 @@ using namespace tb::test;
 namespace {
 
 // What a Trainer run reported: how often it started, each logged loss and each epoch's val loss.
-class RunRecorder final : public EventSink {
+class EventLog final : public EventSink {
 public:
     void onEvent(const Event& e) override {
         if (std::holds_alternative<RunStartedEvent>(e))
@@ -100,7 +100,7 @@ private slots:
             c.set("max_steps", "3");
             c.set("device", "cuda:0");
             c.set("checkpoint_dir", dir.path().toStdString());
-            RunRecorder rec;
+            EventLog rec;
             const RunFinishedEvent f = Trainer(c, rec).run();
             std::printf("  %s\n", f.error.c_str());
             QCOMPARE(statusText(f.status), QString("failed"));
@@ -124,7 +124,7 @@ private slots:
         c.set("log_every_n_steps", "10");
         c.set("device", "cuda:0");
         c.set("checkpoint_dir", dir.path().toStdString());
-        RunRecorder rec;
+        EventLog rec;
         const RunFinishedEvent f = Trainer(c, rec).run();
         QVERIFY2(f.status == RunStatus::Completed, f.error.c_str());
         QCOMPARE(f.summary.steps, int64_t{60});
