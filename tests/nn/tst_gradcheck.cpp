@@ -2,10 +2,14 @@
 #include "support/gradcheck.h"
 
 #include "backend/kernels/random_math.h"
+#include "core/errors.h"
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <limits>
 
 using namespace tb;
 
@@ -107,6 +111,29 @@ private slots:
         // The loss against PyTorch's value for a known case: uniform logits give log(C).
         m_backend->fill(logits, 0.0f);
         QCOMPARE(static_cast<float>(loss()), std::log(5.0f));
+    }
+
+    // Max pooling as PyTorch: the first maximum wins, a NaN anywhere in the window propagates,
+    // an all -inf window still has an argmax (the backward scatters to a real element).
+    void maxPoolTiesNanAndInfinity() {
+        const float inf = std::numeric_limits<float>::infinity();
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        Tensor x = Tensor::host({1, 3, 2, 2}, DType::F32);
+        const float values[] = {5, 5, 1, 0, 1, 2, 3, nan, -inf, -inf, -inf, -inf};
+        std::copy(std::begin(values), std::end(values), x.data<float>());
+        PoolDesc d;
+        d.n = 1, d.c = 3, d.h = 2, d.w = 2;
+        Tensor y = Tensor::host({1, 3, 1, 1}, DType::F32);
+        Tensor idx = Tensor::host({1, 3, 1, 1}, DType::I32);
+        m_backend->poolForward(d, x, y, idx);
+        QCOMPARE(y.data<float>()[0], 5.0f);
+        QCOMPARE(idx.data<int32_t>()[0], 0);
+        QVERIFY(std::isnan(y.data<float>()[1]));
+        QCOMPARE(idx.data<int32_t>()[1], 3);
+        QCOMPARE(y.data<float>()[2], -inf);
+        QCOMPARE(idx.data<int32_t>()[2], 0);
+        d.pad = 2; // more than half the kernel: a window would lie wholly in the padding
+        QVERIFY_THROWS_EXCEPTION(Error, m_backend->poolForward(d, x, y, idx));
     }
 
 private:

@@ -4,6 +4,7 @@
 #include "backend/cpu/parallel.h"
 #include "core/errors.h"
 
+#include <cmath>
 #include <limits>
 
 namespace tb {
@@ -41,7 +42,8 @@ void CpuBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tens
                                 continue;
                             const float v = in[hh * d.w + ww];
                             sum += v;
-                            if (v > best || bestIdx < 0) {
+                            // The first maximum wins; a NaN propagates (as PyTorch).
+                            if (v > best || bestIdx < 0 || std::isnan(v)) {
                                 best = v;
                                 bestIdx = hh * d.w + ww;
                             }

@@ -35,8 +35,8 @@ __global__ void poolForwardKernel(const typename Io::Storage* x, typename Io::St
         const int64_t we = w0 + g.kw < g.w ? w0 + g.kw : g.w;
         const int64_t base = plane * g.h * g.w;
         if (g.max) {
-            // As PyTorch: the first maximum wins, a NaN always propagates. A window that lies
-            // wholly in the padding (pad > kernel / 2) gives -inf and index -1, as the CPU.
+            // As PyTorch and the CPU: the first maximum wins (the first element even when it
+            // is -inf), a NaN always propagates.
             float best = -INFINITY;
             int64_t bestIndex = -1;
             for (int64_t ih = hs; ih < he; ++ih) {
