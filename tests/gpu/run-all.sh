@@ -6,7 +6,9 @@
 #   tests/gpu/run-all.sh --bundle FILE.tar.gz  run a bundle from tests/gpu/make-bundle.sh: for GPU
 #                                              machines without our build dependencies
 #
-# Budget: under 8 minutes on 16 cores when building, about 3 with a bundle.
+# Budget: under 8 minutes on 16 cores when building, about 3 with a bundle. Every step runs under
+# a timeout cut to what is left of BUDGET_S (default 540 s, inside a 10-minute remote command), so
+# a hang costs its step, not the report.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -25,6 +27,13 @@ mkdir -p "$WORK" "$REPORT_DIR"
 say() { echo "$*" | tee -a "$REPORT"; }
 section() { say ""; say "== $* ($(date +%T))"; }
 started=$(date +%s)
+BUDGET_S="${BUDGET_S:-540}"
+# Seconds a step may take: its own cap, or what is left of the budget (0: skip the step).
+step_limit() {
+    local left=$(( BUDGET_S - ($(date +%s) - started) - 10 ))
+    (( left < 0 )) && left=0
+    echo $(( $1 < left ? $1 : left ))
+}
 
 # The CUDA libraries the plugin links, where this machine keeps them: the toolkit, the driver's
 # folder, or the pip wheels next to PyTorch (nvidia-cudnn-cu13, nvidia-cublas, ...).
@@ -88,8 +97,11 @@ tests_rc=0
 : > "$WORK/tests.log"
 for t in "${TESTS[@]}"; do
     name=$(basename "$t")
-    timeout 300 "$t" > "$WORK/$name.log" 2>&1
+    limit=$(step_limit 240)
+    if (( limit == 0 )); then say "$name: SKIPPED, out of time"; tests_rc=1; continue; fi
+    timeout "$limit" "$t" > "$WORK/$name.log" 2>&1
     rc=$?
+    (( rc == 124 )) && say "$name: TIMED OUT after $limit s"
     cat "$WORK/$name.log" >> "$WORK/tests.log"
     say "$name: rc=$rc $(grep -m1 '^Totals:' "$WORK/$name.log")"
     grep -E "^(FAIL!|SKIP)" -A1 "$WORK/$name.log" | head -20 | tee -a "$REPORT"
@@ -108,7 +120,10 @@ grep -E "^QINFO" "$WORK/tests.log" | head -20 | tee -a "$REPORT"
 bench() {
     local name=$1; shift
     section "bench $name: $*"
-    timeout 240 "$CLI" bench --device cuda:0 --compare-cpu "$@" > "$WORK/bench-$name.txt" 2>&1
+    local limit
+    limit=$(step_limit 150)
+    if (( limit == 0 )); then say "SKIPPED, out of time"; return 1; fi
+    timeout "$limit" "$CLI" bench --device cuda:0 --compare-cpu "$@" > "$WORK/bench-$name.txt" 2>&1
     local rc=$?
     tee -a "$REPORT" < "$WORK/bench-$name.txt"
     say "rc=$rc"
@@ -125,7 +140,9 @@ if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
     for args in "--model resnet20 --batch 512 --precision 16-mixed" \
                 "--model fmnist-cnn --batch 256" "--model resnet20 --batch 512"; do
         # shellcheck disable=SC2086 # word splitting of $args is intended
-        timeout 120 python3 "$ROOT/tests/bench/torch_reference.py" --device cuda $args 2>&1 |
+        limit=$(step_limit 90)
+        (( limit == 0 )) && { say "SKIPPED, out of time"; break; }
+        timeout "$limit" python3 "$ROOT/tests/bench/torch_reference.py" --device cuda $args 2>&1 |
             tail -1 | tee -a "$REPORT"
     done
 fi
