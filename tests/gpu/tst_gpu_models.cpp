@@ -12,6 +12,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -129,10 +130,16 @@ private slots:
         QVERIFY2(failed.isEmpty(), qPrintable(failed));
     }
 
-    // fp16 activations with loss scaling follow the fp32 loss curve: over 60 steps the mean
-    // loss of the last 20 stays within 5% (fp16's rounding moves single steps, not the trend).
+    // fp16 activations with loss scaling follow the fp32 loss curve. At a large learning rate
+    // two runs that differ only in rounding soon take different paths (on the CPU, whose fp16
+    // storage is emulated, lr 0.05 puts 16-mixed 0.1-0.4 away from fp32 in every 20-step window),
+    // so this trains at lr 0.003, where the CPU's curves stay within 0.003 of each other from
+    // a start at ln 3. The GradScaler starts at 65536 and may skip early updates while it backs
+    // off: 16-mixed step i is compared with fp32 step i - skipped. Each 20-step window's mean
+    // must agree within 5% of the first window's fp32 loss (about 0.055), 20x the CPU's spread.
     void mixedPrecisionLossCurveTracksFp32() {
-        const auto curve = [](const std::string& precision) {
+        const int steps = 60, window = 20;
+        const auto run = [&](const std::string& precision) {
             QTemporaryDir dir;
             RunConfig c;
             c.set("dataset", "shapes");
@@ -140,25 +147,45 @@ private slots:
             c.set("data.synthetic_samples", "1920");
             c.set("model", "resnet20");
             c.set("batch_size", "32");
-            c.set("max_steps", "60");
+            c.set("lr", "0.003");
+            c.set("lr_schedule", "constant");
+            c.set("max_steps", std::to_string(steps));
             c.set("log_every_n_steps", "1");
             c.set("device", "cuda:0");
             c.set("precision", precision);
             c.set("checkpoint_dir", dir.path().toStdString());
             EventLog log;
             Trainer(c, log).run();
-            return log.losses();
+            return log;
         };
-        const auto fp32 = curve("32");
-        const auto fp16 = curve("16-mixed");
-        QCOMPARE(fp16.size(), fp32.size());
-        double a = 0.0, b = 0.0;
-        for (std::size_t i = fp32.size() - 20; i < fp32.size(); ++i) {
-            a += fp32[i];
-            b += fp16[i];
+        const EventLog fp32 = run("32");
+        const EventLog fp16 = run("16-mixed");
+        QCOMPARE(fp32.steps.size(), std::size_t{steps});
+        QCOMPARE(fp16.steps.size(), std::size_t{steps});
+        const auto skipped = static_cast<int>(std::count_if(
+            fp16.steps.begin(), fp16.steps.end(), [](const StepEvent& e) { return e.skipped; }));
+        QVERIFY2(skipped < 10, qPrintable(QString("%1 skipped updates").arg(skipped)));
+        const auto loss = [](const EventLog& log, int i) {
+            return log.steps[static_cast<std::size_t>(i)].loss;
+        };
+        double bound = 0.0;
+        for (int lo = 0; lo < steps; lo += window) {
+            double a = 0.0, b = 0.0;
+            int n = 0;
+            for (int i = std::max(lo, skipped); i < lo + window; ++i, ++n) {
+                a += loss(fp32, i - skipped);
+                b += loss(fp16, i);
+            }
+            a /= n;
+            b /= n;
+            if (lo == 0)
+                bound = 0.05 * a;
+            qInfo("steps %d-%d (16-mixed skipped %d): mean loss fp32 %.4f, 16-mixed %.4f", lo + 1,
+                  lo + window, skipped, a, b);
+            QVERIFY2(
+                std::fabs(a - b) < bound,
+                qPrintable(QString("window %1: |%2 - %3| >= %4").arg(lo).arg(a).arg(b).arg(bound)));
         }
-        qInfo("mean loss of the last 20 steps: fp32 %.4f, 16-mixed %.4f", a / 20, b / 20);
-        QVERIFY(std::fabs(a - b) / a < 0.05);
     }
 
     // A GPU run with two loader threads and pinned batches: every logged interval carries a
