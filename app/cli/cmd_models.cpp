@@ -6,6 +6,8 @@
 #include "core/errors.h"
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
+#include "optim/optimizer.h"
+#include "train/memoryestimate.h"
 
 #include <cstdio>
 
@@ -58,19 +60,42 @@ int cmdSummary(const Argv& argv) {
     for (const char* key : {"hidden", "shortcut"})
         if (const auto v = args.value(key))
             options[key] = *v;
+    const std::string precision = args.valueOr("precision", "32");
+    if (precision != "32" && precision != "16-mixed" && precision != "bf16-mixed")
+        throw ConfigError("--precision", "'" + precision + "' must be 32, 16-mixed or bf16-mixed");
+    OptimizerConfig optimizer;
+    optimizer.name = args.valueOr("optimizer", "sgd");
+    if (optimizer.name != "sgd" && optimizer.name != "adamw")
+        throw ConfigError("--optimizer", "'" + optimizer.name + "' must be sgd or adamw");
+    const DType actDtype = precision == "16-mixed"     ? DType::F16
+                           : precision == "bf16-mixed" ? DType::BF16
+                                                       : DType::F32;
     auto backend = createCpuBackend(1);
-    Graph graph(modelSpec(model, input, classes, options), *backend, DType::F32, 0);
+    Graph graph(modelSpec(model, input, classes, options), *backend, actDtype, 0);
     const auto rows = graph.summary(batch);
+    const MemoryEstimate memory = estimateTrainingMemory(graph, batch, optimizer);
     if (args.flag("json")) {
-        nlohmann::json out = nlohmann::json::array();
+        nlohmann::json layers = nlohmann::json::array();
         for (const auto& r : rows)
-            out.push_back({{"name", r.name},
-                           {"type", r.type},
-                           {"inputs", r.inputs},
-                           {"output", r.output.toString()},
-                           {"params", r.params},
-                           {"flops", r.flops},
-                           {"activation_bytes", r.activationBytes}});
+            layers.push_back({{"name", r.name},
+                              {"type", r.type},
+                              {"inputs", r.inputs},
+                              {"output", r.output.toString()},
+                              {"params", r.params},
+                              {"flops", r.flops},
+                              {"activation_bytes", r.activationBytes}});
+        const nlohmann::json out = {{"model", model},
+                                    {"batch", batch},
+                                    {"precision", precision},
+                                    {"optimizer", optimizer.name},
+                                    {"layers", layers},
+                                    {"training_memory",
+                                     {{"weights", memory.weights},
+                                      {"gradients", memory.gradients},
+                                      {"optimizer_state", memory.optimizerState},
+                                      {"activations", memory.activations},
+                                      {"activation_gradients", memory.activationGradients},
+                                      {"total", memory.total()}}}};
         std::printf("%s\n", out.dump(2).c_str());
         return 0;
     }
@@ -90,6 +115,14 @@ int cmdSummary(const Argv& argv) {
     std::printf("\ntotal: %s parameters (%s as f32), %s FLOPs forward, %s of activations\n",
                 human(params).c_str(), formatBytes(static_cast<uint64_t>(params) * 4).c_str(),
                 human(flops).c_str(), formatBytes(static_cast<uint64_t>(act)).c_str());
+    const auto fmt = [](int64_t b) { return formatBytes(static_cast<uint64_t>(b)); };
+    std::printf("training memory at batch %lld (%s, %s): about %s = weights %s + gradients %s + "
+                "optimizer %s + activations %s + activation gradients %s, plus library "
+                "workspaces\n",
+                static_cast<long long>(batch), precision.c_str(), optimizer.name.c_str(),
+                fmt(memory.total()).c_str(), fmt(memory.weights).c_str(),
+                fmt(memory.gradients).c_str(), fmt(memory.optimizerState).c_str(),
+                fmt(memory.activations).c_str(), fmt(memory.activationGradients).c_str());
     return 0;
 }
 

@@ -295,6 +295,21 @@ std::vector<LayerRow> Graph::summary(int64_t batch) const {
     return rows;
 }
 
+int64_t Graph::gradientBufferBytes(int64_t batch) const {
+    int64_t units = m_classes; // the logits' gradient
+    for (int64_t slot : m_slotUnits)
+        units += slot;
+    std::vector<int> consumers(m_nodes.size(), 0);
+    for (const auto& node : m_nodes)
+        for (int i : node->inputs)
+            if (i >= 0)
+                ++consumers[static_cast<std::size_t>(i)];
+    for (std::size_t i = 0; i < m_nodes.size(); ++i)
+        if (consumers[i] > 1 && m_nodes[i]->requiresGrad)
+            units += m_nodes[i]->unitShape.numel();
+    return units * batch * static_cast<int64_t>(dtypeSize(m_actDtype));
+}
+
 Layer* Graph::layer(const std::string& name) const {
     for (const auto& node : m_nodes)
         if (node->layer->name() == name)

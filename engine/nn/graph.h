@@ -54,6 +54,9 @@ public:
     // Parameters and buffers by qualified name, in a stable order (checkpoints, parity tests).
     std::vector<NamedTensor> stateDict();
     std::vector<LayerRow> summary(int64_t batch) const;
+    // Bytes of the gradient buffers a backward pass at this batch uses: the buffers shared by
+    // liveness, the logits' gradient, and a second buffer for each output with several consumers.
+    int64_t gradientBufferBytes(int64_t batch) const;
     int64_t parameterCount() const;
     // Layers by name, for tests and checkpoint state (dropout pass counters).
     Layer* layer(const std::string& name) const;

@@ -11,6 +11,7 @@
 #include "telemetry/hostsampler.h"
 #include "train/advisor.h"
 #include "train/checkpointer.h"
+#include "train/memoryestimate.h"
 
 #include <chrono>
 #include <cmath>
@@ -171,6 +172,15 @@ void Trainer::State::setup() {
     if (config.maxSteps > 0)
         totalSteps = std::min(totalSteps, config.maxSteps);
     optimizer = std::make_unique<Optimizer>(*backend, graph->params(), config.optimizer);
+    const MemoryEstimate memory =
+        estimateTrainingMemory(*graph, config.batchSize, config.optimizer);
+    const uint64_t deviceBytes = backend->memoryStats().deviceTotal;
+    log(LogLevel::Info,
+        "training memory estimate at batch " + std::to_string(config.batchSize) + ": about " +
+            formatBytes(static_cast<uint64_t>(memory.total())) + " (activations " +
+            formatBytes(static_cast<uint64_t>(memory.activations)) + ")" +
+            (deviceBytes ? " of " + formatBytes(deviceBytes) + " on " + backend->device().toString()
+                         : std::string()));
     schedule = std::make_unique<LrSchedule>(config.schedule, config.lr, totalSteps);
     if (config.precision == "16-mixed") {
         scaler = std::make_unique<GradScaler>(*backend, config.scaler);

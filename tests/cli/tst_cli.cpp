@@ -195,6 +195,24 @@ private slots:
             runCli({"summary", "--model", "lenet5", "--input", "1x28x28"}, home.path());
         QCOMPARE(summary.code, 0);
         QVERIFY(summary.out.contains("61.7K parameters"));
+        QVERIFY(summary.out.contains("training memory at batch 1"));
+        const Result json = runCli({"summary", "--model", "resnet20", "--batch", "128",
+                                    "--precision", "16-mixed", "--optimizer", "adamw", "--json"},
+                                   home.path());
+        QCOMPARE(json.code, 0);
+        const QJsonObject mem =
+            QJsonDocument::fromJson(json.out.toUtf8()).object()["training_memory"].toObject();
+        const double params = 269722.0 * 4;
+        QCOMPARE(mem["gradients"].toDouble(), params);
+        QCOMPARE(mem["optimizer_state"].toDouble(), 2 * params); // AdamW's two moments
+        QVERIFY(mem["activations"].toDouble() > 100.0 * 1024 * 1024);
+        QCOMPARE(mem["total"].toDouble(), mem["weights"].toDouble() + mem["gradients"].toDouble() +
+                                              mem["optimizer_state"].toDouble() +
+                                              mem["activations"].toDouble() +
+                                              mem["activation_gradients"].toDouble());
+        const Result bad = runCli({"summary", "--precision", "8"}, home.path());
+        QCOMPARE(bad.code, 1);
+        QVERIFY2(bad.err.contains("--precision"), qPrintable(bad.err));
     }
 
     void unknownCommand() {
