@@ -108,6 +108,7 @@ struct Trainer::State {
     RunSummary summary;
     double samplesPerSecSum = 0.0;
     int64_t samplesPerSecCount = 0;
+    MemoryEstimate memory; // of the configured batch, for the log and an out-of-memory error
     // This epoch's correct predictions and samples, from the interval read-backs (no extra sync).
     double trainCorrect = 0.0, trainSamples = 0.0;
 
@@ -172,8 +173,7 @@ void Trainer::State::setup() {
     if (config.maxSteps > 0)
         totalSteps = std::min(totalSteps, config.maxSteps);
     optimizer = std::make_unique<Optimizer>(*backend, graph->params(), config.optimizer);
-    const MemoryEstimate memory =
-        estimateTrainingMemory(*graph, config.batchSize, config.optimizer);
+    memory = estimateTrainingMemory(*graph, config.batchSize, config.optimizer);
     const uint64_t deviceBytes = backend->memoryStats().deviceTotal;
     log(LogLevel::Info,
         "training memory estimate at batch " + std::to_string(config.batchSize) + ": about " +
@@ -421,6 +421,10 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
         finished.status = RunStatus::Failed;
         finished.error = e.what();
         if (auto* oom = dynamic_cast<const OutOfMemoryError*>(&e); oom && s.backend) {
+            if (s.memory.total() > 0)
+                finished.error += " This run needs about " +
+                                  formatBytes(static_cast<uint64_t>(s.memory.total())) +
+                                  " at batch_size " + std::to_string(s.config.batchSize) + ".";
             try { // a device that fails here too must not hide the first error
                 s.backend->releaseCachedMemory();
             } catch (const std::exception&) {

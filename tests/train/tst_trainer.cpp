@@ -181,6 +181,36 @@ private slots:
         QVERIFY2(QString::fromStdString(f.error).startsWith("model:"), f.error.c_str());
         QCOMPARE(col.started, 1); // the failed run is still announced, so it gets recorded
     }
+
+    // A batch whose first activation (65536 x 2^22 floats = 1 TiB) no machine holds: the run
+    // fails with a typed out-of-memory error that says what was asked, what the machine has,
+    // what to change and what the whole run would need (two 1 TiB activations and two gradient
+    // buffers as large); then the next run trains normally.
+    void outOfMemoryFailsTheRunAndExplains() {
+        QTemporaryDir d;
+        RunConfig c;
+        c.set("dataset", "spirals");
+        c.set("data.synthetic_samples", "65536");
+        c.set("model", "mlp");
+        c.set("model.hidden", "4194304");
+        c.set("batch_size", "65536");
+        c.set("max_steps", "1");
+        c.set("device", "cpu");
+        c.set("checkpoint_dir", d.path().toStdString());
+        Collector col;
+        const auto f = Trainer(c, col).run();
+        QCOMPARE(status(f.status), QString("failed"));
+        const QString error = QString::fromStdString(f.error);
+        QVERIFY2(error.startsWith("out of memory on cpu: asked for 1.0 TiB"), f.error.c_str());
+        QVERIFY2(error.contains("accumulate_grad_batches"), f.error.c_str());
+        QVERIFY2(error.contains("This run needs about 4.0 TiB at batch_size 65536"),
+                 f.error.c_str());
+        QVERIFY(col.losses.empty());
+        QTemporaryDir d2;
+        Collector ok;
+        QCOMPARE(status(Trainer(smallConfig(d2.path(), "mlp"), ok).run().status),
+                 QString("completed"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestTrainer)

@@ -17,6 +17,8 @@
 #include <new>
 #include <thread>
 
+#include <unistd.h>
+
 namespace tb {
 
 namespace {
@@ -69,10 +71,14 @@ Tensor CpuBackend::empty(const Shape& shape, DType dtype) {
     const std::size_t bytes = static_cast<std::size_t>(shape.numel()) * dtypeSize(dtype);
     const std::size_t rounded = (bytes + 63) / 64 * 64;
     void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
-    if (!p)
-        throw OutOfMemoryError("cpu", bytes, 0, 0,
+    if (!p) {
+        const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+        throw OutOfMemoryError("cpu", bytes,
+                               static_cast<uint64_t>(sysconf(_SC_AVPHYS_PAGES)) * page,
+                               static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * page,
                                "Lower batch_size (with accumulate_grad_batches to keep the "
                                "effective batch).");
+    }
     const int64_t inUse =
         m_inUse->fetch_add(static_cast<int64_t>(bytes)) + static_cast<int64_t>(bytes);
     int64_t peak = m_peak->load();
