@@ -6,6 +6,7 @@
 #include "backend/devices.h"
 #include "core/errors.h"
 #include "telemetry/telemetrysampler.h"
+#include "train/runconfig.h"
 #include "train/stepbench.h"
 
 #include <atomic>
@@ -71,9 +72,7 @@ int cmdBench(const Argv& argv) {
     o.threads = static_cast<int>(args.intValue("threads", 0).value_or(0));
     o.device = args.valueOr("device", "cpu");
     o.precision = args.valueOr("precision", "32");
-    if (o.precision != "32" && o.precision != "16-mixed" && o.precision != "bf16-mixed")
-        throw ConfigError("--precision",
-                          "'" + o.precision + "' must be 32, 16-mixed or bf16-mixed");
+    (void)activationDtypeOf(o.precision, "--precision"); // refuse a bad value before any work
     for (const char* key : {"hidden", "shortcut"})
         if (const auto v = args.value(key))
             o.modelOptions[key] = *v;

@@ -8,6 +8,7 @@
 #include "nn/modelzoo.h"
 #include "optim/optimizer.h"
 #include "train/memoryestimate.h"
+#include "train/runconfig.h"
 
 #include <cstdio>
 
@@ -61,15 +62,11 @@ int cmdSummary(const Argv& argv) {
         if (const auto v = args.value(key))
             options[key] = *v;
     const std::string precision = args.valueOr("precision", "32");
-    if (precision != "32" && precision != "16-mixed" && precision != "bf16-mixed")
-        throw ConfigError("--precision", "'" + precision + "' must be 32, 16-mixed or bf16-mixed");
     OptimizerConfig optimizer;
     optimizer.name = args.valueOr("optimizer", "sgd");
     if (optimizer.name != "sgd" && optimizer.name != "adamw")
         throw ConfigError("--optimizer", "'" + optimizer.name + "' must be sgd or adamw");
-    const DType actDtype = precision == "16-mixed"     ? DType::F16
-                           : precision == "bf16-mixed" ? DType::BF16
-                                                       : DType::F32;
+    const DType actDtype = activationDtypeOf(precision, "--precision");
     auto backend = createCpuBackend(1);
     Graph graph(modelSpec(model, input, classes, options), *backend, actDtype, 0);
     const auto rows = graph.summary(batch);

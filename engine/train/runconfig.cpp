@@ -341,4 +341,14 @@ std::string RunConfig::displayName() const {
     return (slash == std::string::npos ? model : model.substr(slash + 1)) + "-" + data.name;
 }
 
+DType activationDtypeOf(const std::string& precision, const std::string& field) {
+    if (precision == "32")
+        return DType::F32;
+    if (precision == "16-mixed")
+        return DType::F16;
+    if (precision == "bf16-mixed")
+        return DType::BF16;
+    throw ConfigError(field, "'" + precision + "' must be 32, 16-mixed or bf16-mixed");
+}
+
 } // namespace tb

@@ -3,6 +3,7 @@
 // every value is validated on its own, naming the key, before anything runs.
 #pragma once
 
+#include "core/dtype.h"
 #include "data/dataconfig.h"
 #include "optim/gradscaler.h"
 #include "optim/lrschedule.h"
@@ -69,5 +70,9 @@ struct ConfigField {
 };
 
 const std::vector<ConfigField>& configFields();
+
+// The activation dtype of a `precision` value: f32 for 32, f16 for 16-mixed, bf16 for
+// bf16-mixed. Throws ConfigError(field) for anything else.
+DType activationDtypeOf(const std::string& precision, const std::string& field = "precision");
 
 } // namespace tb

@@ -9,12 +9,29 @@
 #include "optim/gradscaler.h"
 #include "optim/optimizer.h"
 #include "telemetry/hostsampler.h"
+#include "train/runconfig.h"
 
 #include <algorithm>
 #include <chrono>
 #include <vector>
 
 namespace tb {
+
+void trainingStep(Graph& graph, Optimizer& optimizer, GradScaler* scaler, const Tensor& x,
+                  const Tensor& labels, Tensor& lossSum, float lr) {
+    Backend& backend = graph.backend();
+    const Tensor& logits = graph.forward(x, true);
+    Tensor& dlogits = graph.logitsGrad();
+    backend.softmaxCrossEntropy(logits, labels, 0.0f, lossSum, &dlogits,
+                                scaler ? &scaler->state() : nullptr, 1.0f);
+    graph.backward(dlogits);
+    if (scaler)
+        scaler->checkGradients(graph.params());
+    optimizer.step(lr, scaler ? &scaler->state() : nullptr, scaler ? &scaler->foundInf() : nullptr);
+    if (scaler)
+        scaler->update();
+    graph.zeroGrad();
+}
 
 StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
     const Device device = resolveDevice(o.device);
@@ -23,9 +40,7 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
     if (!o.input.empty())
         sample = Shape::parse(o.input, "input");
     const int classes = 10;
-    const DType act = o.precision == "16-mixed"     ? DType::F16
-                      : o.precision == "bf16-mixed" ? DType::BF16
-                                                    : DType::F32;
+    const DType act = activationDtypeOf(o.precision, "--precision");
     Graph graph(modelSpec(o.model, sample, classes, o.modelOptions), *backend, act, 0);
     Optimizer optimizer(*backend, graph.params(), OptimizerConfig{});
     std::unique_ptr<GradScaler> scaler;
@@ -44,20 +59,7 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
     backend->copy(hostY, y);
     Tensor loss = backend->empty({2}, DType::F32);
 
-    const auto step = [&] {
-        const Tensor& logits = graph.forward(x, true);
-        Tensor& dlogits = graph.logitsGrad();
-        backend->softmaxCrossEntropy(logits, y, 0.0f, loss, &dlogits,
-                                     scaler ? &scaler->state() : nullptr, 1.0f);
-        graph.backward(dlogits);
-        if (scaler)
-            scaler->checkGradients(graph.params());
-        optimizer.step(0.01f, scaler ? &scaler->state() : nullptr,
-                       scaler ? &scaler->foundInf() : nullptr);
-        if (scaler)
-            scaler->update();
-        graph.zeroGrad();
-    };
+    const auto step = [&] { trainingStep(graph, optimizer, scaler.get(), x, y, loss); };
     graph.zeroGrad(); // gradients accumulate: start from zero, not from uninitialised memory
     using Clock = std::chrono::steady_clock;
     const auto msSince = [](Clock::time_point t0) {

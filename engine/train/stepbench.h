@@ -9,6 +9,11 @@
 
 namespace tb {
 
+class Graph;
+class GradScaler;
+class Optimizer;
+class Tensor;
+
 struct StepBenchOptions {
     std::string model = "mlp";
     std::string input; // sample shape "3x32x32"; empty = the model's default
@@ -46,5 +51,11 @@ struct StepBenchResult {
 };
 
 StepBenchResult benchmarkSteps(const StepBenchOptions& options);
+
+// One full step on a batch already on the graph's device: forward, loss (added to lossSum),
+// backward, the GradScaler's check when there is one, an SGD/AdamW update at `lr`, and zeroed
+// gradients. Issues work only: nothing waits for the device.
+void trainingStep(Graph& graph, Optimizer& optimizer, GradScaler* scaler, const Tensor& x,
+                  const Tensor& labels, Tensor& lossSum, float lr = 0.01f);
 
 } // namespace tb

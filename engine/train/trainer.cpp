@@ -26,17 +26,6 @@ double nowUnix() {
         .count();
 }
 
-DType activationDtype(const std::string& precision) {
-    if (precision == "16-mixed")
-        return DType::F16;
-    if (precision == "bf16-mixed")
-        return DType::BF16;
-    return DType::F32;
-}
-
-// What one logging interval collected. Device-side values (loss sums, skipped steps) and the
-// stream events are read only when the interval is logged, so a GPU step never waits for the
-// host; the read-back itself is the one synchronisation per interval.
 // One logging interval: counts, and the step-time breakdown summed from stream events. Events of
 // work the device has finished are folded into the sums as the interval goes (a non-blocking
 // query), so even a long interval holds only the events still in flight.
@@ -142,7 +131,8 @@ void Trainer::State::setup() {
     const DatasetSplits data = openDatasets(config.data, config.seed);
     const nlohmann::json spec = modelSpec(config.model, data.train->sampleShape(),
                                           data.train->numClasses(), config.modelOptions);
-    graph = std::make_unique<Graph>(spec, *backend, activationDtype(config.precision), config.seed);
+    graph =
+        std::make_unique<Graph>(spec, *backend, activationDtypeOf(config.precision), config.seed);
     if (!(graph->inputShape() == data.train->sampleShape()))
         throw ConfigError("model", "the model takes " + graph->inputShape().toString() +
                                        " samples but " + config.data.name + " has " +

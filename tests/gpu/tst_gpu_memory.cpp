@@ -10,6 +10,7 @@
 #include "nn/modelzoo.h"
 #include "optim/gradscaler.h"
 #include "optim/optimizer.h"
+#include "train/stepbench.h"
 #include "train/trainer.h"
 
 #include <QTemporaryDir>
@@ -202,20 +203,7 @@ private slots:
         const Tensor y = upload(*m_gpu, labels, DType::I32);
         Tensor lossSum = m_gpu->empty({2}, DType::F32);
         m_gpu->fill(lossSum, 0.0f);
-        const auto step = [&] {
-            const Tensor& logits = graph.forward(x, true);
-            Tensor& dlogits = graph.logitsGrad();
-            m_gpu->softmaxCrossEntropy(logits, y, 0.0f, lossSum, &dlogits,
-                                       scaler ? &scaler->state() : nullptr, 1.0f);
-            graph.backward(dlogits);
-            if (scaler)
-                scaler->checkGradients(graph.params());
-            optimizer.step(0.01f, scaler ? &scaler->state() : nullptr,
-                           scaler ? &scaler->foundInf() : nullptr);
-            if (scaler)
-                scaler->update();
-            graph.zeroGrad();
-        };
+        const auto step = [&] { trainingStep(graph, optimizer, scaler.get(), x, y, lossSum); };
         const int warmup = 3, steps = 20;
         for (int i = 0; i < warmup; ++i)
             step();

@@ -8,6 +8,7 @@
 #include "nn/modelzoo.h"
 #include "optim/optimizer.h"
 #include "support/testdata.h"
+#include "train/stepbench.h"
 
 #include <QtTest>
 
@@ -43,13 +44,8 @@ private slots:
         Tensor loss = backend->empty({2}, DType::F32);
         const int64_t inputs = static_cast<int64_t>(x.bytes() + y.bytes() + loss.bytes());
         graph.zeroGrad();
-        for (int step = 0; step < 2; ++step) {
-            const Tensor& logits = graph.forward(x, true);
-            backend->softmaxCrossEntropy(logits, y, 0.0f, loss, &graph.logitsGrad(), nullptr, 1.0f);
-            graph.backward(graph.logitsGrad());
-            opt.step(0.01f, nullptr, nullptr);
-            graph.zeroGrad();
-        }
+        for (int step = 0; step < 2; ++step)
+            trainingStep(graph, opt, nullptr, x, y, loss);
         const auto measured = static_cast<int64_t>(backend->memoryStats().peakInUse) - inputs;
         const double ratio = static_cast<double>(e.total()) / static_cast<double>(measured);
         qInfo("%s: estimate %.2f MiB (weights %.2f, grads %.2f, optimizer %.2f, activations "
