@@ -310,24 +310,32 @@ void Trainer::State::logInterval(Interval& interval, float lr) {
 
 void Trainer::State::evaluate(EpochEvent& epoch) {
     valLoader->startEpoch(0);
-    Tensor sums = backend->empty({2}, DType::F32);
-    backend->fill(sums, 0.0f);
-    // The loss op adds each batch's mean divided by `divisor`; total / n weights every sample
-    // equally, so a short last batch does not count as much as a full one.
-    const auto total = static_cast<float>(valLoader->dataset().size());
-    int64_t samples = 0;
+    // The loss op adds each batch's mean. Every batch is full but the last, which goes to its own
+    // sums, so the mean over samples weighs a short last batch by its size (no sync per batch).
+    Tensor full = backend->empty({2}, DType::F32);
+    Tensor last = backend->empty({2}, DType::F32);
+    backend->fill(full, 0.0f);
+    backend->fill(last, 0.0f);
+    int64_t samples = 0, shortBatch = 0;
     while (auto batch = valLoader->next()) {
         const Tensor& x = toDevice(batch->inputs, deviceInputs);
         const Tensor& y = toDevice(batch->labels, deviceLabels);
         const Tensor& logits = graph->forward(x, false);
-        const auto n = static_cast<float>(batch->labels.numel());
-        backend->softmaxCrossEntropy(logits, y, 0.0f, sums, nullptr, nullptr, total / n);
-        samples += batch->labels.numel();
+        const int64_t n = batch->labels.numel();
+        backend->softmaxCrossEntropy(logits, y, 0.0f, n == config.batchSize ? full : last, nullptr,
+                                     nullptr, 1.0f);
+        samples += n;
+        if (n != config.batchSize)
+            shortBatch = n;
     }
-    Tensor host = Tensor::host({2}, DType::F32);
-    backend->copy(sums, host);
-    epoch.valLoss = samples ? host.data<float>()[0] : 0.0;
-    epoch.valAcc = samples ? host.data<float>()[1] / static_cast<double>(samples) : 0.0;
+    Tensor a = Tensor::host({2}, DType::F32), b = Tensor::host({2}, DType::F32);
+    backend->copy(full, a);
+    backend->copy(last, b);
+    const double lossTotal = static_cast<double>(a.data<float>()[0]) * config.batchSize +
+                             static_cast<double>(b.data<float>()[0]) * shortBatch;
+    const double correct = static_cast<double>(a.data<float>()[1]) + b.data<float>()[1];
+    epoch.valLoss = samples ? lossTotal / static_cast<double>(samples) : 0.0;
+    epoch.valAcc = samples ? correct / static_cast<double>(samples) : 0.0;
 }
 
 RunFinishedEvent Trainer::run(std::stop_token stop) {

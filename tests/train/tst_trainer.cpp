@@ -16,12 +16,14 @@ public:
     void onEvent(const Event& e) override {
         if (const auto* s = std::get_if<StepEvent>(&e))
             losses.push_back(s->loss);
-        if (const auto* ep = std::get_if<EpochEvent>(&e))
+        if (const auto* ep = std::get_if<EpochEvent>(&e)) {
             valLosses.push_back(ep->valLoss);
+            valAccs.push_back(ep->valAcc);
+        }
         if (std::holds_alternative<RunStartedEvent>(e))
             ++started;
     }
-    std::vector<double> losses, valLosses;
+    std::vector<double> losses, valLosses, valAccs;
     int started = 0;
 };
 
@@ -181,6 +183,30 @@ private slots:
         QCOMPARE(status(f.status), QString("failed"));
         QVERIFY2(QString::fromStdString(f.error).startsWith("model:"), f.error.c_str());
         QCOMPARE(col.started, 1); // the failed run is still announced, so it gets recorded
+    }
+
+    // The validation loss is the mean over samples, whatever the batch size: with weights that
+    // cannot move (lr 1e-30, an MLP without batch norm or dropout) batches of 32 and of 7 over
+    // the same validation set give the same loss and accuracy, although 32 and 7 leave short
+    // last batches of different sizes.
+    void validationLossIsAMeanOverSamples() {
+        const auto evaluate = [](int batch) {
+            QTemporaryDir d;
+            RunConfig c = smallConfig(d.path(), "mlp");
+            c.set("lr", "1e-30");
+            c.set("max_epochs", "1");
+            c.set("batch_size", std::to_string(batch));
+            Collector col;
+            Trainer(c, col).run();
+            return col;
+        };
+        const Collector a = evaluate(32), b = evaluate(7);
+        QCOMPARE(a.valLosses.size(), std::size_t{1});
+        QCOMPARE(b.valLosses.size(), std::size_t{1});
+        qInfo("val loss %.7f (batch 32) vs %.7f (batch 7)", a.valLosses[0], b.valLosses[0]);
+        QVERIFY(a.valLosses[0] > 0.5 && a.valLosses[0] < 2.0); // about ln 3 for 3 classes
+        QVERIFY(std::fabs(a.valLosses[0] - b.valLosses[0]) < 1e-5);
+        QCOMPARE(a.valAccs[0], b.valAccs[0]);
     }
 
     // A batch whose first activation (65536 x 2^22 floats = 1 TiB) no machine holds: the run
