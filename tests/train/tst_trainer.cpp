@@ -19,11 +19,12 @@ public:
         if (const auto* ep = std::get_if<EpochEvent>(&e)) {
             valLosses.push_back(ep->valLoss);
             valAccs.push_back(ep->valAcc);
+            trainAccs.push_back(ep->trainAcc);
         }
         if (std::holds_alternative<RunStartedEvent>(e))
             ++started;
     }
-    std::vector<double> losses, valLosses, valAccs;
+    std::vector<double> losses, valLosses, valAccs, trainAccs;
     int started = 0;
 };
 
@@ -83,6 +84,11 @@ private slots:
         QCOMPARE(a.losses.size(), std::size_t{22});
         QCOMPARE(a.losses, b.losses);
         QCOMPARE(a.valLosses, b.valLosses);
+        // Training accuracy of each epoch, counted on the device: a fraction that learns.
+        QCOMPARE(a.trainAccs.size(), std::size_t{2});
+        QVERIFY(a.trainAccs[0] > 0.0 && a.trainAccs[1] <= 1.0);
+        QVERIFY2(a.trainAccs[1] > 1.0 / 3.0, qPrintable(QString::number(a.trainAccs[1])));
+        QCOMPARE(a.trainAccs, b.trainAccs);
     }
 
     // Changing max_epochs reshapes a cosine schedule, so this one trains at a constant rate;
