@@ -4,7 +4,9 @@
 
 #include <cstddef>
 
-#define TB_CUDA_PLUGIN_ABI 1
+// Bumped whenever Backend's virtual functions change (2: setDeterministic, eps in
+// batchNormBackward), so a plugin from an older build is refused instead of mis-called.
+#define TB_CUDA_PLUGIN_ABI 2
 
 namespace tb {
 class Backend;
