@@ -133,7 +133,12 @@ private slots:
         QCOMPARE(y.data<float>()[2], -inf);
         QCOMPARE(idx.data<int32_t>()[2], 0);
         d.pad = 2; // more than half the kernel: a window would lie wholly in the padding
-        QVERIFY_THROWS_EXCEPTION(Error, m_backend->poolForward(d, x, y, idx));
+        try {
+            m_backend->poolForward(d, x, y, idx);
+            QFAIL("accepted padding larger than half the kernel");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("geometry") != std::string::npos, e.what());
+        }
     }
 
 private:

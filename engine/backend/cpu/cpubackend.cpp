@@ -72,10 +72,13 @@ Tensor CpuBackend::empty(const Shape& shape, DType dtype) {
     const std::size_t rounded = (bytes + 63) / 64 * 64;
     void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
     if (!p) {
-        const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-        throw OutOfMemoryError("cpu", bytes,
-                               static_cast<uint64_t>(sysconf(_SC_AVPHYS_PAGES)) * page,
-                               static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * page,
+        // Free pages, not counting reclaimable cache: a lower bound of what could be had.
+        const auto pages = [](int name) {
+            const long n = sysconf(name);
+            return n > 0 ? static_cast<uint64_t>(n) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE))
+                         : uint64_t{0};
+        };
+        throw OutOfMemoryError("cpu", bytes, pages(_SC_AVPHYS_PAGES), pages(_SC_PHYS_PAGES),
                                "Lower batch_size (with accumulate_grad_batches to keep the "
                                "effective batch).");
     }

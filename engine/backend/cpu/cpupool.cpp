@@ -15,6 +15,8 @@ void CpuBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tens
     const int64_t oh = d.outH(), ow = d.outW(), planes = d.n * d.c;
     if (x.numel() != planes * d.h * d.w || y.numel() != planes * oh * ow)
         throw Error("poolForward: tensors do not match the pooling shape");
+    if (d.kind == PoolKind::Max && (indices.dtype() != DType::I32 || indices.numel() != y.numel()))
+        throw Error("poolForward: indices must be i32 of the size of y");
     const Tensor xf = asF32(x, 0);
     Tensor yf = f32Target(y, 1);
     const float* px = xf.data<float>();
@@ -67,6 +69,10 @@ void CpuBackend::poolBackward(const PoolDesc& d, const Tensor& dy, const Tensor&
     if (!d.valid())
         throw Error("poolBackward: invalid pooling geometry");
     const int64_t oh = d.outH(), ow = d.outW(), planes = d.n * d.c;
+    if (dx.numel() != planes * d.h * d.w || dy.numel() != planes * oh * ow)
+        throw Error("poolBackward: tensors do not match the pooling shape");
+    if (d.kind == PoolKind::Max && (indices.dtype() != DType::I32 || indices.numel() != dy.numel()))
+        throw Error("poolBackward: indices must be i32 of the size of dy");
     const Tensor dyf = asF32(dy, 0);
     Tensor dxf = f32Target(dx, 1);
     const float* pdy = dyf.data<float>();

@@ -1,6 +1,7 @@
-// Batch norm: cuDNN's spatial batch norm for f32 / f16 (cuDNN 9 accepts any eps > 0), our own
-// kernels (batchnorm.cu) for bf16. x, y, dx in the activation dtype; gamma, beta, statistics
-// f32; running variance unbiased with PyTorch's momentum rule.
+// Batch norm: cuDNN's spatial batch norm for f32 / f16, our own kernels (batchnorm.cu) for bf16
+// and for an eps below cuDNN's minimum (CUDNN_BN_MIN_EPSILON; 0 in cuDNN 9, 1e-5 before). x, y, dx
+// in the activation dtype; gamma, beta, statistics f32; running variance unbiased with PyTorch's
+// momentum rule.
 #include "cudabackend.h"
 
 #include "cudacheck.h"
@@ -120,8 +121,8 @@ void CudaBackend::batchNormBackward(const Tensor& x, const Tensor& dy, const Ten
     if (x.numel() == 0) // nothing to add to dgamma / dbeta; cuDNN rejects empty descriptors
         return;
     DeviceScope scope(m_index);
-    // The saved statistics carry eps, so the path depends on the dtype only.
-    if (useCudnn(s.dtype)) {
+    // The same path as the forward pass (cuDNN wants the same eps in both).
+    if (useCudnn(s.dtype) && eps >= legacy::batchNormMinEpsilon()) {
         withOomRetry([&] {
             legacy::batchNormBackward(m_cudnn, s, x.raw(), dy.raw(), dx.raw(), gamma.data<float>(),
                                       dgamma.data<float>(), dbeta.data<float>(),
