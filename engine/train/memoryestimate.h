@@ -1,5 +1,5 @@
 // What training a model holds in device memory, known before the first step: the numbers behind
-// "will batch N fit on this GPU?" and the hardware panel's estimate next to the device's memory.
+// "will batch N fit on this GPU?", for `summary`, the trainer's log and an out-of-memory error.
 #pragma once
 
 #include <cstdint>
@@ -21,8 +21,9 @@ struct MemoryEstimate {
     }
 };
 
-// The peak of one training step of `graph` at `batch` with this optimizer, without library
-// workspaces (cuDNN picks those per algorithm; cuBLAS takes a fixed 32 MiB on the GPU).
+// The peak of one training step of `graph` at `batch` with this optimizer. Not included: library
+// workspaces (cuDNN picks those per algorithm; cuBLAS takes a fixed 32 MiB on the GPU), and under
+// mixed precision the transient 16-bit copy of one layer's weights and the GradScaler's few bytes.
 MemoryEstimate estimateTrainingMemory(Graph& graph, int64_t batch,
                                       const OptimizerConfig& optimizer);
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The GPU check, in one go on a machine with an NVIDIA GPU: the GPU parity suite, the device
-# tests and two GPU benchmarks, with a short report (gpu-report.txt in $OUT, else the work dir).
+# The GPU check, in one go on a machine with an NVIDIA GPU: the GPU parity suites, the device
+# tests, three GPU benchmarks and PyTorch on the same GPU where it is installed, with a short
+# report (gpu-report.txt in $OUT, else the work dir).
 #
 #   tests/gpu/run-all.sh                       configure and build here (Release, -j$JOBS), then run
 #   tests/gpu/run-all.sh --bundle FILE.tar.gz  run a bundle from tests/gpu/make-bundle.sh: for GPU
@@ -139,9 +140,9 @@ if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
     section "PyTorch reference on the GPU"
     for args in "--model resnet20 --batch 512 --precision 16-mixed" \
                 "--model fmnist-cnn --batch 256" "--model resnet20 --batch 512"; do
-        # shellcheck disable=SC2086 # word splitting of $args is intended
         limit=$(step_limit 90)
         (( limit == 0 )) && { say "SKIPPED, out of time"; break; }
+        # shellcheck disable=SC2086 # word splitting of $args is intended
         timeout "$limit" python3 "$ROOT/tests/bench/torch_reference.py" --device cuda $args 2>&1 |
             tail -1 | tee -a "$REPORT"
     done

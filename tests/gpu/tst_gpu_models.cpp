@@ -96,8 +96,9 @@ private slots:
         // each device, which moves the gradient entries it feeds by about 1% (at worst ~10%) of
         // the tensor's largest entry, an NMSE up to ~3e-4. Gradients are therefore judged by
         // NMSE; a real bug (wrong index, lost accumulation, wrong scale) puts it far above 1e-3.
+        // Per element only a gross error fails (half the largest entry, 5x the worst tie flip).
         const test::Tolerance logitsTol{1e-3, 1e-4, 1e-7};
-        const test::Tolerance gradTol{1e-2, 1e-1, 1e-3};
+        const test::Tolerance gradTol{1e-2, 0.5, 1e-3};
         QString failed;
         const auto compare = [&](const std::string& what, const Tensor& ref, const Tensor& got,
                                  const test::Tolerance& tol) {
@@ -134,8 +135,8 @@ private slots:
     // two runs that differ only in rounding soon take different paths (on the CPU, whose fp16
     // storage is emulated, lr 0.05 puts 16-mixed 0.1-0.4 away from fp32 in every 20-step window),
     // so this trains at lr 0.003, where the CPU's curves stay within 0.003 of each other from
-    // a start at ln 3. The GradScaler starts at 65536 and may skip early updates while it backs
-    // off: 16-mixed step i is compared with fp32 step i - skipped. Each 20-step window's mean
+    // a start at ln 3. A step the GradScaler skips leaves the weights alone, so 16-mixed step i
+    // is compared with the fp32 step that had made as many updates. Each 20-step window's mean
     // must agree within 5% of the first window's fp32 loss (about 0.055), 20x the CPU's spread.
     void mixedPrecisionLossCurveTracksFp32() {
         const int steps = 60, window = 20;
@@ -162,26 +163,26 @@ private slots:
         const EventLog fp16 = run("16-mixed");
         QCOMPARE(fp32.steps.size(), std::size_t{steps});
         QCOMPARE(fp16.steps.size(), std::size_t{steps});
-        const auto skipped = static_cast<int>(std::count_if(
-            fp16.steps.begin(), fp16.steps.end(), [](const StepEvent& e) { return e.skipped; }));
+        // updates[i]: optimizer updates 16-mixed had applied before step i.
+        std::vector<int> updates(steps, 0);
+        for (int i = 1; i < steps; ++i)
+            updates[i] =
+                updates[i - 1] + (fp16.steps[static_cast<std::size_t>(i - 1)].skipped ? 0 : 1);
+        const int skipped = steps - 1 - updates[steps - 1];
         QVERIFY2(skipped < 10, qPrintable(QString("%1 skipped updates").arg(skipped)));
-        const auto loss = [](const EventLog& log, int i) {
-            return log.steps[static_cast<std::size_t>(i)].loss;
-        };
         double bound = 0.0;
         for (int lo = 0; lo < steps; lo += window) {
             double a = 0.0, b = 0.0;
-            int n = 0;
-            for (int i = std::max(lo, skipped); i < lo + window; ++i, ++n) {
-                a += loss(fp32, i - skipped);
-                b += loss(fp16, i);
+            for (int i = lo; i < lo + window; ++i) {
+                a += fp32.steps[static_cast<std::size_t>(updates[i])].loss;
+                b += fp16.steps[static_cast<std::size_t>(i)].loss;
             }
-            a /= n;
-            b /= n;
+            a /= window;
+            b /= window;
             if (lo == 0)
                 bound = 0.05 * a;
-            qInfo("steps %d-%d (16-mixed skipped %d): mean loss fp32 %.4f, 16-mixed %.4f", lo + 1,
-                  lo + window, skipped, a, b);
+            qInfo("steps %d-%d (16-mixed skipped %d updates): mean loss fp32 %.4f, 16-mixed %.4f",
+                  lo + 1, lo + window, skipped, a, b);
             QVERIFY2(
                 std::fabs(a - b) < bound,
                 qPrintable(QString("window %1: |%2 - %3| >= %4").arg(lo).arg(a).arg(b).arg(bound)));
