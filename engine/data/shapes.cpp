@@ -35,8 +35,7 @@ bool inside(int k, float u, float v) {
 
 ShapesDataset::ShapesDataset(int64_t samples, int classes, int imageSize, uint64_t seed,
                              std::string description)
-    : m_samples(samples), m_classes(classes), m_size(imageSize), m_seed(seed),
-      m_description(std::move(description)) {}
+    : SyntheticDataset(samples, classes, seed, std::move(description)), m_size(imageSize) {}
 
 std::vector<std::string> ShapesDataset::classNames() const {
     static const char* kNames[kMaxClasses] = {"circle", "square", "triangle",

@@ -23,7 +23,7 @@ float gaussian(uint64_t seed, uint64_t k) {
 } // namespace
 
 SpiralsDataset::SpiralsDataset(int64_t samples, int classes, uint64_t seed, std::string description)
-    : m_samples(samples), m_classes(classes), m_seed(seed), m_description(std::move(description)) {}
+    : SyntheticDataset(samples, classes, seed, std::move(description)) {}
 
 int32_t SpiralsDataset::get(int64_t index, float* out, uint64_t /*seed*/) const {
     const uint64_t s = math::mix64(m_seed, static_cast<uint64_t>(index));
@@ -40,8 +40,8 @@ int32_t SpiralsDataset::get(int64_t index, float* out, uint64_t /*seed*/) const 
 
 BlobsDataset::BlobsDataset(int64_t samples, int classes, int dims, uint64_t centreSeed,
                            uint64_t seed, std::string description)
-    : m_samples(samples), m_classes(classes), m_dims(dims), m_centreSeed(centreSeed), m_seed(seed),
-      m_description(std::move(description)) {}
+    : SyntheticDataset(samples, classes, seed, std::move(description)), m_dims(dims),
+      m_centreSeed(centreSeed) {}
 
 int32_t BlobsDataset::get(int64_t index, float* out, uint64_t /*seed*/) const {
     const uint64_t s = math::mix64(m_seed, static_cast<uint64_t>(index));

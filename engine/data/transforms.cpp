@@ -15,7 +15,7 @@ int64_t channelCount(const Shape& s) {
 
 NormalizeDataset::NormalizeDataset(std::shared_ptr<const Dataset> inner, std::vector<float> mean,
                                    std::vector<float> stdDev)
-    : m_inner(std::move(inner)), m_mean(std::move(mean)) {
+    : WrappedDataset(std::move(inner)), m_mean(std::move(mean)) {
     const int64_t channels = channelCount(m_inner->sampleShape());
     if (static_cast<int64_t>(m_mean.size()) != channels ||
         static_cast<int64_t>(stdDev.size()) != channels)
@@ -44,7 +44,7 @@ std::string NormalizeDataset::description() const {
 
 RandomCropFlipDataset::RandomCropFlipDataset(std::shared_ptr<const Dataset> inner, int padding,
                                              bool flip)
-    : m_inner(std::move(inner)), m_padding(padding), m_flip(flip) {
+    : WrappedDataset(std::move(inner)), m_padding(padding), m_flip(flip) {
     if (m_inner->sampleShape().rank() != 3)
         throw Error("random crop needs {C, H, W} samples, got " +
                     m_inner->sampleShape().toString());
@@ -83,7 +83,7 @@ std::string RandomCropFlipDataset::description() const {
 
 SubsetDataset::SubsetDataset(std::shared_ptr<const Dataset> inner, std::vector<int64_t> indices,
                              std::string description)
-    : m_inner(std::move(inner)), m_indices(std::move(indices)),
+    : WrappedDataset(std::move(inner)), m_indices(std::move(indices)),
       m_description(std::move(description)) {}
 
 int32_t SubsetDataset::label(int64_t index) const {

@@ -5,6 +5,8 @@
 #include "data/dataset.h"
 
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace tb {
@@ -12,62 +14,59 @@ namespace tb {
 // Channels of a sample shape: C for {C, H, W}, every feature for {F}.
 int64_t channelCount(const Shape& sampleShape);
 
-// (x - mean[c]) / std[c] per channel. std values below 1e-6 are treated as 1.
-class NormalizeDataset : public Dataset {
+// A dataset over another one: size, shape, classes and labels are the inner set's unless a
+// wrapper changes them.
+class WrappedDataset : public Dataset {
 public:
-    NormalizeDataset(std::shared_ptr<const Dataset> inner, std::vector<float> mean,
-                     std::vector<float> stdDev);
-
     int64_t size() const override { return m_inner->size(); }
     Shape sampleShape() const override { return m_inner->sampleShape(); }
     int numClasses() const override { return m_inner->numClasses(); }
     std::vector<std::string> classNames() const override { return m_inner->classNames(); }
     int32_t label(int64_t index) const override { return m_inner->label(index); }
+
+protected:
+    explicit WrappedDataset(std::shared_ptr<const Dataset> inner) : m_inner(std::move(inner)) {}
+
+    std::shared_ptr<const Dataset> m_inner;
+};
+
+// (x - mean[c]) / std[c] per channel. std values below 1e-6 are treated as 1.
+class NormalizeDataset : public WrappedDataset {
+public:
+    NormalizeDataset(std::shared_ptr<const Dataset> inner, std::vector<float> mean,
+                     std::vector<float> stdDev);
     int32_t get(int64_t index, float* out, uint64_t seed) const override;
     std::string description() const override;
 
 private:
-    std::shared_ptr<const Dataset> m_inner;
     std::vector<float> m_mean;
     std::vector<float> m_invStd;
 };
 
 // Random crop of a {C, H, W} image after zero padding by `padding` pixels on each side, then a
 // horizontal flip with probability 1/2 (torchvision's RandomCrop(32, padding=4) + flip).
-class RandomCropFlipDataset : public Dataset {
+class RandomCropFlipDataset : public WrappedDataset {
 public:
     RandomCropFlipDataset(std::shared_ptr<const Dataset> inner, int padding = 4, bool flip = true);
-
-    int64_t size() const override { return m_inner->size(); }
-    Shape sampleShape() const override { return m_inner->sampleShape(); }
-    int numClasses() const override { return m_inner->numClasses(); }
-    std::vector<std::string> classNames() const override { return m_inner->classNames(); }
-    int32_t label(int64_t index) const override { return m_inner->label(index); }
     int32_t get(int64_t index, float* out, uint64_t seed) const override;
     std::string description() const override;
 
 private:
-    std::shared_ptr<const Dataset> m_inner;
     int m_padding;
     bool m_flip;
 };
 
 // The samples of `inner` listed in `indices`, in that order (train/validation splits).
-class SubsetDataset : public Dataset {
+class SubsetDataset : public WrappedDataset {
 public:
     SubsetDataset(std::shared_ptr<const Dataset> inner, std::vector<int64_t> indices,
                   std::string description);
-
     int64_t size() const override { return static_cast<int64_t>(m_indices.size()); }
-    Shape sampleShape() const override { return m_inner->sampleShape(); }
-    int numClasses() const override { return m_inner->numClasses(); }
-    std::vector<std::string> classNames() const override { return m_inner->classNames(); }
     int32_t label(int64_t index) const override;
     int32_t get(int64_t index, float* out, uint64_t seed) const override;
     std::string description() const override { return m_description; }
 
 private:
-    std::shared_ptr<const Dataset> m_inner;
     std::vector<int64_t> m_indices;
     std::string m_description;
 };
