@@ -6,17 +6,31 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 namespace tb {
 
-void CpuBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tensor& indices) {
+namespace {
+
+// The geometry, the full-size tensor (x or dx), the pooled one (y or dy) and, for max pooling,
+// i32 indices of the pooled size.
+void checkPool(const PoolDesc& d, const Tensor& full, const Tensor& pooled, const Tensor& indices,
+               const char* op) {
     if (!d.valid())
-        throw Error("poolForward: invalid pooling geometry");
+        throw Error(std::string(op) + ": invalid pooling geometry");
+    const int64_t planes = d.n * d.c;
+    if (full.numel() != planes * d.h * d.w || pooled.numel() != planes * d.outH() * d.outW())
+        throw Error(std::string(op) + ": tensors do not match the pooling shape");
+    if (d.kind == PoolKind::Max &&
+        (indices.dtype() != DType::I32 || indices.numel() != pooled.numel()))
+        throw Error(std::string(op) + ": indices must be i32 of the pooled size");
+}
+
+} // namespace
+
+void CpuBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tensor& indices) {
+    checkPool(d, x, y, indices, "poolForward");
     const int64_t oh = d.outH(), ow = d.outW(), planes = d.n * d.c;
-    if (x.numel() != planes * d.h * d.w || y.numel() != planes * oh * ow)
-        throw Error("poolForward: tensors do not match the pooling shape");
-    if (d.kind == PoolKind::Max && (indices.dtype() != DType::I32 || indices.numel() != y.numel()))
-        throw Error("poolForward: indices must be i32 of the size of y");
     const Tensor xf = asF32(x, 0);
     Tensor yf = f32Target(y, 1);
     const float* px = xf.data<float>();
@@ -66,13 +80,8 @@ void CpuBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tens
 
 void CpuBackend::poolBackward(const PoolDesc& d, const Tensor& dy, const Tensor& indices,
                               Tensor& dx) {
-    if (!d.valid())
-        throw Error("poolBackward: invalid pooling geometry");
+    checkPool(d, dx, dy, indices, "poolBackward");
     const int64_t oh = d.outH(), ow = d.outW(), planes = d.n * d.c;
-    if (dx.numel() != planes * d.h * d.w || dy.numel() != planes * oh * ow)
-        throw Error("poolBackward: tensors do not match the pooling shape");
-    if (d.kind == PoolKind::Max && (indices.dtype() != DType::I32 || indices.numel() != dy.numel()))
-        throw Error("poolBackward: indices must be i32 of the size of dy");
     const Tensor dyf = asF32(dy, 0);
     Tensor dxf = f32Target(dx, 1);
     const float* pdy = dyf.data<float>();
