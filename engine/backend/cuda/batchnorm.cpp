@@ -6,6 +6,7 @@
 
 #include "cudacheck.h"
 #include "kernels.h"
+#include "tensorchecks.h"
 
 #include <initializer_list>
 
@@ -19,8 +20,7 @@ legacy::BatchNormShape bnShape(const Tensor& x, const Tensor& gamma, const char*
     if (s.rank() != 2 && s.rank() != 4)
         throw Error(std::string(op) + ": x must be (n, c) or (n, c, h, w), got " + s.toString());
     const int64_t h = s.rank() == 4 ? s[2] : 1, w = s.rank() == 4 ? s[3] : 1;
-    if (gamma.numel() != s[1] || gamma.dtype() != DType::F32)
-        throw Error(std::string(op) + ": gamma must be f32 of size c");
+    requireF32Vector(gamma, s[1], op, "gamma");
     if (s[0] > INT32_MAX || s[1] > INT32_MAX || h > INT32_MAX || w > INT32_MAX)
         throw Error(std::string(op) + ": x too large for cuDNN");
     return {static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(h),
@@ -30,9 +30,7 @@ legacy::BatchNormShape bnShape(const Tensor& x, const Tensor& gamma, const char*
 // beta, the statistics and the parameter gradients: f32 of size c, like gamma.
 void checkChannels(std::initializer_list<const Tensor*> ts, int c, const char* op) {
     for (const Tensor* t : ts)
-        if (t->dtype() != DType::F32 || t->numel() != c)
-            throw Error(std::string(op) + ": beta, statistics and their gradients must be f32 of "
-                                          "size c");
+        requireF32Vector(*t, c, op, "beta, statistics and their gradients");
 }
 
 // cuDNN's legacy batch norm: f32 and f16 (bf16 support is not documented for it).

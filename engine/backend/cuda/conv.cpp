@@ -4,6 +4,7 @@
 
 #include "cudacheck.h"
 #include "kernels.h"
+#include "tensorchecks.h"
 
 #include <algorithm>
 
@@ -21,12 +22,6 @@ void checkConv(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor
         throw Error(std::string(op) + ": tensor sizes do not match the convolution");
     if (w.dtype() != DType::F32 || x.dtype() != y.dtype())
         throw Error(std::string(op) + ": weights must be f32 and x, y of one dtype");
-}
-
-// Bias and its gradient: f32 of size k (the kernels index them per output channel).
-void checkBias(const Tensor& b, int64_t k, const char* op, const char* what) {
-    if (b.dtype() != DType::F32 || b.numel() != k)
-        throw Error(std::string(op) + ": " + what + " must be f32 of size k");
 }
 
 // Largest workspace an algorithm may ask for: half of what the device has free when the plan is
@@ -69,7 +64,7 @@ void CudaBackend::convForward(const ConvDesc& d, const Tensor& x, const Tensor& 
     checkConv(d, x, w, y, "convForward");
     if (b) {
         requireDevice(*b, "convForward");
-        checkBias(*b, d.k, "convForward", "bias");
+        requireF32Vector(*b, d.k, "convForward", "bias");
     }
     DeviceScope scope(m_index);
     if (y.numel() == 0)
@@ -97,7 +92,7 @@ void CudaBackend::convBackward(const ConvDesc& d, const Tensor& x, const Tensor&
         throw Error("convBackward: dw must be f32 and the size of w");
     if (db) {
         requireDevice(*db, "convBackward");
-        checkBias(*db, d.k, "convBackward", "db");
+        requireF32Vector(*db, d.k, "convBackward", "db");
     }
     DeviceScope scope(m_index);
     if (dy.numel() == 0)

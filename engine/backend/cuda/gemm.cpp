@@ -4,6 +4,7 @@
 
 #include "cudacheck.h"
 #include "kernels.h"
+#include "tensorchecks.h"
 
 namespace tb::cuda {
 
@@ -26,12 +27,6 @@ int gemmDim(int64_t v, const char* what) {
     if (v < 0 || v > INT32_MAX)
         throw Error(std::string("linear: ") + what + " too large for cuBLAS");
     return static_cast<int>(v);
-}
-
-// Bias and its gradient: f32 of size out (the kernels index them per output feature).
-void checkBias(const Tensor& b, int64_t out, const char* op, const char* what) {
-    if (b.dtype() != DType::F32 || b.numel() != out)
-        throw Error(std::string(op) + ": " + what + " must be f32 of size out");
 }
 
 // Column-major C(m, n) = op(A) op(B) * 1 + beta * C.
@@ -74,7 +69,7 @@ void CudaBackend::linearForward(const Tensor& x, const Tensor& w, const Tensor* 
                     " -> " + y.shape().toString() + " do not match");
     if (b) {
         requireDevice(*b, "linearForward");
-        checkBias(*b, out, "linearForward", "bias");
+        requireF32Vector(*b, out, "linearForward", "bias");
     }
     if (n == 0 || out == 0)
         return;
@@ -103,7 +98,7 @@ void CudaBackend::linearBackward(const Tensor& x, const Tensor& w, const Tensor&
         throw Error("linearBackward: shapes or dtypes do not match");
     if (db) {
         requireDevice(*db, "linearBackward");
-        checkBias(*db, out, "linearBackward", "db");
+        requireF32Vector(*db, out, "linearBackward", "db");
     }
     if (n == 0 || out == 0)
         return;

@@ -5,6 +5,7 @@
 
 #include "cudacheck.h"
 #include "kernels.h"
+#include "tensorchecks.h"
 
 #include <initializer_list>
 #include <string>
@@ -13,29 +14,8 @@ namespace tb::cuda {
 
 namespace {
 
-void requireSameSize(const Tensor& a, const Tensor& b, const char* op) {
-    if (a.numel() != b.numel() || a.dtype() != b.dtype())
-        throw Error(std::string(op) + ": tensors " + a.shape().toString() + " " +
-                    std::string(dtypeName(a.dtype())) + " and " + b.shape().toString() + " " +
-                    std::string(dtypeName(b.dtype())) + " differ");
-}
-
-void requireDType(const Tensor& t, DType dtype, const char* op, const char* what) {
-    if (t.dtype() != dtype)
-        throw Error(std::string(op) + ": " + what + " must be " + std::string(dtypeName(dtype)));
-}
-
 const float* optionalF32(const Tensor* t) {
     return t ? t->data<float>() : nullptr;
-}
-
-// Device scalars the kernels read (loss scale, scaler state, foundInf): f32 and at least `count`
-// elements, so a wrong tensor is an error here rather than an out-of-bounds read on the device.
-void requireF32Scalars(const Tensor& t, int64_t count, const char* op, const char* what) {
-    requireDType(t, DType::F32, op, what);
-    if (t.numel() < count)
-        throw Error(std::string(op) + ": " + what + " needs " + std::to_string(count) +
-                    " element(s)");
 }
 
 } // namespace

@@ -93,9 +93,8 @@ __global__ void poolBackwardKernel(const typename Io::Storage* dy, const int32_t
     }
 }
 
-void checkGeometry(const PoolDesc& d) {
-    if (d.kh <= 0 || d.kw <= 0 || d.stride <= 0 || d.pad < 0 || d.outH() <= 0 || d.outW() <= 0)
-        throw Error("pooling: invalid geometry");
+// The caller has checked PoolDesc::valid(); indices are i32 offsets within a plane.
+void checkPlaneSize(const PoolDesc& d) {
     if (d.h * d.w > INT32_MAX)
         throw Error("pooling: plane too large for i32 indices");
 }
@@ -104,7 +103,7 @@ void checkGeometry(const PoolDesc& d) {
 
 void launchPoolForward(const PoolDesc& d, const void* x, void* y, int32_t* indices, DType dtype,
                        cudaStream_t stream) {
-    checkGeometry(d);
+    checkPlaneSize(d);
     const PoolGeometry g = geometryOf(d);
     const int64_t total = g.planes * g.oh * g.ow;
     if (total == 0)
@@ -119,7 +118,7 @@ void launchPoolForward(const PoolDesc& d, const void* x, void* y, int32_t* indic
 
 void launchPoolBackward(const PoolDesc& d, const void* dy, const int32_t* indices, void* dx,
                         DType dtype, cudaStream_t stream) {
-    checkGeometry(d);
+    checkPlaneSize(d);
     const PoolGeometry g = geometryOf(d);
     const int64_t total = g.planes * g.h * g.w;
     if (total == 0)
