@@ -2,6 +2,7 @@
 // trains normally afterwards), the caching allocator reuses blocks and a training step needs no
 // new cudaMalloc once warm, pinned copies round-trip, events time work. Skips without GPU.
 #include "gpucompare.h"
+#include "support/runlog.h"
 #include "support/testdata.h"
 
 #include "backend/backend.h"
@@ -22,21 +23,6 @@ using namespace tb;
 using namespace tb::test;
 
 namespace {
-
-// What a Trainer run reported: how often it started, each logged loss and each epoch's val loss.
-class EventLog final : public EventSink {
-public:
-    void onEvent(const Event& e) override {
-        if (std::holds_alternative<RunStartedEvent>(e))
-            ++started;
-        else if (const auto* s = std::get_if<StepEvent>(&e))
-            losses.push_back(s->loss);
-        else if (const auto* ep = std::get_if<EpochEvent>(&e))
-            valLosses.push_back(ep->valLoss);
-    }
-    int started = 0;
-    std::vector<double> losses, valLosses;
-};
 
 QString statusText(RunStatus s) {
     return QString::fromStdString(toString(s));
@@ -101,13 +87,14 @@ private slots:
             c.set("max_steps", "3");
             c.set("device", "cuda:0");
             c.set("checkpoint_dir", dir.path().toStdString());
-            EventLog rec;
+            test::RunLog rec;
             const RunFinishedEvent f = Trainer(c, rec).run();
             std::printf("  %s\n", f.error.c_str());
             QCOMPARE(statusText(f.status), QString("failed"));
             QVERIFY2(f.error.starts_with("out of memory on cuda:0"), f.error.c_str());
-            QCOMPARE(rec.started, 1); // set up fine: the failure came from the first step
-            QVERIFY(rec.losses.empty());
+            QCOMPARE(rec.starts.size(),
+                     std::size_t{1}); // set up fine: the failure came from the first step
+            QVERIFY(rec.losses().empty());
         }
         // Now a normal run on the same device. fmnist-cnn on 3-class shapes: the first logged
         // interval (steps 1-10) averages 1.2-1.45 (ln 3 = 1.10 plus the early momentum overshoot)
@@ -125,21 +112,22 @@ private slots:
         c.set("log_every_n_steps", "10");
         c.set("device", "cuda:0");
         c.set("checkpoint_dir", dir.path().toStdString());
-        EventLog rec;
+        test::RunLog rec;
         const RunFinishedEvent f = Trainer(c, rec).run();
         QVERIFY2(f.status == RunStatus::Completed, f.error.c_str());
         QCOMPARE(f.summary.steps, int64_t{60});
-        QCOMPARE(rec.losses.size(), std::size_t{6});
+        const std::vector<double> losses = rec.losses();
+        QCOMPARE(losses.size(), std::size_t{6});
         QString curve;
-        for (double l : rec.losses) {
+        for (double l : losses) {
             curve += QString(" %1").arg(l, 0, 'f', 4);
             QVERIFY2(std::isfinite(l), qPrintable(curve));
         }
         qInfo("loss per 10 steps:%s", qPrintable(curve));
-        QCOMPARE(rec.valLosses.size(), std::size_t{1});
-        QVERIFY(std::isfinite(rec.valLosses[0]));
-        const double first = rec.losses.front();
-        const double last = (rec.losses[4] + rec.losses[5]) / 2.0;
+        QCOMPARE(rec.valLosses().size(), std::size_t{1});
+        QVERIFY(std::isfinite(rec.valLosses()[0]));
+        const double first = losses.front();
+        const double last = (losses[4] + losses[5]) / 2.0;
         QVERIFY2(last < 0.8 * first, qPrintable(curve));
         QVERIFY2(last < 0.9 * std::log(3.0), qPrintable(curve));
         // The test's own backend is still fine too.

@@ -6,6 +6,7 @@
 
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
+#include "support/runlog.h"
 #include "support/testdata.h"
 #include "train/trainer.h"
 
@@ -19,31 +20,6 @@
 using namespace tb;
 
 namespace {
-
-// Everything a Trainer run reports except system samples (those come from another thread).
-class EventLog final : public EventSink {
-public:
-    void onEvent(const Event& e) override {
-        if (const auto* r = std::get_if<RunStartedEvent>(&e))
-            started.push_back(*r);
-        else if (const auto* s = std::get_if<StepEvent>(&e))
-            steps.push_back(*s);
-        else if (const auto* ep = std::get_if<EpochEvent>(&e))
-            epochs.push_back(*ep);
-        else if (const auto* l = std::get_if<LogEvent>(&e))
-            logs.push_back(l->message);
-    }
-    std::vector<double> losses() const {
-        std::vector<double> out;
-        for (const auto& s : steps)
-            out.push_back(s.loss);
-        return out;
-    }
-    std::vector<RunStartedEvent> started;
-    std::vector<StepEvent> steps;
-    std::vector<EpochEvent> epochs;
-    std::vector<std::string> logs;
-};
 
 // resnet20 on 1x32x32 shapes (3 classes) on cuda:0; `samples` / 32 steps per epoch.
 RunConfig gpuRunConfig(const QTemporaryDir& dir, const QString& precision, int samples) {
@@ -155,12 +131,12 @@ private slots:
             c.set("device", "cuda:0");
             c.set("precision", precision);
             c.set("checkpoint_dir", dir.path().toStdString());
-            EventLog log;
+            test::RunLog log;
             Trainer(c, log).run();
             return log;
         };
-        const EventLog fp32 = run("32");
-        const EventLog fp16 = run("16-mixed");
+        const test::RunLog fp32 = run("32");
+        const test::RunLog fp16 = run("16-mixed");
         QCOMPARE(fp32.steps.size(), std::size_t{steps});
         QCOMPARE(fp16.steps.size(), std::size_t{steps});
         // updates[i]: optimizer updates 16-mixed had applied before step i.
@@ -208,11 +184,11 @@ private slots:
         c.set("pin_memory", "true");
         c.set("max_steps", "40");
         c.set("log_every_n_steps", "10");
-        EventLog rec;
+        test::RunLog rec;
         const RunFinishedEvent f = Trainer(c, rec).run();
         QVERIFY2(f.status == RunStatus::Completed, f.error.c_str());
-        QCOMPARE(rec.started.size(), std::size_t{1});
-        QCOMPARE(rec.started[0].device, std::string("cuda:0"));
+        QCOMPARE(rec.starts.size(), std::size_t{1});
+        QCOMPARE(rec.starts[0].device, std::string("cuda:0"));
         for (const auto& m : rec.logs)
             QVERIFY2(m.find("pin_memory has no effect") == std::string::npos, m.c_str());
         QCOMPARE(rec.steps.size(), std::size_t{4});
@@ -267,7 +243,7 @@ private slots:
     }
     void deterministicRunsAreBitIdentical() {
         QFETCH(QString, precision);
-        const auto runOnce = [&](EventLog& rec) {
+        const auto runOnce = [&](test::RunLog& rec) {
             QTemporaryDir dir;
             RunConfig c = gpuRunConfig(dir, precision, 960); // 30 steps, then an evaluation
             c.set("max_epochs", "1");
@@ -277,13 +253,13 @@ private slots:
             c.set("deterministic", "true");
             return Trainer(c, rec).run();
         };
-        EventLog a, b;
+        test::RunLog a, b;
         const RunFinishedEvent fa = runOnce(a);
         QVERIFY2(fa.status == RunStatus::Completed, fa.error.c_str());
         const RunFinishedEvent fb = runOnce(b);
         QVERIFY2(fb.status == RunStatus::Completed, fb.error.c_str());
-        QCOMPARE(a.started.size(), std::size_t{1});
-        const std::string backend = a.started[0].environment.value("backend", std::string());
+        QCOMPARE(a.starts.size(), std::size_t{1});
+        const std::string backend = a.starts[0].environment.value("backend", std::string());
         std::printf("  %s\n", backend.c_str());
         QVERIFY2(backend.find("deterministic") != std::string::npos, backend.c_str());
         const std::vector<double> la = a.losses(), lb = b.losses();

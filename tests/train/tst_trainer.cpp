@@ -1,5 +1,6 @@
 // The trainer end to end on synthetic data: the same seed gives bit-identical losses, a run
 // resumed from a checkpoint continues the same trajectory, max_steps and stop are honoured.
+#include "support/runlog.h"
 #include "train/trainer.h"
 
 #include <QDir>
@@ -10,23 +11,6 @@
 using namespace tb;
 
 namespace {
-
-class Collector final : public EventSink {
-public:
-    void onEvent(const Event& e) override {
-        if (const auto* s = std::get_if<StepEvent>(&e))
-            losses.push_back(s->loss);
-        if (const auto* ep = std::get_if<EpochEvent>(&e)) {
-            valLosses.push_back(ep->valLoss);
-            valAccs.push_back(ep->valAcc);
-            trainAccs.push_back(ep->trainAcc);
-        }
-        if (std::holds_alternative<RunStartedEvent>(e))
-            ++started;
-    }
-    std::vector<double> losses, valLosses, valAccs, trainAccs;
-    int started = 0;
-};
 
 class StopAfter final : public EventSink {
 public:
@@ -75,27 +59,27 @@ private slots:
     void sameSeedSameLossesBitForBit() {
         QFETCH(QString, model);
         QTemporaryDir d1, d2;
-        Collector a, b;
+        test::RunLog a, b;
         RunConfig c1 = smallConfig(d1.path(), model);
         RunConfig c2 = smallConfig(d2.path(), model);
         c2.set("num_workers", "0"); // the loader's thread count must not matter either
         QCOMPARE(status(Trainer(c1, a).run().status), QString("completed"));
         QCOMPARE(status(Trainer(c2, b).run().status), QString("completed"));
-        QCOMPARE(a.losses.size(), std::size_t{22});
-        QCOMPARE(a.losses, b.losses);
-        QCOMPARE(a.valLosses, b.valLosses);
+        QCOMPARE(a.losses().size(), std::size_t{22});
+        QCOMPARE(a.losses(), b.losses());
+        QCOMPARE(a.valLosses(), b.valLosses());
         // Training accuracy of each epoch, counted on the device: a fraction that learns.
-        QCOMPARE(a.trainAccs.size(), std::size_t{2});
-        QVERIFY(a.trainAccs[0] > 0.0 && a.trainAccs[1] <= 1.0);
-        QVERIFY2(a.trainAccs[1] > 1.0 / 3.0, qPrintable(QString::number(a.trainAccs[1])));
-        QCOMPARE(a.trainAccs, b.trainAccs);
+        QCOMPARE(a.trainAccs().size(), std::size_t{2});
+        QVERIFY(a.trainAccs()[0] > 0.0 && a.trainAccs()[1] <= 1.0);
+        QVERIFY2(a.trainAccs()[1] > 1.0 / 3.0, qPrintable(QString::number(a.trainAccs()[1])));
+        QCOMPARE(a.trainAccs(), b.trainAccs());
     }
 
     // Changing max_epochs reshapes a cosine schedule, so this one trains at a constant rate;
     // stopMidEpochAndResume covers the default cosine schedule.
     void resumeAfterEpochContinuesTheTrajectory() {
         QTemporaryDir full, part;
-        Collector straight;
+        test::RunLog straight;
         RunConfig whole = smallConfig(full.path());
         whole.set("lr_schedule", "constant");
         Trainer(whole, straight).run();
@@ -103,42 +87,44 @@ private slots:
         RunConfig first = smallConfig(part.path());
         first.set("lr_schedule", "constant");
         first.set("max_epochs", "1");
-        Collector one;
+        test::RunLog one;
         const auto f = Trainer(first, one).run();
         QVERIFY(!f.checkpoint.empty());
         RunConfig second = Trainer::configFromCheckpoint(f.checkpoint);
         second.set("max_epochs", "2");
-        Collector two;
+        test::RunLog two;
         TrainerOptions o;
         o.resumeFrom = f.checkpoint;
         QCOMPARE(status(Trainer(second, two, o).run().status), QString("completed"));
-        std::vector<double> joined = one.losses;
-        joined.insert(joined.end(), two.losses.begin(), two.losses.end());
-        QCOMPARE(joined, straight.losses);
-        QCOMPARE(two.valLosses.back(), straight.valLosses.back());
+        std::vector<double> joined = one.losses();
+        const std::vector<double> rest = two.losses();
+        joined.insert(joined.end(), rest.begin(), rest.end());
+        QCOMPARE(joined, straight.losses());
+        QCOMPARE(two.valLosses().back(), straight.valLosses().back());
     }
 
     void stopMidEpochAndResume() {
         QTemporaryDir full, part;
-        Collector straight;
+        test::RunLog straight;
         Trainer(smallConfig(full.path(), "mlp"), straight).run();
 
         std::stop_source stop;
         StopAfter stopper(stop, 3);
         EventFanout fan;
-        Collector one;
+        test::RunLog one;
         fan.add(&one);
         fan.add(&stopper);
         const auto f = Trainer(smallConfig(part.path(), "mlp"), fan).run(stop.get_token());
         QCOMPARE(status(f.status), QString("stopped"));
-        QCOMPARE(one.losses.size(), std::size_t{3});
-        Collector two;
+        QCOMPARE(one.losses().size(), std::size_t{3});
+        test::RunLog two;
         TrainerOptions o;
         o.resumeFrom = f.checkpoint;
         Trainer(Trainer::configFromCheckpoint(f.checkpoint), two, o).run();
-        std::vector<double> joined = one.losses;
-        joined.insert(joined.end(), two.losses.begin(), two.losses.end());
-        QCOMPARE(joined, straight.losses);
+        std::vector<double> joined = one.losses();
+        const std::vector<double> rest = two.losses();
+        joined.insert(joined.end(), rest.begin(), rest.end());
+        QCOMPARE(joined, straight.losses());
     }
 
     // Epoch checkpoints rotate: the last keep_last_checkpoints stay, plus last and best.
@@ -147,7 +133,7 @@ private slots:
         RunConfig c = smallConfig(d.path(), "mlp");
         c.set("max_epochs", "4");
         c.set("keep_last_checkpoints", "2");
-        Collector col;
+        test::RunLog col;
         const auto f = Trainer(c, col).run();
         QCOMPARE(status(f.status), QString("completed"));
         const QStringList files =
@@ -162,11 +148,11 @@ private slots:
         RunConfig c = smallConfig(d.path(), "mlp");
         c.set("max_steps", "7");
         c.set("accumulate_grad_batches", "2");
-        Collector col;
+        test::RunLog col;
         const auto f = Trainer(c, col).run();
         QCOMPARE(status(f.status), QString("completed"));
         QCOMPARE(f.summary.steps, int64_t{7});
-        QCOMPARE(col.losses.size(), std::size_t{7});
+        QCOMPARE(col.losses().size(), std::size_t{7});
     }
 
     void mixedPrecisionTrains() {
@@ -174,21 +160,22 @@ private slots:
         RunConfig c = smallConfig(d.path());
         c.set("precision", "16-mixed");
         c.set("max_epochs", "3");
-        Collector col;
+        test::RunLog col;
         const auto f = Trainer(c, col).run();
         QCOMPARE(status(f.status), QString("completed"));
-        QVERIFY2(col.losses.back() < col.losses.front(), "loss did not fall under 16-mixed");
+        QVERIFY2(col.losses().back() < col.losses().front(), "loss did not fall under 16-mixed");
     }
 
     void badConfigFailsTheRunWithTheField() {
         QTemporaryDir d;
         RunConfig c = smallConfig(d.path());
         c.set("model", "nosuchnet");
-        Collector col;
+        test::RunLog col;
         const auto f = Trainer(c, col).run();
         QCOMPARE(status(f.status), QString("failed"));
         QVERIFY2(QString::fromStdString(f.error).startsWith("model:"), f.error.c_str());
-        QCOMPARE(col.started, 1); // the failed run is still announced, so it gets recorded
+        QCOMPARE(col.starts.size(),
+                 std::size_t{1}); // the failed run is still announced, so it gets recorded
     }
 
     // The validation loss is the mean over samples, whatever the batch size: with weights that
@@ -202,17 +189,17 @@ private slots:
             c.set("lr", "1e-30");
             c.set("max_epochs", "1");
             c.set("batch_size", std::to_string(batch));
-            Collector col;
+            test::RunLog col;
             Trainer(c, col).run();
             return col;
         };
-        const Collector a = evaluate(32), b = evaluate(7);
-        QCOMPARE(a.valLosses.size(), std::size_t{1});
-        QCOMPARE(b.valLosses.size(), std::size_t{1});
-        qInfo("val loss %.7f (batch 32) vs %.7f (batch 7)", a.valLosses[0], b.valLosses[0]);
-        QVERIFY(a.valLosses[0] > 0.5 && a.valLosses[0] < 2.0); // about ln 3 for 3 classes
-        QVERIFY(std::fabs(a.valLosses[0] - b.valLosses[0]) < 1e-5);
-        QCOMPARE(a.valAccs[0], b.valAccs[0]);
+        const test::RunLog a = evaluate(32), b = evaluate(7);
+        QCOMPARE(a.valLosses().size(), std::size_t{1});
+        QCOMPARE(b.valLosses().size(), std::size_t{1});
+        qInfo("val loss %.7f (batch 32) vs %.7f (batch 7)", a.valLosses()[0], b.valLosses()[0]);
+        QVERIFY(a.valLosses()[0] > 0.5 && a.valLosses()[0] < 2.0); // about ln 3 for 3 classes
+        QVERIFY(std::fabs(a.valLosses()[0] - b.valLosses()[0]) < 1e-5);
+        QCOMPARE(a.valAccs()[0], b.valAccs()[0]);
     }
 
     // A batch whose first activation (65536 x 2^22 floats = 1 TiB) no machine holds: the run
@@ -234,7 +221,7 @@ private slots:
         c.set("max_steps", "1");
         c.set("device", "cpu");
         c.set("checkpoint_dir", d.path().toStdString());
-        Collector col;
+        test::RunLog col;
         const auto f = Trainer(c, col).run();
         QCOMPARE(status(f.status), QString("failed"));
         const QString error = QString::fromStdString(f.error);
@@ -242,9 +229,9 @@ private slots:
         QVERIFY2(error.contains("accumulate_grad_batches"), f.error.c_str());
         QVERIFY2(error.contains("This run needs about 4.0 TiB at batch_size 65536"),
                  f.error.c_str());
-        QVERIFY(col.losses.empty());
+        QVERIFY(col.losses().empty());
         QTemporaryDir d2;
-        Collector ok;
+        test::RunLog ok;
         QCOMPARE(status(Trainer(smallConfig(d2.path(), "mlp"), ok).run().status),
                  QString("completed"));
     }
