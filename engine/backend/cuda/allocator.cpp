@@ -145,14 +145,10 @@ OutOfMemoryError DeviceAllocator::outOfMemory(std::size_t requested) const {
     return OutOfMemoryError(m_label, requested, freeBytes, totalBytes, kOomAdvice);
 }
 
-PinnedHostPool::PinnedHostPool(int device, std::shared_ptr<Streams> streams)
-    : m_device(device), m_streams(std::move(streams)) {}
+PinnedHostPool::PinnedHostPool(int device) : m_device(device) {}
 
 PinnedHostPool::~PinnedHostPool() {
-    try {
-        releaseCached();
-    } catch (...) {
-    }
+    releaseCached();
 }
 
 void* PinnedHostPool::allocate(std::size_t bytes, std::size_t* granted) {
@@ -161,13 +157,8 @@ void* PinnedHostPool::allocate(std::size_t bytes, std::size_t* granted) {
     void* ptr = nullptr;
     auto it = m_free.find(size);
     if (it != m_free.end() && !it->second.empty()) {
-        const Cached cached = it->second.back();
+        ptr = it->second.back();
         it->second.pop_back();
-        // The host is about to write into it: the last copy reading it must be finished.
-        const cudaError_t status = cudaEventSynchronize(cached.released);
-        (void)cudaEventDestroy(cached.released);
-        TB_CUDA_CHECK(status);
-        ptr = cached.ptr;
     } else {
         DeviceScope scope(m_device);
         if (cudaHostAlloc(&ptr, size, cudaHostAllocPortable) != cudaSuccess) {
@@ -188,46 +179,18 @@ void PinnedHostPool::release(void* ptr) noexcept {
         return;
     const std::size_t size = it->second;
     m_live.erase(it);
-    // Any thread may release (DataLoader workers): the event must live on the pool's device.
-    int previous = -1;
-    if (cudaGetDevice(&previous) != cudaSuccess || cudaSetDevice(m_device) != cudaSuccess)
-        (void)cudaGetLastError();
-    struct Restore {
-        int device;
-        ~Restore() {
-            if (device >= 0)
-                (void)cudaSetDevice(device);
-        }
-    } restore{previous};
-    cudaEvent_t event = nullptr;
-    if (cudaEventCreateWithFlags(&event, cudaEventDisableTiming) != cudaSuccess ||
-        cudaEventRecord(event, m_streams->copy()) != cudaSuccess) {
-        // Cannot track the copies in flight: wait for them instead of risking a reuse race.
-        (void)cudaGetLastError();
-        (void)cudaStreamSynchronize(m_streams->copy());
-        if (event)
-            (void)cudaEventDestroy(event);
-        (void)cudaFreeHost(ptr);
-        return;
-    }
     try {
-        m_free[size].push_back({ptr, event});
-    } catch (...) {
-        (void)cudaEventSynchronize(event);
-        (void)cudaEventDestroy(event);
+        m_free[size].push_back(ptr);
+    } catch (...) { // out of host memory for the list: hand the block straight back
         (void)cudaFreeHost(ptr);
     }
 }
 
-void PinnedHostPool::releaseCached() {
+void PinnedHostPool::releaseCached() noexcept {
     std::lock_guard lock(m_mutex);
-    for (auto& [size, blocks] : m_free) {
-        for (const Cached& cached : blocks) {
-            (void)cudaEventSynchronize(cached.released);
-            (void)cudaEventDestroy(cached.released);
-            (void)cudaFreeHost(cached.ptr);
-        }
-    }
+    for (auto& [size, blocks] : m_free)
+        for (void* ptr : blocks)
+            (void)cudaFreeHost(ptr);
     m_free.clear();
 }
 

@@ -4,7 +4,6 @@
 
 #include "backend/backend.h"
 #include "core/errors.h"
-#include "streams.h"
 
 #include <cuda_runtime.h>
 
@@ -58,12 +57,12 @@ private:
     uint64_t m_peak = 0;
 };
 
-// Pool of page-locked host blocks (cudaHostAlloc) for staging batches. A released block may
-// still be read by a copy in flight, so it carries an event recorded on the copy stream and is
-// handed out again only after that event completed.
+// Pool of page-locked host blocks (cudaHostAlloc) for staging batches. A block comes back only
+// when its last tensor is gone, and CudaBackend::copy keeps a pinned source alive until the copy
+// stream has read it, so a released block is free to be written again.
 class PinnedHostPool {
 public:
-    PinnedHostPool(int device, std::shared_ptr<Streams> streams);
+    explicit PinnedHostPool(int device);
     ~PinnedHostPool();
     PinnedHostPool(const PinnedHostPool&) = delete;
     PinnedHostPool& operator=(const PinnedHostPool&) = delete;
@@ -73,18 +72,12 @@ public:
     void* allocate(std::size_t bytes, std::size_t* granted);
     void release(void* ptr) noexcept;
     // cudaFreeHost()s every cached block.
-    void releaseCached();
+    void releaseCached() noexcept;
 
 private:
-    struct Cached {
-        void* ptr;
-        cudaEvent_t released;
-    };
-
     int m_device;
-    std::shared_ptr<Streams> m_streams; // kept alive while pinned tensors exist
     std::mutex m_mutex;
-    std::unordered_map<std::size_t, std::vector<Cached>> m_free;
+    std::unordered_map<std::size_t, std::vector<void*>> m_free;
     std::unordered_map<void*, std::size_t> m_live;
 };
 

@@ -62,7 +62,7 @@ CudaBackend::CudaBackend(int index) : m_index(index) {
     m_label = "cuda:" + std::to_string(index) + " (" + m_name + ")";
     m_streams = std::make_shared<Streams>(index);
     m_allocator = std::make_shared<DeviceAllocator>(index, m_label);
-    m_pinned = std::make_shared<PinnedHostPool>(index, m_streams);
+    m_pinned = std::make_shared<PinnedHostPool>(index);
     try {
         TB_CUDNN_CHECK(cudnnCreate(&m_cudnn));
         TB_CUDNN_CHECK(cudnnSetStream(m_cudnn, stream()));
