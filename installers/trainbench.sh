@@ -12,7 +12,11 @@ bash installers/debian-deps.sh
 preset=release
 [[ "$mode" == test ]] && preset=ci
 cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset"
+if [[ "$mode" == train ]]; then
+  cmake --build --preset "$preset" --target trainbench-cli # and the GPU plugin, when built
+else
+  cmake --build --preset "$preset"
+fi
 
 case "$mode" in
   train)
