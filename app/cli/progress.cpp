@@ -43,10 +43,10 @@ void ProgressPrinter::onEvent(const Event& event) {
         if (m_tty)
             std::fputc('\n', m_out);
         std::fprintf(m_out,
-                     "epoch %lld: train loss %.4f, val loss %.4f, val acc %.2f%%, %.1f s, "
-                     "%.0f samples/s\n",
-                     static_cast<long long>(ep->epoch), ep->trainLoss, ep->valLoss,
-                     ep->valAcc * 100.0, ep->seconds, ep->samplesPerSec);
+                     "epoch %lld: train loss %.4f, train acc %.2f%%, val loss %.4f, val acc "
+                     "%.2f%%, %.1f s, %.0f samples/s\n",
+                     static_cast<long long>(ep->epoch), ep->trainLoss, ep->trainAcc * 100.0,
+                     ep->valLoss, ep->valAcc * 100.0, ep->seconds, ep->samplesPerSec);
     } else if (const auto* l = std::get_if<LogEvent>(&event)) {
         if (l->level != LogLevel::Debug)
             std::fprintf(m_out, "%s%s\n", l->level >= LogLevel::Warning ? "warning: " : "",
