@@ -7,7 +7,6 @@
 
 #include "core/half.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <optional>
 
