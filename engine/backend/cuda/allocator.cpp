@@ -20,6 +20,33 @@ constexpr const char* kOomAdvice =
 
 } // namespace
 
+void* BlockLists::takeFree(std::size_t sizeClass) {
+    auto it = m_free.find(sizeClass);
+    if (it == m_free.end() || it->second.empty())
+        return nullptr;
+    void* ptr = it->second.back();
+    it->second.pop_back();
+    return ptr;
+}
+
+void BlockLists::markLive(void* ptr, std::size_t sizeClass) {
+    m_live.emplace(ptr, sizeClass);
+}
+
+std::size_t BlockLists::release(void* ptr, bool* dropped) noexcept {
+    auto it = m_live.find(ptr);
+    if (it == m_live.end())
+        return 0;
+    const std::size_t size = it->second;
+    m_live.erase(it);
+    try {
+        m_free[size].push_back(ptr);
+    } catch (...) { // out of host memory for the list
+        *dropped = true;
+    }
+    return size;
+}
+
 std::size_t DeviceAllocator::sizeClass(std::size_t bytes) {
     if (bytes <= kSmallLimit)
         return std::max(kSmallStep, (bytes + kSmallStep - 1) / kSmallStep * kSmallStep);
@@ -47,12 +74,8 @@ void* DeviceAllocator::allocate(std::size_t bytes, std::size_t* granted) {
         throw outOfMemory(bytes);
     const std::size_t size = sizeClass(bytes);
     std::lock_guard lock(m_mutex);
-    void* ptr = nullptr;
-    auto it = m_free.find(size);
-    if (it != m_free.end() && !it->second.empty()) {
-        ptr = it->second.back();
-        it->second.pop_back();
-    } else {
+    void* ptr = m_blocks.takeFree(size);
+    if (!ptr) {
         DeviceScope scope(m_device);
         cudaError_t status = cudaMalloc(&ptr, size);
         if (status == cudaErrorMemoryAllocation) {
@@ -68,7 +91,7 @@ void* DeviceAllocator::allocate(std::size_t bytes, std::size_t* granted) {
         TB_CUDA_CHECK(status);
         m_reserved += size;
     }
-    m_live.emplace(ptr, size);
+    m_blocks.markLive(ptr, size);
     m_inUse += size;
     m_peak = std::max(m_peak, m_inUse);
     if (granted)
@@ -78,15 +101,10 @@ void* DeviceAllocator::allocate(std::size_t bytes, std::size_t* granted) {
 
 void DeviceAllocator::release(void* ptr) noexcept {
     std::lock_guard lock(m_mutex);
-    auto it = m_live.find(ptr);
-    if (it == m_live.end())
-        return;
-    const std::size_t size = it->second;
-    m_live.erase(it);
+    bool dropped = false;
+    const std::size_t size = m_blocks.release(ptr, &dropped);
     m_inUse -= size;
-    try {
-        m_free[size].push_back(ptr);
-    } catch (...) { // out of host memory for the list: hand the block straight back
+    if (dropped) { // hand the block straight back
         (void)cudaFree(ptr);
         m_reserved -= size;
     }
@@ -101,13 +119,10 @@ void DeviceAllocator::releaseCachedLocked() {
     DeviceScope scope(m_device);
     // Kernels queued before a block was freed may still use it.
     TB_CUDA_CHECK(cudaDeviceSynchronize());
-    for (auto& [size, blocks] : m_free) {
-        for (void* ptr : blocks) {
-            (void)cudaFree(ptr);
-            m_reserved -= size;
-        }
-    }
-    m_free.clear();
+    m_blocks.drain([this](void* ptr, std::size_t size) {
+        (void)cudaFree(ptr);
+        m_reserved -= size;
+    });
 }
 
 MemoryStats DeviceAllocator::stats() const {
@@ -154,19 +169,15 @@ PinnedHostPool::~PinnedHostPool() {
 void* PinnedHostPool::allocate(std::size_t bytes, std::size_t* granted) {
     const std::size_t size = DeviceAllocator::sizeClass(bytes);
     std::lock_guard lock(m_mutex);
-    void* ptr = nullptr;
-    auto it = m_free.find(size);
-    if (it != m_free.end() && !it->second.empty()) {
-        ptr = it->second.back();
-        it->second.pop_back();
-    } else {
+    void* ptr = m_blocks.takeFree(size);
+    if (!ptr) {
         DeviceScope scope(m_device);
         if (cudaHostAlloc(&ptr, size, cudaHostAllocPortable) != cudaSuccess) {
             (void)cudaGetLastError();
             return nullptr;
         }
     }
-    m_live.emplace(ptr, size);
+    m_blocks.markLive(ptr, size);
     if (granted)
         *granted = size;
     return ptr;
@@ -174,24 +185,15 @@ void* PinnedHostPool::allocate(std::size_t bytes, std::size_t* granted) {
 
 void PinnedHostPool::release(void* ptr) noexcept {
     std::lock_guard lock(m_mutex);
-    auto it = m_live.find(ptr);
-    if (it == m_live.end())
-        return;
-    const std::size_t size = it->second;
-    m_live.erase(it);
-    try {
-        m_free[size].push_back(ptr);
-    } catch (...) { // out of host memory for the list: hand the block straight back
+    bool dropped = false;
+    m_blocks.release(ptr, &dropped);
+    if (dropped) // hand the block straight back
         (void)cudaFreeHost(ptr);
-    }
 }
 
 void PinnedHostPool::releaseCached() noexcept {
     std::lock_guard lock(m_mutex);
-    for (auto& [size, blocks] : m_free)
-        for (void* ptr : blocks)
-            (void)cudaFreeHost(ptr);
-    m_free.clear();
+    m_blocks.drain([](void* ptr, std::size_t) { (void)cudaFreeHost(ptr); });
 }
 
 } // namespace tb::cuda

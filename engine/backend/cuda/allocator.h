@@ -16,6 +16,29 @@
 
 namespace tb::cuda {
 
+// Size-class free lists and the size class of every live block: the bookkeeping of both caches
+// below. Not thread-safe: the owner holds its lock around every call.
+class BlockLists {
+public:
+    // A cached block of this size class, or null.
+    void* takeFree(std::size_t sizeClass);
+    void markLive(void* ptr, std::size_t sizeClass);
+    // Moves a live block to its free list and returns its size class (0 for an unknown block).
+    // When the list cannot grow, *dropped is set and the caller frees the block itself.
+    std::size_t release(void* ptr, bool* dropped) noexcept;
+    // Hands every cached block to freeBlock(ptr, sizeClass) and forgets it.
+    template <typename FreeBlock> void drain(FreeBlock freeBlock) {
+        for (auto& [size, blocks] : m_free)
+            for (void* ptr : blocks)
+                freeBlock(ptr, size);
+        m_free.clear();
+    }
+
+private:
+    std::unordered_map<std::size_t, std::vector<void*>> m_free; // size class -> cached blocks
+    std::unordered_map<void*, std::size_t> m_live;              // block -> size class
+};
+
 // Blocks are reused in stream order: every op runs on the one compute stream, so a block freed
 // by the host while kernels still read it is only handed to kernels queued after them. Thread-safe
 // (tensors may be released on any thread).
@@ -50,8 +73,7 @@ private:
     int m_device;
     std::string m_label;
     mutable std::mutex m_mutex;
-    std::unordered_map<std::size_t, std::vector<void*>> m_free; // size class -> cached blocks
-    std::unordered_map<void*, std::size_t> m_live;              // block -> size class
+    BlockLists m_blocks;
     uint64_t m_inUse = 0;
     uint64_t m_reserved = 0;
     uint64_t m_peak = 0;
@@ -77,8 +99,7 @@ public:
 private:
     int m_device;
     std::mutex m_mutex;
-    std::unordered_map<std::size_t, std::vector<void*>> m_free;
-    std::unordered_map<void*, std::size_t> m_live;
+    BlockLists m_blocks;
 };
 
 } // namespace tb::cuda
