@@ -28,10 +28,6 @@ QString statusText(RunStatus s) {
     return QString::fromStdString(toString(s));
 }
 
-double gib(uint64_t bytes) {
-    return static_cast<double>(bytes) / double(1 << 30);
-}
-
 } // namespace
 
 class TestGpuMemory : public QObject {
@@ -134,8 +130,8 @@ private slots:
         Tensor t = m_gpu->empty(Shape{4096}, DType::F32);
         m_gpu->fill(t, 2.0f);
         QCOMPARE(download(*m_gpu, t).data<float>()[4095], 2.0f);
-        qInfo("device free: %.2f GiB before, %.2f GiB after", gib(freeBefore),
-              gib(m_gpu->memoryStats().deviceFree));
+        qInfo("device free: %s before, %s after", formatBytes(freeBefore).c_str(),
+              formatBytes(m_gpu->memoryStats().deviceFree).c_str());
     }
 
     void cachingAllocatorReusesBlocks() {
@@ -201,12 +197,12 @@ private slots:
             step();
         m_gpu->synchronize();
         const MemoryStats after = m_gpu->memoryStats();
-        qInfo("reserved %llu -> %llu bytes, in use %llu -> %llu, device free %.3f -> %.3f GiB",
+        qInfo("reserved %llu -> %llu bytes, in use %llu -> %llu, device free %s -> %s",
               static_cast<unsigned long long>(before.reserved),
               static_cast<unsigned long long>(after.reserved),
               static_cast<unsigned long long>(before.inUse),
-              static_cast<unsigned long long>(after.inUse), gib(before.deviceFree),
-              gib(after.deviceFree));
+              static_cast<unsigned long long>(after.inUse), formatBytes(before.deviceFree).c_str(),
+              formatBytes(after.deviceFree).c_str());
         QVERIFY(before.reserved > 0);
         QCOMPARE(after.reserved, before.reserved); // no cudaMalloc in the steady state
         QCOMPARE(after.inUse, before.inUse);       // and nothing kept alive per step
