@@ -10,7 +10,14 @@ if(NOT TB_CUDA STREQUAL "OFF")
     find_library(TB_CUDNN_LIB cudnn PATHS /usr/local/cuda/lib64 /usr/lib/x86_64-linux-gnu)
     if(CMAKE_CUDA_COMPILER AND TB_CUDNN_INCLUDE AND TB_CUDNN_LIB)
         enable_language(CUDA)
+        # Debian 12's CMake 3.25.1 FindCUDAToolkit tags CUDA::nvToolsExt as deprecated without
+        # checking that it was found, and CUDA 13 ships no libnvToolsExt (only the header-only
+        # nvtx3): set_property fails. The tagging runs only when the project's minimum is 3.25,
+        # so hide ours for this one call (CMake 3.25.2 checks the target itself).
+        set(tb_min_version ${CMAKE_MINIMUM_REQUIRED_VERSION})
+        set(CMAKE_MINIMUM_REQUIRED_VERSION 3.24)
         find_package(CUDAToolkit REQUIRED)
+        set(CMAKE_MINIMUM_REQUIRED_VERSION ${tb_min_version})
         # What we ship: Turing to Hopper as SASS, plus PTX for newer GPUs.
         set(CMAKE_CUDA_ARCHITECTURES 75-real 80-real 86-real 89-real 90-real 90-virtual)
         set(TB_HAVE_CUDA ON)

@@ -8,7 +8,7 @@ packages=(
   build-essential cmake ccache pkg-config git
   clang libclang-rt-14-dev            # libFuzzer targets
   qt6-base-dev libqcustomplot-dev     # Qt Test now, the window next
-  libdnnl-dev                         # CPU backend: oneDNN (on OpenMP)
+  libdnnl-dev ocl-icd-opencl-dev      # CPU backend: oneDNN (on OpenMP); its CMake config wants OpenCL
   libopenblas-openmp-dev              # tests/bench: the sgemm the dense layers are measured against
   libsqlite3-dev sqlite3 nlohmann-json3-dev zlib1g-dev libpng-dev libjpeg-dev
   libbenchmark-dev                    # kernel benchmarks
