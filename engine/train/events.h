@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <variant>
+#include <vector>
 
 namespace tb {
 
@@ -93,15 +95,35 @@ struct RunSummary {
     int64_t epochs = 0;
 };
 
+// The trainer paused (between two optimizer steps) or went on again.
+struct PauseEvent {
+    bool paused = false;
+    int64_t step = 0; // optimizer steps done when it paused or resumed
+    double unixTime = 0.0;
+};
+
+// Why a run failed, for a UI that reacts without parsing text (mark the field, offer a retry).
+enum class FailureKind { None, Config, Dataset, OutOfMemory, NonFiniteLoss, Backend, Internal };
+std::string toString(FailureKind kind);
+
+struct RunFailure {
+    FailureKind kind = FailureKind::None;
+    std::string subject; // the config key (Config) or the file (Dataset); empty when none
+    // Config keys and values that should make the run fit, e.g. for out of memory half the
+    // batch_size and twice accumulate_grad_batches: the same effective batch. Empty when none.
+    std::vector<std::pair<std::string, std::string>> retryChanges;
+};
+
 struct RunFinishedEvent {
     RunStatus status = RunStatus::Completed;
     std::string error; // what() of the error that failed the run
+    RunFailure failure;
     RunSummary summary;
     std::string checkpoint; // last checkpoint written
 };
 
 using Event = std::variant<RunStartedEvent, StepEvent, EpochEvent, SystemSampleEvent, LogEvent,
-                           AdviceEvent, RunFinishedEvent>;
+                           AdviceEvent, PauseEvent, RunFinishedEvent>;
 
 // Receives a run's events on the trainer's thread (or the sampler's, for system samples).
 // Implementations must return quickly: slow work (disk, UI) belongs on their own thread.

@@ -1,2 +1,2 @@
-set(TB_MODULE_SOURCES advisor.cpp checkpointer.cpp memoryestimate.cpp runconfig.cpp stepbench.cpp
-                      trainer.cpp)
+set(TB_MODULE_SOURCES advisor.cpp checkpointer.cpp eventqueue.cpp memoryestimate.cpp runconfig.cpp
+                      runfailure.cpp stepbench.cpp trainer.cpp)

@@ -12,10 +12,14 @@
 #include "train/advisor.h"
 #include "train/checkpointer.h"
 #include "train/memoryestimate.h"
+#include "train/runfailure.h"
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <deque>
+#include <mutex>
 
 namespace tb {
 
@@ -100,6 +104,12 @@ struct Trainer::State {
     MemoryEstimate memory; // of the configured batch, for the log and an out-of-memory error
     // This epoch's correct predictions and samples, from the interval read-backs (no extra sync).
     double trainCorrect = 0.0, trainSamples = 0.0;
+    // This epoch's summed micro-batch losses and their count: the epoch's mean training loss.
+    double trainLossSum = 0.0, trainLossBatches = 0.0;
+    // pause() / resume() from another thread; the loop waits between optimizer steps.
+    std::atomic<bool> pauseRequested{false};
+    std::mutex pauseMutex;
+    std::condition_variable_any pauseChanged;
 
     State(RunConfig c, EventSink& s, TrainerOptions o)
         : config(std::move(c)), sink(s), options(std::move(o)) {}
@@ -111,6 +121,7 @@ struct Trainer::State {
     const Tensor& toDevice(const Tensor& host, Tensor& device);
     bool trainEpoch(std::stop_token& stop);
     void logInterval(Interval& interval, float lr);
+    void waitWhilePaused(Interval& interval, float lr, std::stop_token& stop);
     void evaluate(EpochEvent& epoch);
     bool done() const {
         return (config.maxSteps > 0 && pos.step >= config.maxSteps) ||
@@ -207,6 +218,7 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
     int pending = 0;
     Interval interval;
     trainCorrect = trainSamples = 0.0;
+    trainLossSum = trainLossBatches = 0.0;
     backend->fill(lossSum, 0.0f);
     if (scaler)
         backend->fill(skippedSteps, 0.0f);
@@ -254,6 +266,8 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
             const bool last = done() || stop.stop_requested();
             if (interval.steps == config.logEveryNSteps || last)
                 logInterval(interval, lr);
+            if (!last)
+                waitWhilePaused(interval, lr, stop);
             if (done() && !endOfEpoch)
                 return true;
             if (stop.stop_requested())
@@ -278,6 +292,8 @@ void Trainer::State::logInterval(Interval& interval, float lr) {
     ev.samplesSeen = pos.samplesSeen;
     ev.unixTime = nowUnix();
     ev.loss = lossHost.data<float>()[0] / micro;
+    trainLossSum += lossHost.data<float>()[0];
+    trainLossBatches += micro;
     trainCorrect += lossHost.data<float>()[1];
     trainSamples += interval.samples;
     ev.lr = lr;
@@ -306,6 +322,22 @@ void Trainer::State::logInterval(Interval& interval, float lr) {
     if (auto advice = advisor->onStep(ev))
         sink.onEvent(*advice);
     interval.reset();
+}
+
+// Blocks between two optimizer steps while a pause is requested; a stop request ends the wait.
+// The open logging interval is reported first, so the pause does not count as step time.
+void Trainer::State::waitWhilePaused(Interval& interval, float lr, std::stop_token& stop) {
+    if (!pauseRequested.load(std::memory_order_acquire))
+        return;
+    if (interval.steps > 0)
+        logInterval(interval, lr);
+    sink.onEvent(PauseEvent{true, pos.step, nowUnix()});
+    {
+        std::unique_lock lock(pauseMutex);
+        pauseChanged.wait(lock, stop, [&] { return !pauseRequested.load(); });
+    }
+    sink.onEvent(PauseEvent{false, pos.step, nowUnix()});
+    interval.reset(); // the next interval's clock starts now, not before the pause
 }
 
 void Trainer::State::evaluate(EpochEvent& epoch) {
@@ -384,7 +416,7 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
             epoch.epoch = ++s.pos.epoch;
             s.pos.batchInEpoch = 0;
             epoch.step = s.pos.step;
-            epoch.trainLoss = s.summary.finalTrainLoss;
+            epoch.trainLoss = s.trainLossBatches > 0 ? s.trainLossSum / s.trainLossBatches : 0.0;
             epoch.trainAcc = s.trainSamples > 0 ? s.trainCorrect / s.trainSamples : 0.0;
             s.evaluate(epoch);
             epoch.seconds =
@@ -418,6 +450,7 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
     } catch (const std::exception& e) {
         finished.status = RunStatus::Failed;
         finished.error = e.what();
+        finished.failure = describeFailure(e, s.config);
         if (auto* oom = dynamic_cast<const OutOfMemoryError*>(&e); oom && s.backend) {
             if (s.memory.total() > 0)
                 finished.error += " This run needs about " +
@@ -442,6 +475,22 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
         s.sink.onEvent(ev);
     s.sink.onEvent(finished);
     return finished;
+}
+
+void Trainer::pause() {
+    m_state->pauseRequested.store(true, std::memory_order_release);
+}
+
+void Trainer::resume() {
+    {
+        std::lock_guard lock(m_state->pauseMutex);
+        m_state->pauseRequested.store(false, std::memory_order_release);
+    }
+    m_state->pauseChanged.notify_all();
+}
+
+bool Trainer::pauseRequested() const {
+    return m_state->pauseRequested.load(std::memory_order_acquire);
 }
 
 RunConfig Trainer::configFromCheckpoint(const std::string& path) {

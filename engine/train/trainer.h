@@ -41,6 +41,12 @@ public:
     // it also sent. Never throws: an error fails the run and is reported in the event.
     RunFinishedEvent run(std::stop_token stop = {});
 
+    // Thread-safe. pause() makes run() wait after the current optimizer step (a PauseEvent
+    // reports it) until resume() or a stop request; no CPU is used while it waits.
+    void pause();
+    void resume();
+    bool pauseRequested() const;
+
     // The configuration stored in a checkpoint (for `train --resume`).
     static RunConfig configFromCheckpoint(const std::string& path);
 

@@ -3,6 +3,10 @@
 #include "support/runlog.h"
 #include "train/trainer.h"
 
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
@@ -23,6 +27,42 @@ public:
 private:
     std::stop_source& m_source;
     int64_t m_step;
+};
+
+// Pauses the trainer when it reports `step`, and keeps the order of steps and pauses.
+class PauseRecorder final : public EventSink {
+public:
+    void pauseAt(Trainer& trainer, int64_t step) {
+        m_trainer = &trainer;
+        m_step = step;
+    }
+    void onEvent(const Event& e) override {
+        std::lock_guard lock(m_mutex);
+        if (const auto* s = std::get_if<StepEvent>(&e)) {
+            losses.push_back(s->loss);
+            if (s->step >= m_step - 1 && s->step <= m_step + 1)
+                order.push_back("step " + std::to_string(s->step));
+            if (s->step == m_step)
+                m_trainer->pause();
+        } else if (const auto* p = std::get_if<PauseEvent>(&e)) {
+            order.push_back((p->paused ? "paused at " : "resumed at ") + std::to_string(p->step));
+            m_paused = m_paused || p->paused;
+            m_changed.notify_all();
+        }
+    }
+    bool waitForPause() {
+        std::unique_lock lock(m_mutex);
+        return m_changed.wait_for(lock, std::chrono::seconds(60), [&] { return m_paused; });
+    }
+    std::vector<std::string> order; // read after the run
+    std::vector<double> losses;
+
+private:
+    Trainer* m_trainer = nullptr;
+    int64_t m_step = 0;
+    std::mutex m_mutex;
+    std::condition_variable m_changed;
+    bool m_paused = false;
 };
 
 QString status(RunStatus s) {
@@ -174,6 +214,9 @@ private slots:
         const auto f = Trainer(c, col).run();
         QCOMPARE(status(f.status), QString("failed"));
         QVERIFY2(QString::fromStdString(f.error).startsWith("model:"), f.error.c_str());
+        QVERIFY(f.failure.kind == FailureKind::Config);
+        QCOMPARE(f.failure.subject, std::string("model"));
+        QVERIFY(f.failure.retryChanges.empty());
         QCOMPARE(col.starts.size(),
                  std::size_t{1}); // the failed run is still announced, so it gets recorded
     }
@@ -230,10 +273,74 @@ private slots:
         QVERIFY2(error.contains("This run needs about 4.0 TiB at batch_size 65536"),
                  f.error.c_str());
         QVERIFY(col.losses().empty());
+        QVERIFY(f.failure.kind == FailureKind::OutOfMemory);
+        using Changes = std::vector<std::pair<std::string, std::string>>;
+        QCOMPARE(f.failure.retryChanges,
+                 (Changes{{"batch_size", "32768"}, {"accumulate_grad_batches", "2"}}));
         QTemporaryDir d2;
         test::RunLog ok;
         QCOMPARE(status(Trainer(smallConfig(d2.path(), "mlp"), ok).run().status),
                  QString("completed"));
+    }
+
+    // The epoch's training loss is the mean over all its micro-batches, not the last interval's:
+    // with one step per interval, the plain mean of that epoch's step losses.
+    void epochTrainLossIsTheEpochMean() {
+        QTemporaryDir d;
+        test::RunLog col;
+        QCOMPARE(status(Trainer(smallConfig(d.path()), col).run().status), QString("completed"));
+        QCOMPARE(col.epochs.size(), std::size_t{2});
+        for (const EpochEvent& epoch : col.epochs) {
+            double sum = 0.0;
+            int n = 0;
+            for (const StepEvent& step : col.steps)
+                if (step.epoch == epoch.epoch) {
+                    sum += step.loss;
+                    ++n;
+                }
+            QCOMPARE(n, 11); // 330 samples in batches of 32
+            QVERIFY2(std::fabs(epoch.trainLoss - sum / n) < 1e-6,
+                     qPrintable(QString("%1 vs %2").arg(epoch.trainLoss).arg(sum / n)));
+        }
+        QVERIFY(col.epochs[0].trainLoss != col.steps[10].loss);
+    }
+
+    // pause() holds the loop between two optimizer steps until resume(): no step is reported
+    // while paused, and the run then continues the very same trajectory as one never paused.
+    void pauseHoldsBetweenStepsAndResumes() {
+        QTemporaryDir d1, d2;
+        test::RunLog plain;
+        QCOMPARE(status(Trainer(smallConfig(d1.path()), plain).run().status), QString("completed"));
+
+        PauseRecorder log;
+        Trainer trainer(smallConfig(d2.path()), log);
+        log.pauseAt(trainer, 5);
+        RunFinishedEvent finished;
+        std::thread worker([&] { finished = trainer.run(); });
+        QVERIFY(log.waitForPause());
+        QVERIFY(trainer.pauseRequested());
+        trainer.resume();
+        worker.join();
+        QCOMPARE(status(finished.status), QString("completed"));
+        QCOMPARE(log.order, (std::vector<std::string>{"step 4", "step 5", "paused at 5",
+                                                      "resumed at 5", "step 6"}));
+        QCOMPARE(log.losses, plain.losses());
+    }
+
+    void stopWhilePausedEndsTheRun() {
+        QTemporaryDir d;
+        PauseRecorder log;
+        Trainer trainer(smallConfig(d.path()), log);
+        log.pauseAt(trainer, 3);
+        std::stop_source stop;
+        RunFinishedEvent finished;
+        std::thread worker([&] { finished = trainer.run(stop.get_token()); });
+        QVERIFY(log.waitForPause());
+        stop.request_stop();
+        worker.join();
+        QCOMPARE(status(finished.status), QString("stopped"));
+        QCOMPARE(finished.summary.steps, int64_t{3});
+        QVERIFY(!finished.checkpoint.empty());
     }
 };
 
