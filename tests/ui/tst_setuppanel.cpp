@@ -1,0 +1,145 @@
+// SetupPanel: the first launch is ready to train the default; an invalid value is marked at its
+// field and blocks Train with the schema's message; the derived views follow the knobs.
+#include "setup/datasetpanel.h"
+#include "setup/lrpreview.h"
+#include "setup/memorybar.h"
+#include "setup/setuppanel.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace tb;
+using tb::ui::SetupPanel;
+
+namespace {
+
+void typeInto(SetupPanel& panel, const QString& key, const QString& text) {
+    auto* edit = panel.findChild<QLineEdit*>(key);
+    QVERIFY2(edit, qPrintable(key));
+    edit->selectAll();
+    QTest::keyClicks(edit, text);
+}
+
+} // namespace
+
+class TestSetupPanel : public QObject {
+    Q_OBJECT
+private slots:
+    void firstLaunchIsReadyToTrainTheDefault() {
+        SetupPanel panel;
+        QCOMPARE(panel.findChild<QComboBox*>("dataset")->currentText(), QString("fashion-mnist"));
+        QCOMPARE(panel.findChild<QComboBox*>("model")->currentText(), QString("fmnist-cnn"));
+        QCOMPARE(panel.findChild<QComboBox*>("device")->currentData().toString(), QString("auto"));
+        QTRY_VERIFY_WITH_TIMEOUT(panel.blocker().isEmpty(), 30000);
+        const QString summary = panel.findChild<QLabel*>("dataset-summary")->text();
+        QVERIFY2(summary.contains("60,000 training") && summary.contains("10 classes"),
+                 qPrintable(summary));
+        QVERIFY(panel.findChild<QLabel*>("dataset-classes")->text().contains("Ankle boot"));
+        QVERIFY(!panel.findChild<QLabel*>("dataset-samples")->pixmap().isNull());
+        const RunConfig c = panel.config();
+        QCOMPARE(c.model, std::string("fmnist-cnn"));
+        QCOMPARE(c.data.name, std::string("fashion-mnist"));
+        QCOMPARE(c.batchSize, int64_t{64});
+    }
+
+    void invalidValueIsMarkedAndBlocksTrain_data() {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("lr not a number") << "lr"
+                                         << "fast";
+        QTest::newRow("batch_size 0") << "batch_size"
+                                      << "0";
+        QTest::newRow("batch_size empty") << "batch_size"
+                                          << "";
+        QTest::newRow("max_epochs negative") << "max_epochs"
+                                             << "-3";
+    }
+    void invalidValueIsMarkedAndBlocksTrain() {
+        QFETCH(QString, key);
+        QFETCH(QString, text);
+        SetupPanel panel;
+        QTRY_VERIFY_WITH_TIMEOUT(panel.blocker().isEmpty(), 30000);
+        auto* edit = panel.findChild<QLineEdit*>(key);
+        QVERIFY(edit);
+        const QString good = edit->text();
+        edit->clear();
+        QTest::keyClicks(edit, text);
+        if (text.isEmpty())
+            emit edit->textEdited(QString());
+        auto* error = panel.findChild<QLabel*>(key + "-error");
+        QVERIFY(error && !error->isHidden());
+        QVERIFY(!error->text().isEmpty());
+        QVERIFY(edit->property("invalid").toBool());
+        QVERIFY2(panel.blocker().contains(key), qPrintable(panel.blocker()));
+        edit->clear();
+        QTest::keyClicks(edit, good);
+        QVERIFY(error->isHidden());
+        QVERIFY2(panel.blocker().isEmpty(), qPrintable(panel.blocker()));
+    }
+
+    void effectiveBatchFollowsTheKnobs() {
+        SetupPanel panel;
+        typeInto(panel, "batch_size", "32");
+        typeInto(panel, "accumulate_grad_batches", "4");
+        QVERIFY2(panel.findChild<QLabel*>("effective-batch")->text().contains("32 x 4 = 128"),
+                 qPrintable(panel.findChild<QLabel*>("effective-batch")->text()));
+        QCOMPARE(panel.config().accumulateGradBatches, 4);
+    }
+
+    void memoryBarTurnsRedWhenTheRunWillNotFit() {
+        SetupPanel panel;
+        QTRY_VERIFY_WITH_TIMEOUT(panel.blocker().isEmpty(), 30000);
+        auto* bar = panel.findChild<ui::MemoryBar*>("memory-bar");
+        QVERIFY(bar->fits());
+        QVERIFY(bar->caption().startsWith("About "));
+        typeInto(panel, "batch_size", "65536"); // about 59 GiB of activations, more than RAM here
+        QVERIFY2(!bar->fits(), qPrintable(bar->caption()));
+        QVERIFY(bar->caption().contains("will not fit"));
+    }
+
+    void lrPreviewCoversTheRun() {
+        SetupPanel panel;
+        QTRY_VERIFY_WITH_TIMEOUT(panel.blocker().isEmpty(), 30000);
+        auto* preview = panel.findChild<ui::LrPreview*>("lr-preview");
+        QCOMPARE(preview->pointCount(), 400); // 2 epochs of 938 steps, sampled
+        typeInto(panel, "max_steps", "50");
+        QCOMPARE(preview->pointCount(), 50);
+    }
+
+    // A truncated IDX file: the panel shows the reader's error with the file name and offset,
+    // and Train is blocked.
+    void badDatasetFileShowsItsError() {
+        QTemporaryDir dir;
+        for (const char* name : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                                 "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) {
+            QFile f(dir.filePath(name));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray("\x00\x00\x08\x03\x00\x00", 6)); // a header cut short
+        }
+        SetupPanel panel;
+        RunConfig c;
+        c.set("data.root", dir.path().toStdString());
+        panel.setConfig(c);
+        auto* error = panel.findChild<QLabel*>("dataset-error");
+        QTRY_VERIFY_WITH_TIMEOUT(!error->isHidden(), 30000);
+        QVERIFY2(error->text().startsWith(dir.path()) && error->text().contains("-ubyte, offset "),
+                 qPrintable(error->text()));
+        QVERIFY2(panel.blocker().contains("dataset cannot be opened"), qPrintable(panel.blocker()));
+    }
+
+    void guessesTheKindOfAnOpenedPath() {
+        QTemporaryDir dir;
+        QFile(dir.filePath("data_batch_1.bin")).open(QIODevice::WriteOnly);
+        QCOMPARE(ui::guessDatasetKind(dir.path()), std::string("cifar10"));
+        QCOMPARE(ui::guessDatasetKind(dir.filePath("x.csv")), std::string("csv"));
+        QCOMPARE(ui::guessDatasetKind("/usr/share/datasets/fashion-mnist"),
+                 std::string("fashion-mnist"));
+    }
+};
+
+QTEST_MAIN(TestSetupPanel)
+#include "tst_setuppanel.moc"

@@ -1,0 +1,194 @@
+// ConfigForm: one row per key; validation reuses RunConfig::set so the window and the CLI accept
+// exactly the same values.
+#include "configform.h"
+
+#include "core/errors.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace tb::ui {
+
+QString configValueText(const nlohmann::json& value) {
+    if (value.is_string())
+        return QString::fromStdString(value.get<std::string>());
+    if (value.is_boolean())
+        return value.get<bool>() ? QStringLiteral("true") : QStringLiteral("false");
+    if (value.is_array()) {
+        QStringList parts;
+        for (const auto& v : value)
+            parts << configValueText(v);
+        return parts.join(',');
+    }
+    return QString::fromStdString(value.dump());
+}
+
+namespace {
+
+const ConfigField* findField(const std::string& key) {
+    for (const ConfigField& f : configFields())
+        if (f.key == key)
+            return &f;
+    return nullptr;
+}
+
+} // namespace
+
+ConfigForm::ConfigForm(const QStringList& keys, QWidget* parent)
+    : QWidget(parent), m_layout(new QFormLayout(this)) {
+    m_layout->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_layout->setContentsMargins(0, 0, 0, 0);
+    for (const QString& key : keys) {
+        const ConfigField* field = findField(key.toStdString());
+        Q_ASSERT_X(field, "ConfigForm", "a key the schema does not have");
+        if (!field)
+            continue;
+        Row row;
+        row.field = *field;
+        row.editor = createEditor(*field, key);
+        row.editor->setToolTip(QString::fromStdString(field->help));
+        row.container = new QWidget(this);
+        auto* line = new QHBoxLayout;
+        line->setContentsMargins(0, 0, 0, 0);
+        line->addWidget(row.editor, 1);
+        row.error = new QLabel(this);
+        row.error->setObjectName(key + QStringLiteral("-error"));
+        row.error->setWordWrap(true);
+        row.error->setStyleSheet(QStringLiteral("color: #d13438;"));
+        row.error->hide();
+        auto* column = new QVBoxLayout(row.container);
+        column->setContentsMargins(0, 0, 0, 0);
+        column->setSpacing(2);
+        column->addLayout(line);
+        column->addWidget(row.error);
+        row.label = new QLabel(key, this);
+        row.label->setToolTip(QString::fromStdString(field->help));
+        m_layout->addRow(row.label, row.container);
+        m_rows.insert(key, row);
+        m_order << key;
+    }
+}
+
+QWidget* ConfigForm::createEditor(const ConfigField& field, const QString& key) {
+    QWidget* editor = nullptr;
+    if (field.type == "bool") {
+        auto* box = new QCheckBox(this);
+        connect(box, &QCheckBox::toggled, this, [this, key] {
+            validate(key);
+            emit edited(key);
+        });
+        editor = box;
+    } else if (!field.choices.empty()) {
+        auto* combo = new QComboBox(this);
+        for (const std::string& c : field.choices)
+            combo->addItem(QString::fromStdString(c));
+        connect(combo, &QComboBox::currentTextChanged, this, [this, key] {
+            validate(key);
+            emit edited(key);
+        });
+        editor = combo;
+    } else {
+        auto* edit = new QLineEdit(this);
+        edit->setPlaceholderText(QString::fromStdString(field.type));
+        connect(edit, &QLineEdit::textEdited, this, [this, key] {
+            validate(key);
+            emit edited(key);
+        });
+        editor = edit;
+    }
+    editor->setObjectName(key);
+    return editor;
+}
+
+QWidget* ConfigForm::addHelpButton(const QString& key, const QString& tooltip) {
+    auto* button = new QToolButton(this);
+    button->setText(QStringLiteral("?"));
+    button->setObjectName(key + QStringLiteral("-help"));
+    button->setToolTip(tooltip);
+    button->setAutoRaise(true);
+    if (auto it = m_rows.find(key); it != m_rows.end()) {
+        auto* column = static_cast<QVBoxLayout*>(it->container->layout());
+        static_cast<QHBoxLayout*>(column->itemAt(0)->layout())->addWidget(button);
+    }
+    return button;
+}
+
+QString ConfigForm::textOf(const Row& row) const {
+    if (auto* box = qobject_cast<QCheckBox*>(row.editor))
+        return box->isChecked() ? QStringLiteral("true") : QStringLiteral("false");
+    if (auto* combo = qobject_cast<QComboBox*>(row.editor))
+        return combo->currentText();
+    return static_cast<QLineEdit*>(row.editor)->text().trimmed();
+}
+
+void ConfigForm::setText(Row& row, const QString& text) {
+    QSignalBlocker block(row.editor);
+    if (auto* box = qobject_cast<QCheckBox*>(row.editor))
+        box->setChecked(text == QLatin1String("true"));
+    else if (auto* combo = qobject_cast<QComboBox*>(row.editor)) {
+        if (combo->findText(text) < 0)
+            combo->addItem(text); // a value from a config file the built-in choices lack
+        combo->setCurrentText(text);
+    } else
+        static_cast<QLineEdit*>(row.editor)->setText(text);
+}
+
+void ConfigForm::setConfig(const RunConfig& config) {
+    const nlohmann::json values = config.toJson();
+    for (auto it = m_rows.begin(); it != m_rows.end(); ++it) {
+        const std::string key = it.key().toStdString();
+        if (values.contains(key))
+            setText(*it, configValueText(values[key]));
+        validate(it.key());
+    }
+}
+
+QMap<QString, QString> ConfigForm::applyTo(RunConfig& config) const {
+    QMap<QString, QString> errors;
+    for (const QString& key : m_order) {
+        const Row& row = m_rows[key];
+        const QString text = textOf(row);
+        if (text.isEmpty() && row.field.type != "string" && row.field.type != "list") {
+            errors.insert(key, tr("%1: needs a value").arg(key));
+            continue;
+        }
+        try {
+            config.set(key.toStdString(), text.toStdString());
+        } catch (const ConfigError& e) {
+            errors.insert(key, QString::fromStdString(e.what()));
+        }
+    }
+    return errors;
+}
+
+void ConfigForm::validate(const QString& key) {
+    Row& row = m_rows[key];
+    RunConfig probe;
+    QString message;
+    const QString text = textOf(row);
+    if (text.isEmpty() && row.field.type != "string" && row.field.type != "list")
+        message = tr("%1: needs a value").arg(key);
+    else
+        try {
+            probe.set(key.toStdString(), text.toStdString());
+        } catch (const ConfigError& e) {
+            message = QString::fromStdString(e.what());
+        }
+    row.error->setText(message);
+    row.error->setVisible(!message.isEmpty());
+    row.editor->setProperty("invalid", !message.isEmpty());
+    row.editor->setStyleSheet(message.isEmpty() ? QString()
+                                                : QStringLiteral("border: 1px solid #d13438;"));
+}
+
+void ConfigForm::updateApplicability(const RunConfig& config) {
+    (void)config; // every key applies until the schema says when one does not
+}
+
+} // namespace tb::ui

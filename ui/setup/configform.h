@@ -1,0 +1,60 @@
+// ConfigForm: editors for a list of RunConfig keys, generated from the config schema
+// (configFields()): a combo for choices, a check box for flags, a line edit otherwise. Each value
+// is validated as it is typed, by the same RunConfig::set the CLI uses, and an invalid one is
+// marked at its field with the schema's message.
+#pragma once
+
+#include "train/runconfig.h"
+
+#include <QMap>
+#include <QStringList>
+#include <QWidget>
+
+#include <functional>
+
+class QFormLayout;
+class QLabel;
+
+namespace tb::ui {
+
+class ConfigForm : public QWidget {
+    Q_OBJECT
+public:
+    explicit ConfigForm(const QStringList& keys, QWidget* parent = nullptr);
+
+    // Shows the values of `config` (does not emit edited()).
+    void setConfig(const RunConfig& config);
+    // Sets every key that validates into `config`; returns the message of each that does not.
+    QMap<QString, QString> applyTo(RunConfig& config) const;
+    // Rows whose key does not apply to `config` (momentum under adamw, ...) are hidden.
+    void updateApplicability(const RunConfig& config);
+    // Adds a "?" button after the key's editor (the caller connects its clicked()).
+    QWidget* addHelpButton(const QString& key, const QString& tooltip);
+
+    QWidget* editor(const QString& key) const { return m_rows.value(key).editor; }
+
+signals:
+    void edited(const QString& key);
+
+private:
+    struct Row {
+        ConfigField field;
+        QWidget* editor = nullptr;
+        QWidget* container = nullptr; // editor plus its help button
+        QLabel* label = nullptr;
+        QLabel* error = nullptr;
+    };
+    QString textOf(const Row& row) const;
+    void setText(Row& row, const QString& text);
+    void validate(const QString& key);
+    QWidget* createEditor(const ConfigField& field, const QString& key);
+
+    QFormLayout* m_layout;
+    QMap<QString, Row> m_rows;
+    QStringList m_order;
+};
+
+// The text form of one value of RunConfig::toJson(), as --set takes it ("0.05", "a,b", "true").
+QString configValueText(const nlohmann::json& value);
+
+} // namespace tb::ui

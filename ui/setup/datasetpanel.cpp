@@ -1,0 +1,255 @@
+// DatasetPanel: opens the set with the engine's own readers (openDatasets), so what the panel
+// shows is exactly what training will read.
+#include "datasetpanel.h"
+
+#include "core/errors.h"
+#include "data/datasets.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QPainter>
+#include <QPushButton>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+
+namespace tb::ui {
+
+namespace {
+
+constexpr int kGridSamples = 16;
+constexpr int kGridColumns = 8;
+constexpr int kCellPixels = 40;
+
+// Sample i as an image, each channel stretched to its own min..max (samples are normalised).
+QImage sampleImage(const Dataset& set, int64_t index) {
+    const Shape shape = set.sampleShape();
+    const int channels = static_cast<int>(shape[0]);
+    const int h = static_cast<int>(shape[1]), w = static_cast<int>(shape[2]);
+    std::vector<float> pixels(static_cast<std::size_t>(shape.numel()));
+    set.get(index, pixels.data(), 0);
+    QImage image(w, h, QImage::Format_RGB32);
+    const std::size_t plane = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+    std::vector<float> lo(static_cast<std::size_t>(channels)), hi(lo.size());
+    for (int c = 0; c < channels; ++c) {
+        const auto begin = pixels.begin() + static_cast<std::ptrdiff_t>(plane * c);
+        const auto [mn, mx] =
+            std::minmax_element(begin, begin + static_cast<std::ptrdiff_t>(plane));
+        lo[static_cast<std::size_t>(c)] = *mn;
+        hi[static_cast<std::size_t>(c)] = std::max(*mx, *mn + 1e-6f);
+    }
+    const auto level = [&](int c, std::size_t i) {
+        const auto cc = static_cast<std::size_t>(c);
+        return static_cast<int>(255.0f * (pixels[plane * cc + i] - lo[cc]) / (hi[cc] - lo[cc]));
+    };
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const std::size_t i = static_cast<std::size_t>(y) * static_cast<std::size_t>(w) +
+                                  static_cast<std::size_t>(x);
+            const int r = level(0, i);
+            const int g = channels >= 3 ? level(1, i) : r;
+            const int b = channels >= 3 ? level(2, i) : r;
+            image.setPixel(x, y, qRgb(r, g, b));
+        }
+    return image;
+}
+
+QImage sampleGrid(const Dataset& set) {
+    const Shape shape = set.sampleShape();
+    if (shape.rank() != 3 || (shape[0] != 1 && shape[0] != 3) || set.size() == 0)
+        return {};
+    const int count = static_cast<int>(std::min<int64_t>(kGridSamples, set.size()));
+    const int rows = (count + kGridColumns - 1) / kGridColumns;
+    QImage grid(kGridColumns * kCellPixels, rows * kCellPixels, QImage::Format_RGB32);
+    grid.fill(Qt::black);
+    QPainter painter(&grid);
+    for (int i = 0; i < count; ++i) {
+        const int64_t index = set.size() * i / count; // spread over the set, deterministic
+        const QImage image = sampleImage(set, index)
+                                 .scaled(kCellPixels - 2, kCellPixels - 2, Qt::KeepAspectRatio,
+                                         Qt::FastTransformation);
+        painter.drawImage((i % kGridColumns) * kCellPixels + 1,
+                          (i / kGridColumns) * kCellPixels + 1, image);
+    }
+    return grid;
+}
+
+DatasetFacts openFacts(DataConfig data) {
+    DatasetFacts f;
+    try {
+        const DatasetSplits splits = openDatasets(data, 0);
+        f.trainSamples = splits.train->size();
+        f.validationSamples = splits.validation->size();
+        f.sampleShape = splits.train->sampleShape();
+        f.numClasses = splits.train->numClasses();
+        for (const std::string& n : splits.train->classNames())
+            f.classNames << QString::fromStdString(n);
+        f.grid = sampleGrid(*splits.train);
+        f.ok = true;
+    } catch (const DatasetError& e) {
+        f.error = QString::fromStdString(e.what());
+        f.errorSubject = QString::fromStdString(e.file());
+    } catch (const ConfigError& e) {
+        f.error = QString::fromStdString(e.what());
+        f.errorSubject = QString::fromStdString(e.field());
+    } catch (const std::exception& e) {
+        f.error = QString::fromStdString(e.what());
+    }
+    return f;
+}
+
+} // namespace
+
+std::string guessDatasetKind(const QString& path) {
+    const QFileInfo info(path);
+    if (!info.isDir())
+        return "csv";
+    const QDir dir(path);
+    if (!dir.entryList({"data_batch_1.bin"}, QDir::Files).isEmpty())
+        return "cifar10";
+    if (!dir.entryList({"train.bin"}, QDir::Files).isEmpty())
+        return "cifar100";
+    if (!dir.entryList({"*idx3-ubyte*"}, QDir::Files).isEmpty())
+        return path.contains(QLatin1String("fashion"), Qt::CaseInsensitive) ? "fashion-mnist"
+                                                                            : "mnist";
+    return "imagefolder";
+}
+
+DatasetPanel::DatasetPanel(QWidget* parent)
+    : QWidget(parent), m_picker(new QComboBox(this)), m_root(new QLineEdit(this)),
+      m_summary(new QLabel(this)), m_classes(new QLabel(this)), m_samples(new QLabel(this)),
+      m_error(new QLabel(this)) {
+    m_picker->setObjectName(QStringLiteral("dataset"));
+    for (const std::string& name : datasetNames())
+        m_picker->addItem(QString::fromStdString(name));
+    m_root->setObjectName(QStringLiteral("data.root"));
+    m_root->setPlaceholderText(tr("the dataset's default location"));
+    auto* open = new QPushButton(tr("Open..."), this);
+    open->setObjectName(QStringLiteral("dataset-open"));
+    open->setToolTip(tr("A folder of IDX files, CIFAR batches or class subfolders, or a CSV file"));
+    auto* menu = new QMenu(open);
+    menu->addAction(tr("Folder (IDX, CIFAR or ImageFolder)..."), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a dataset folder"));
+        if (!dir.isEmpty()) {
+            m_root->setText(dir);
+            openChosenPath();
+        }
+    });
+    menu->addAction(tr("CSV file..."), this, [this] {
+        const QString file = QFileDialog::getOpenFileName(this, tr("Open a CSV dataset"), {},
+                                                          tr("CSV files (*.csv);;All files (*)"));
+        if (!file.isEmpty()) {
+            m_root->setText(file);
+            openChosenPath();
+        }
+    });
+    open->setMenu(menu);
+
+    m_summary->setObjectName(QStringLiteral("dataset-summary"));
+    m_summary->setWordWrap(true);
+    m_classes->setWordWrap(true);
+    m_classes->setObjectName(QStringLiteral("dataset-classes"));
+    m_samples->setObjectName(QStringLiteral("dataset-samples"));
+    m_samples->setMinimumHeight(2 * kCellPixels);
+    m_error->setObjectName(QStringLiteral("dataset-error"));
+    m_error->setWordWrap(true);
+    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_error->setStyleSheet(QStringLiteral("color: #d13438;"));
+    m_error->hide();
+
+    auto* rootRow = new QHBoxLayout;
+    rootRow->addWidget(m_root, 1);
+    rootRow->addWidget(open);
+    auto* form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->addRow(QStringLiteral("dataset"), m_picker);
+    form->addRow(QStringLiteral("data.root"), rootRow);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(form);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_classes);
+    layout->addWidget(m_samples);
+    layout->addWidget(m_error);
+
+    connect(m_picker, &QComboBox::currentTextChanged, this, [this](const QString& name) {
+        m_data.name = name.toStdString();
+        m_data.root.clear();
+        m_root->clear();
+        reload();
+        emit dataConfigEdited();
+    });
+    connect(m_root, &QLineEdit::editingFinished, this, [this] {
+        if (m_root->text().toStdString() == m_data.root)
+            return;
+        m_data.root = m_root->text().trimmed().toStdString();
+        reload();
+        emit dataConfigEdited();
+    });
+    connect(&m_watcher, &QFutureWatcher<DatasetFacts>::finished, this, [this] {
+        if (m_watcher.property("generation").toInt() != m_generation)
+            return; // a newer choice is loading
+        m_facts = m_watcher.result();
+        showFacts();
+        emit factsChanged();
+    });
+}
+
+void DatasetPanel::openChosenPath() {
+    const QString path = m_root->text().trimmed();
+    const std::string kind = guessDatasetKind(path);
+    m_data.root = path.toStdString();
+    {
+        QSignalBlocker block(m_picker);
+        m_picker->setCurrentText(QString::fromStdString(kind));
+    }
+    m_data.name = kind;
+    reload();
+    emit dataConfigEdited();
+}
+
+void DatasetPanel::setDataConfig(const DataConfig& config) {
+    m_data = config;
+    {
+        QSignalBlocker block(m_picker);
+        m_picker->setCurrentText(QString::fromStdString(config.name));
+    }
+    m_root->setText(QString::fromStdString(config.root));
+    reload();
+}
+
+void DatasetPanel::reload() {
+    m_summary->setText(tr("Opening %1...").arg(QString::fromStdString(m_data.name)));
+    m_error->hide();
+    const int generation = ++m_generation;
+    m_watcher.setProperty("generation", generation);
+    m_watcher.setFuture(QtConcurrent::run(openFacts, m_data));
+}
+
+void DatasetPanel::showFacts() {
+    m_error->setVisible(!m_facts.ok);
+    m_samples->setVisible(m_facts.ok && !m_facts.grid.isNull());
+    m_classes->setVisible(m_facts.ok);
+    if (!m_facts.ok) {
+        m_summary->setText(tr("Cannot open this dataset:"));
+        m_error->setText(m_facts.error);
+        return;
+    }
+    m_summary->setText(tr("%L1 training and %L2 validation samples of shape %3, %4 classes")
+                           .arg(m_facts.trainSamples)
+                           .arg(m_facts.validationSamples)
+                           .arg(QString::fromStdString(m_facts.sampleShape.toString()))
+                           .arg(m_facts.numClasses));
+    m_classes->setText(tr("Classes: %1").arg(m_facts.classNames.join(QStringLiteral(", "))));
+    m_samples->setPixmap(QPixmap::fromImage(m_facts.grid));
+}
+
+} // namespace tb::ui

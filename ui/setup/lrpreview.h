@@ -1,0 +1,29 @@
+// LrPreview: a small plot of the learning rate over the whole run, for the chosen schedule.
+#pragma once
+
+#include "optim/lrschedule.h"
+
+#include <QWidget>
+
+class QCustomPlot;
+
+namespace tb::ui {
+
+class LrPreview : public QWidget {
+    Q_OBJECT
+public:
+    explicit LrPreview(QWidget* parent = nullptr);
+
+    // Samples the schedule at up to 400 points over [0, totalSteps).
+    void setSchedule(const ScheduleConfig& schedule, float baseLr, int64_t totalSteps);
+    int pointCount() const;
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void applyPalette();
+    QCustomPlot* m_plot;
+};
+
+} // namespace tb::ui

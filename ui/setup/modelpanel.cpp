@@ -1,0 +1,163 @@
+// ModelPanel: builds the Graph on a one-thread CPU backend for its summary; nothing trains here.
+#include "modelpanel.h"
+
+#include "core/errors.h"
+#include "nn/modelzoo.h"
+#include "optim/optimizer.h"
+#include "train/runconfig.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace tb::ui {
+
+QString humanCount(int64_t value) {
+    const auto v = static_cast<double>(value);
+    if (value >= 1000000000)
+        return QString::number(v / 1e9, 'f', 2) + QLatin1Char('G');
+    if (value >= 1000000)
+        return QString::number(v / 1e6, 'f', 2) + QLatin1Char('M');
+    if (value >= 1000)
+        return QString::number(v / 1e3, 'f', 1) + QLatin1Char('K');
+    return QString::number(value);
+}
+
+ModelPanel::ModelPanel(QWidget* parent)
+    : QWidget(parent), m_backend(createCpuBackend(1)), m_picker(new QComboBox(this)),
+      m_table(new QTableWidget(0, 5, this)), m_total(new QLabel(this)) {
+    m_picker->setObjectName(QStringLiteral("model"));
+    for (const ZooEntry& entry : modelZoo()) {
+        m_picker->addItem(QString::fromStdString(entry.name));
+        m_picker->setItemData(m_picker->count() - 1, QString::fromStdString(entry.description),
+                              Qt::ToolTipRole);
+    }
+    auto* open = new QPushButton(tr("Open spec..."), this);
+    open->setObjectName(QStringLiteral("model-open"));
+    open->setToolTip(tr("A model-spec JSON file (see resources/docs/model-spec.md)"));
+    connect(open, &QPushButton::clicked, this, [this] {
+        const QString file = QFileDialog::getOpenFileName(this, tr("Open a model spec"), {},
+                                                          tr("Model specs (*.json)"));
+        if (file.isEmpty())
+            return;
+        setModel(file, m_options);
+        emit modelEdited(file);
+    });
+    connect(m_picker, &QComboBox::currentTextChanged, this, [this](const QString& name) {
+        if (name == m_model)
+            return;
+        m_model = name;
+        rebuild();
+        emit modelEdited(name);
+    });
+
+    m_table->setObjectName(QStringLiteral("model-layers"));
+    m_table->setHorizontalHeaderLabels(
+        {tr("Layer"), tr("Type"), tr("Output"), tr("Params"), tr("FLOPs")});
+    m_table->verticalHeader()->hide();
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionMode(QAbstractItemView::NoSelection);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setMinimumHeight(140);
+    m_total->setObjectName(QStringLiteral("model-total"));
+    m_total->setWordWrap(true);
+
+    auto* row = new QHBoxLayout;
+    row->addWidget(m_picker, 1);
+    row->addWidget(open);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(row);
+    layout->addWidget(m_table, 1);
+    layout->addWidget(m_total);
+}
+
+void ModelPanel::setModel(const QString& nameOrPath, const nlohmann::json& options) {
+    m_model = nameOrPath;
+    m_options = options;
+    {
+        QSignalBlocker block(m_picker);
+        if (m_picker->findText(nameOrPath) < 0)
+            m_picker->addItem(nameOrPath);
+        m_picker->setCurrentText(nameOrPath);
+    }
+    rebuild();
+}
+
+void ModelPanel::setInput(const Shape& sampleShape, int numClasses) {
+    m_input = sampleShape;
+    m_classes = numClasses;
+    rebuild();
+}
+
+void ModelPanel::setPrecision(const QString& precision) {
+    if (precision == m_precision)
+        return;
+    m_precision = precision;
+    rebuild();
+}
+
+std::optional<MemoryEstimate> ModelPanel::estimate(int64_t batch,
+                                                   const OptimizerConfig& optimizer) const {
+    if (!m_graph || batch < 1)
+        return std::nullopt;
+    return estimateTrainingMemory(*m_graph, batch, optimizer);
+}
+
+void ModelPanel::rebuild() {
+    m_graph.reset();
+    m_table->setRowCount(0);
+    m_params = 0;
+    m_error.clear();
+    if (m_model.isEmpty() || m_input.rank() == 0) {
+        m_total->setText(tr("The layer table appears once the dataset is open."));
+        emit modelRebuilt();
+        return;
+    }
+    try {
+        const DType dtype = activationDtypeOf(m_precision.toStdString());
+        m_graph = std::make_unique<Graph>(
+            modelSpec(m_model.toStdString(), m_input, m_classes, m_options), *m_backend, dtype, 0);
+        if (!(m_graph->inputShape() == m_input))
+            throw ConfigError("model", "the model takes " + m_graph->inputShape().toString() +
+                                           " samples but the dataset has " + m_input.toString());
+    } catch (const std::exception& e) {
+        m_graph.reset();
+        m_error = QString::fromStdString(e.what());
+        m_total->setText(
+            QStringLiteral("<span style='color:#d13438'>%1</span>").arg(m_error.toHtmlEscaped()));
+        emit modelRebuilt();
+        return;
+    }
+    int64_t flops = 0;
+    const auto rows = m_graph->summary(1);
+    m_table->setRowCount(static_cast<int>(rows.size()));
+    for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
+        const LayerRow& r = rows[static_cast<std::size_t>(i)];
+        const QStringList cells = {QString::fromStdString(r.name), QString::fromStdString(r.type),
+                                   QString::fromStdString(r.output.toString()),
+                                   humanCount(r.params), humanCount(r.flops)};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            if (c >= 3)
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            m_table->setItem(i, c, item);
+        }
+        m_params += r.params;
+        flops += r.flops;
+    }
+    m_table->resizeRowsToContents();
+    m_total->setText(tr("%1 parameters (%L2), %3 FLOPs per sample forward")
+                         .arg(humanCount(m_params))
+                         .arg(m_params)
+                         .arg(humanCount(flops)));
+    emit modelRebuilt();
+}
+
+} // namespace tb::ui

@@ -1,0 +1,69 @@
+// ModelPanel: the model picker (the zoo, or "Open spec..." for a model-spec JSON file) with the
+// layer table (output shape, parameters, FLOPs per layer) for the chosen dataset's samples, and
+// the training-memory estimate the memory bar shows.
+#pragma once
+
+#include "backend/backend.h"
+#include "core/shape.h"
+#include "nn/graph.h"
+#include "train/memoryestimate.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+class QComboBox;
+class QLabel;
+class QTableWidget;
+
+namespace tb {
+struct OptimizerConfig;
+}
+
+namespace tb::ui {
+
+class ModelPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ModelPanel(QWidget* parent = nullptr);
+
+    // A zoo name or a spec file path, with its options (model.hidden, ...).
+    void setModel(const QString& nameOrPath, const nlohmann::json& options);
+    // The samples the model will see; rebuilds the table.
+    void setInput(const Shape& sampleShape, int numClasses);
+    // The activation dtype follows `precision` (32 | 16-mixed | bf16-mixed).
+    void setPrecision(const QString& precision);
+
+    QString model() const { return m_model; }
+    // Empty when the model builds for the current input; else the reason (shown in the panel).
+    QString error() const { return m_error; }
+    int64_t parameterCount() const { return m_params; }
+    // Training memory at `batch`; nullopt while the model does not build.
+    std::optional<MemoryEstimate> estimate(int64_t batch, const OptimizerConfig& optimizer) const;
+
+signals:
+    void modelEdited(const QString& nameOrPath); // the user picked another model
+    void modelRebuilt();                         // table, parameter count and estimate changed
+
+private:
+    void rebuild();
+
+    QString m_model;
+    nlohmann::json m_options = nlohmann::json::object();
+    Shape m_input;
+    int m_classes = 0;
+    QString m_precision = QStringLiteral("32");
+    QString m_error;
+    int64_t m_params = 0;
+    std::unique_ptr<Backend> m_backend; // the CPU: shapes, counts and the estimate only
+    std::unique_ptr<Graph> m_graph;
+    QComboBox* m_picker;
+    QTableWidget* m_table;
+    QLabel* m_total;
+};
+
+// "1.2M", "35.4K", "812": counts as people read them.
+QString humanCount(int64_t value);
+
+} // namespace tb::ui

@@ -1,0 +1,247 @@
+// SetupPanel: the groups are built from the config schema (ConfigForm); the dataset and model
+// panels add what a form cannot show (files, samples, layers).
+#include "setuppanel.h"
+
+#include "backend/devices.h"
+#include "concepts/conceptcards.h"
+#include "configform.h"
+#include "core/errors.h"
+#include "datasetpanel.h"
+#include "lrpreview.h"
+#include "memorybar.h"
+#include "modelpanel.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QStandardItemModel>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <unistd.h>
+
+namespace tb::ui {
+
+namespace {
+
+const QStringList kTrainingKeys = {"max_epochs",   "max_steps", "optimizer",    "lr",
+                                   "momentum",     "nesterov",  "weight_decay", "lr_schedule",
+                                   "warmup_steps", "seed"};
+const QStringList kPerformanceKeys = {"batch_size", "accumulate_grad_batches", "num_workers",
+                                      "pin_memory", "precision"};
+
+uint64_t hostMemoryBytes() {
+    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(size) : 0;
+}
+
+QGroupBox* group(const QString& title, QWidget* content, const QString& name) {
+    auto* box = new QGroupBox(title);
+    box->setObjectName(name);
+    auto* layout = new QVBoxLayout(box);
+    layout->addWidget(content);
+    return box;
+}
+
+} // namespace
+
+uint64_t deviceMemoryBytes(const std::string& device) {
+    const CudaStatus& cuda = probeCuda();
+    std::string name = device;
+    if (name == "auto")
+        name = cuda.usable && !cuda.gpus.empty() ? "cuda:0" : "cpu";
+    if (name == "cpu")
+        return hostMemoryBytes();
+    if (name.rfind("cuda:", 0) == 0) {
+        const int index = std::atoi(name.c_str() + 5);
+        for (const GpuInfo& gpu : cuda.gpus)
+            if (gpu.index == index)
+                return gpu.totalMemory;
+    }
+    return 0;
+}
+
+SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(buildDatasetGroup());
+    layout->addWidget(buildModelGroup());
+    layout->addWidget(buildTrainingGroup());
+    layout->addWidget(buildPerformanceGroup());
+    layout->addStretch(1);
+    setConfig(RunConfig());
+}
+
+QWidget* SetupPanel::buildDatasetGroup() {
+    m_dataset = new DatasetPanel;
+    connect(m_dataset, &DatasetPanel::dataConfigEdited, this, &SetupPanel::refresh);
+    connect(m_dataset, &DatasetPanel::factsChanged, this, [this] {
+        const DatasetFacts& f = m_dataset->facts();
+        m_model->setInput(f.ok ? f.sampleShape : Shape(), f.numClasses);
+    });
+    return group(tr("Dataset"), m_dataset, QStringLiteral("group-dataset"));
+}
+
+QWidget* SetupPanel::buildModelGroup() {
+    m_model = new ModelPanel;
+    connect(m_model, &ModelPanel::modelEdited, this, &SetupPanel::refresh);
+    connect(m_model, &ModelPanel::modelRebuilt, this, &SetupPanel::refresh);
+    return group(tr("Model"), m_model, QStringLiteral("group-model"));
+}
+
+QWidget* SetupPanel::buildTrainingGroup() {
+    auto* content = new QWidget;
+    m_training = new ConfigForm(kTrainingKeys, content);
+    connect(m_training, &ConfigForm::edited, this, &SetupPanel::refresh);
+    m_lrPreview = new LrPreview(content);
+    auto* layout = new QVBoxLayout(content);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_training);
+    layout->addWidget(new QLabel(tr("Learning rate over the run:"), content));
+    layout->addWidget(m_lrPreview);
+    return group(tr("Hyperparameters"), content, QStringLiteral("group-training"));
+}
+
+QWidget* SetupPanel::buildPerformanceGroup() {
+    auto* content = new QWidget;
+    m_device = new QComboBox(content);
+    m_device->setObjectName(QStringLiteral("device"));
+    fillDevices();
+    connect(m_device, &QComboBox::currentIndexChanged, this, &SetupPanel::refresh);
+    auto* deviceHelp = new QToolButton(content);
+    deviceHelp->setText(QStringLiteral("?"));
+    deviceHelp->setAutoRaise(true);
+    deviceHelp->setObjectName(QStringLiteral("device-help"));
+    connect(deviceHelp, &QToolButton::clicked, this, [this] { showConceptCard(this, "device"); });
+    auto* deviceRow = new QHBoxLayout;
+    deviceRow->addWidget(m_device, 1);
+    deviceRow->addWidget(deviceHelp);
+    auto* deviceForm = new QFormLayout;
+    deviceForm->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    deviceForm->setContentsMargins(0, 0, 0, 0);
+    deviceForm->addRow(QStringLiteral("device"), deviceRow);
+
+    m_performance = new ConfigForm(kPerformanceKeys, content);
+    connect(m_performance, &ConfigForm::edited, this, &SetupPanel::refresh);
+    for (const QString& key : kPerformanceKeys)
+        if (const ConceptCard* card = findConceptCard(key)) {
+            QWidget* button = m_performance->addHelpButton(key, card->title);
+            connect(static_cast<QToolButton*>(button), &QToolButton::clicked, this,
+                    [this, key] { showConceptCard(this, key); });
+        }
+    m_effectiveBatch = new QLabel(content);
+    m_effectiveBatch->setObjectName(QStringLiteral("effective-batch"));
+    m_memory = new MemoryBar(content);
+
+    auto* layout = new QVBoxLayout(content);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(deviceForm);
+    layout->addWidget(m_performance);
+    layout->addWidget(m_effectiveBatch);
+    layout->addWidget(new QLabel(tr("Training memory (estimate):"), content));
+    layout->addWidget(m_memory);
+    return group(tr("Performance"), content, QStringLiteral("group-performance"));
+}
+
+// auto, cpu and every GPU the plugin reports; without a usable GPU one greyed entry says why.
+void SetupPanel::fillDevices() {
+    const CudaStatus& cuda = probeCuda();
+    m_device->addItem(cuda.usable ? tr("auto (the GPU)") : tr("auto (the CPU)"),
+                      QStringLiteral("auto"));
+    m_device->addItem(tr("cpu"), QStringLiteral("cpu"));
+    for (const GpuInfo& gpu : cuda.gpus)
+        m_device->addItem(QStringLiteral("cuda:%1  %2, %3")
+                              .arg(gpu.index)
+                              .arg(QString::fromStdString(gpu.name),
+                                   QString::fromStdString(formatBytes(gpu.totalMemory))),
+                          QStringLiteral("cuda:%1").arg(gpu.index));
+    if (!cuda.usable) {
+        m_device->addItem(tr("GPU: unavailable (%1)").arg(QString::fromStdString(cuda.reason)),
+                          QString());
+        auto* model = static_cast<QStandardItemModel*>(m_device->model());
+        QStandardItem* item = model->item(m_device->count() - 1);
+        item->setEnabled(false);
+        item->setToolTip(QString::fromStdString(cuda.reason + ". " + cuda.advice));
+    }
+}
+
+void SetupPanel::setConfig(const RunConfig& config) {
+    m_base = config;
+    m_training->setConfig(config);
+    m_performance->setConfig(config);
+    const int index = m_device->findData(QString::fromStdString(config.device));
+    {
+        QSignalBlocker block(m_device);
+        if (index >= 0)
+            m_device->setCurrentIndex(index);
+        else {
+            m_device->addItem(QString::fromStdString(config.device),
+                              QString::fromStdString(config.device));
+            m_device->setCurrentIndex(m_device->count() - 1);
+        }
+    }
+    m_model->setModel(QString::fromStdString(config.model), config.modelOptions);
+    m_model->setPrecision(QString::fromStdString(config.precision));
+    m_dataset->setDataConfig(config.data); // opens it; factsChanged() refreshes again
+    refresh();
+}
+
+RunConfig SetupPanel::config() const {
+    return m_current;
+}
+
+int64_t SetupPanel::totalSteps(const RunConfig& c) const {
+    const DatasetFacts& f = m_dataset->facts();
+    if (!f.ok || c.batchSize < 1)
+        return c.maxSteps > 0 ? c.maxSteps : 0;
+    const int64_t batches = c.dropLast ? f.trainSamples / c.batchSize
+                                       : (f.trainSamples + c.batchSize - 1) / c.batchSize;
+    const int64_t perEpoch = (batches + c.accumulateGradBatches - 1) / c.accumulateGradBatches;
+    int64_t total = c.maxEpochs > 0 ? c.maxEpochs * perEpoch : c.maxSteps;
+    if (c.maxSteps > 0)
+        total = std::min(total, c.maxSteps);
+    return std::max<int64_t>(total, 0);
+}
+
+void SetupPanel::refresh() {
+    RunConfig c = m_base;
+    c.data = m_dataset->dataConfig();
+    c.model = m_model->model().toStdString();
+    const QString device = m_device->currentData().toString();
+    if (!device.isEmpty())
+        c.device = device.toStdString();
+    QMap<QString, QString> errors = m_training->applyTo(c);
+    errors.insert(m_performance->applyTo(c));
+    m_training->updateApplicability(c);
+    m_performance->updateApplicability(c);
+    m_model->setPrecision(QString::fromStdString(c.precision));
+
+    m_effectiveBatch->setText(tr("Effective batch: %1 x %2 = %3 samples per optimizer step")
+                                  .arg(c.batchSize)
+                                  .arg(c.accumulateGradBatches)
+                                  .arg(c.batchSize * c.accumulateGradBatches));
+    m_lrPreview->setSchedule(c.schedule, c.lr, totalSteps(c));
+    m_memory->setEstimate(m_model->estimate(c.batchSize, c.optimizer), deviceMemoryBytes(c.device),
+                          QString::fromStdString(c.device));
+
+    QString blocker;
+    if (!errors.isEmpty())
+        blocker = errors.first();
+    else if (m_dataset->loading())
+        blocker = tr("Opening the dataset...");
+    else if (!m_dataset->facts().ok)
+        blocker = tr("The dataset cannot be opened: %1").arg(m_dataset->facts().error);
+    else if (!m_model->error().isEmpty())
+        blocker = m_model->error();
+    else
+        try {
+            c.validate();
+        } catch (const ConfigError& e) {
+            blocker = QString::fromStdString(e.what());
+        }
+    m_current = c;
+    m_blocker = blocker;
+    emit changed();
+}
+
+} // namespace tb::ui

@@ -1,0 +1,61 @@
+// SetupPanel: everything a run needs before Train: dataset, model, hyperparameters and the
+// performance knobs (with their concept cards), the LR preview and the memory bar. It composes a
+// RunConfig and says why it cannot train yet, if it cannot.
+#pragma once
+
+#include "train/runconfig.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+
+namespace tb::ui {
+
+class ConfigForm;
+class DatasetPanel;
+class LrPreview;
+class MemoryBar;
+class ModelPanel;
+
+class SetupPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit SetupPanel(QWidget* parent = nullptr);
+
+    // Shows every value of `config`; keys without an editor are kept as they are.
+    void setConfig(const RunConfig& config);
+    // The config the editors describe (invalid fields keep their last valid value).
+    RunConfig config() const;
+    // Empty when Train can start; else what stops it, naming the field.
+    QString blocker() const { return m_blocker; }
+
+signals:
+    void changed(); // a value, the dataset facts or the model changed: re-read blocker()
+
+private:
+    QWidget* buildDatasetGroup();
+    QWidget* buildModelGroup();
+    QWidget* buildTrainingGroup();
+    QWidget* buildPerformanceGroup();
+    void fillDevices();
+    void refresh(); // recompute the config, previews, memory bar and blocker
+    int64_t totalSteps(const RunConfig& config) const;
+
+    RunConfig m_base;
+    RunConfig m_current;
+    QString m_blocker;
+    DatasetPanel* m_dataset = nullptr;
+    ModelPanel* m_model = nullptr;
+    ConfigForm* m_training = nullptr;
+    ConfigForm* m_performance = nullptr;
+    QComboBox* m_device = nullptr;
+    QLabel* m_effectiveBatch = nullptr;
+    LrPreview* m_lrPreview = nullptr;
+    MemoryBar* m_memory = nullptr;
+};
+
+// Bytes of memory the device named by `device` ("auto", "cpu", "cuda:1") has; 0 when unknown.
+uint64_t deviceMemoryBytes(const std::string& device);
+
+} // namespace tb::ui

@@ -1,0 +1,2 @@
+set(TB_FOLDER_SOURCES configform.cpp datasetpanel.cpp lrpreview.cpp memorybar.cpp modelpanel.cpp
+                      setuppanel.cpp)

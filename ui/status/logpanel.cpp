@@ -1,0 +1,67 @@
+// LogPanel: a read-only QTextBrowser; links of the form concept:ID open that concept card.
+#include "logpanel.h"
+
+#include "concepts/conceptcards.h"
+
+#include <QDateTime>
+#include <QScrollBar>
+#include <QTextBrowser>
+#include <QUrl>
+#include <QVBoxLayout>
+
+namespace tb::ui {
+
+LogPanel::LogPanel(QWidget* parent) : QWidget(parent), m_view(new QTextBrowser(this)) {
+    m_view->setObjectName(QStringLiteral("log"));
+    m_view->setOpenLinks(false);
+    m_view->document()->setMaximumBlockCount(5000); // a long run's log stays cheap
+    connect(m_view, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        if (url.scheme() == QLatin1String("concept"))
+            showConceptCard(this, url.path());
+    });
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_view);
+}
+
+void LogPanel::append(const QString& html) {
+    QScrollBar* bar = m_view->verticalScrollBar();
+    const bool atEnd = bar->value() == bar->maximum();
+    m_view->append(QStringLiteral("<span style='color:gray'>%1</span> %2")
+                       .arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), html));
+    if (atEnd) // follow the log unless the user scrolled back to read
+        bar->setValue(bar->maximum());
+}
+
+void LogPanel::addMessage(LogLevel level, const QString& message) {
+    if (level == LogLevel::Debug)
+        return;
+    const QString text = message.toHtmlEscaped();
+    if (level == LogLevel::Error)
+        append(QStringLiteral("<span style='color:#d13438'><b>%1</b> %2</span>")
+                   .arg(tr("error:"), text));
+    else if (level == LogLevel::Warning)
+        append(QStringLiteral("<span style='color:#c27c0e'><b>%1</b> %2</span>")
+                   .arg(tr("warning:"), text));
+    else
+        append(text);
+}
+
+void LogPanel::addAdvice(const AdviceEvent& advice) {
+    const QString id = QString::fromStdString(advice.rule);
+    QString html = QStringLiteral("<span style='color:#2b7bb9'><b>%1</b> %2</span>")
+                       .arg(tr("advice:"), QString::fromStdString(advice.message).toHtmlEscaped());
+    if (findConceptCard(id))
+        html += QStringLiteral(" <a href='concept:%1'>%2</a>").arg(id, tr("Why?"));
+    append(html);
+}
+
+void LogPanel::clear() {
+    m_view->clear();
+}
+
+QString LogPanel::plainText() const {
+    return m_view->toPlainText();
+}
+
+} // namespace tb::ui

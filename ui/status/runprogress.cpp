@@ -1,0 +1,79 @@
+// RunProgress: the ETA extrapolates the steps of this session (a resumed run counts from its
+// resume point), as the CLI's progress line does.
+#include "runprogress.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+
+#include <cmath>
+
+namespace tb::ui {
+
+QString formatSeconds(double seconds) {
+    const auto s = static_cast<long long>(std::llround(std::max(seconds, 0.0)));
+    if (s >= 3600)
+        return QStringLiteral("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QChar('0'));
+    if (s >= 60)
+        return QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
+    return QStringLiteral("%1 s").arg(s);
+}
+
+RunProgress::RunProgress(QWidget* parent)
+    : QWidget(parent), m_state(new QLabel(tr("Ready"), this)), m_bar(new QProgressBar(this)),
+      m_details(new QLabel(this)) {
+    m_state->setObjectName(QStringLiteral("run-state"));
+    m_bar->setObjectName(QStringLiteral("run-progress"));
+    m_bar->setRange(0, 1);
+    m_bar->setValue(0);
+    m_bar->setTextVisible(true);
+    m_bar->setMinimumWidth(160);
+    m_details->setObjectName(QStringLiteral("run-details"));
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_state);
+    layout->addWidget(m_bar, 1);
+    layout->addWidget(m_details);
+}
+
+void RunProgress::begin(const RunStartedEvent& event) {
+    m_total = std::max<int64_t>(event.totalSteps, 1);
+    m_perEpoch = std::max<int64_t>(event.stepsPerEpoch, 1);
+    m_startStep = m_step = event.resumedFromStep;
+    m_bar->setRange(0, static_cast<int>(std::min<int64_t>(m_total, INT32_MAX)));
+    m_bar->setValue(static_cast<int>(m_step));
+    m_bar->setFormat(tr("step %v / %m"));
+    m_details->setText(
+        tr("run %1 on %2")
+            .arg(QString::fromStdString(event.runId), QString::fromStdString(event.device)));
+    m_clock.start();
+}
+
+void RunProgress::update(const StepEvent& last) {
+    m_step = last.step;
+    m_bar->setValue(static_cast<int>(std::min<int64_t>(last.step, m_total)));
+    const double elapsed = static_cast<double>(m_clock.elapsed()) / 1000.0;
+    const int64_t done = last.step - m_startStep;
+    const double eta =
+        done > 0 ? elapsed / static_cast<double>(done) * static_cast<double>(m_total - last.step)
+                 : 0.0;
+    const int64_t epochs = (m_total + m_perEpoch - 1) / m_perEpoch;
+    m_details->setText(tr("epoch %1/%2  ·  %L3 samples/s  ·  ETA %4")
+                           .arg(last.epoch)
+                           .arg(epochs)
+                           .arg(last.samplesPerSec, 0, 'f', 0)
+                           .arg(formatSeconds(eta)));
+}
+
+void RunProgress::finish(const RunFinishedEvent& event) {
+    m_details->setText(tr("%1 after %2, %3 steps")
+                           .arg(QString::fromStdString(toString(event.status)))
+                           .arg(formatSeconds(event.summary.durationSec))
+                           .arg(event.summary.steps));
+}
+
+void RunProgress::setStateText(const QString& text) {
+    m_state->setText(text);
+}
+
+} // namespace tb::ui
