@@ -1,1 +1,13 @@
-set(TB_FOLDER_SOURCES)
+set(TB_FOLDER_SOURCES
+    chartspanel.cpp
+    chartstyle.cpp
+    chartview.cpp
+    hardwarechart.cpp
+    losschart.cpp
+    precisionchart.cpp
+    smoothing.cpp
+    stepkeys.cpp
+    throughputchart.cpp
+    validationchart.cpp
+    xaxismode.cpp
+)

@@ -1,0 +1,117 @@
+// ChartsPanel: a 3 x 2 grid (loss, validation, throughput over hardware and precision), so
+// everything is visible at 1280x800 without tabs.
+#include "charts/chartspanel.h"
+
+#include "charts/hardwarechart.h"
+#include "charts/losschart.h"
+#include "charts/precisionchart.h"
+#include "charts/throughputchart.h"
+#include "charts/validationchart.h"
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+
+namespace tb {
+
+ChartsPanel::ChartsPanel(QWidget* parent)
+    : QWidget(parent), m_loss(new LossChart(this)), m_validation(new ValidationChart(this)),
+      m_throughput(new ThroughputChart(this)), m_hardware(new HardwareChart(this)),
+      m_precision(new PrecisionChart(this)), m_xAxisCombo(new QComboBox(this)),
+      m_grid(new QGridLayout) {
+    m_xAxisCombo->setObjectName(QStringLiteral("xAxisMode"));
+    m_xAxisCombo->addItem(tr("Step"), QVariant::fromValue(static_cast<int>(XAxisMode::Step)));
+    m_xAxisCombo->addItem(tr("Samples seen"),
+                          QVariant::fromValue(static_cast<int>(XAxisMode::Samples)));
+    m_xAxisCombo->addItem(tr("Wall time"),
+                          QVariant::fromValue(static_cast<int>(XAxisMode::WallTime)));
+    m_xAxisCombo->setToolTip(tr("The x axis of the training charts"));
+    connect(m_xAxisCombo, &QComboBox::currentIndexChanged, this, [this](int index) {
+        setXAxisMode(static_cast<XAxisMode>(m_xAxisCombo->itemData(index).toInt()));
+    });
+
+    auto* bar = new QHBoxLayout;
+    auto* xLabel = new QLabel(tr("X axis:"), this);
+    xLabel->setBuddy(m_xAxisCombo);
+    bar->addWidget(xLabel);
+    bar->addWidget(m_xAxisCombo);
+    bar->addStretch(1);
+
+    m_grid->setSpacing(6);
+    m_grid->addWidget(m_loss, 0, 0);
+    m_grid->addWidget(m_validation, 0, 1);
+    m_grid->addWidget(m_throughput, 0, 2);
+    for (int c = 0; c < 3; ++c)
+        m_grid->setColumnStretch(c, 1);
+    showPrecisionChart(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(bar);
+    layout->addLayout(m_grid, 1);
+}
+
+void ChartsPanel::beginRun(const RunStartedEvent& run) {
+    beginRun(run, QDateTime::currentMSecsSinceEpoch() / 1000.0);
+}
+
+void ChartsPanel::beginRun(const RunStartedEvent& run, double startUnixTime) {
+    m_stepsPerEpoch = run.stepsPerEpoch;
+    m_loss->reset(startUnixTime);
+    m_validation->reset();
+    m_throughput->reset(startUnixTime);
+    m_precision->reset(startUnixTime);
+    m_hardware->setTimeOrigin(startUnixTime);
+    const auto precision = run.config.find("precision");
+    showPrecisionChart(precision != run.config.end() && precision->is_string() &&
+                       precision->get<std::string>() == "16-mixed");
+}
+
+void ChartsPanel::addSteps(const std::vector<StepEvent>& steps) {
+    m_loss->addSteps(steps);
+    m_throughput->addSteps(steps);
+    m_precision->addSteps(steps);
+}
+
+void ChartsPanel::addEpochs(const std::vector<EpochEvent>& epochs) {
+    m_validation->addEpochs(epochs);
+}
+
+void ChartsPanel::addSystemSamples(const std::vector<SystemSample>& samples) {
+    m_hardware->addSamples(samples);
+}
+
+void ChartsPanel::replot() {
+    for (ChartView* chart : charts())
+        chart->replotIfDirty();
+}
+
+void ChartsPanel::setXAxisMode(XAxisMode mode) {
+    m_xAxisMode = mode;
+    {
+        const QSignalBlocker block(m_xAxisCombo);
+        m_xAxisCombo->setCurrentIndex(m_xAxisCombo->findData(static_cast<int>(mode)));
+    }
+    for (ChartView* chart : {static_cast<ChartView*>(m_loss), static_cast<ChartView*>(m_throughput),
+                             static_cast<ChartView*>(m_precision)})
+        chart->setXAxisMode(mode);
+}
+
+std::vector<ChartView*> ChartsPanel::charts() const {
+    return {m_loss, m_validation, m_throughput, m_hardware, m_precision};
+}
+
+// The hardware chart takes the whole second row when the precision chart is hidden.
+void ChartsPanel::showPrecisionChart(bool show) {
+    m_grid->removeWidget(m_hardware);
+    m_grid->removeWidget(m_precision);
+    m_grid->addWidget(m_hardware, 1, 0, 1, show ? 2 : 3);
+    if (show)
+        m_grid->addWidget(m_precision, 1, 2);
+    m_precision->setVisible(show);
+}
+
+} // namespace tb

@@ -1,0 +1,17 @@
+// Series colours and pens shared by the charts: mid-tone colours that read on a light and on a
+// dark background alike (the axes, text and grid follow the widget palette instead).
+#pragma once
+
+#include <QColor>
+#include <QPen>
+
+namespace tb {
+
+// The i-th series colour (cycles after eight).
+QColor seriesColor(int i);
+// A pen for a data line: 1.5 px wide, cosmetic so export scaling keeps it thin.
+QPen seriesPen(const QColor& color, double width = 1.5);
+// a*(1-t) + b*t per channel: grid lines between the text and the background colour.
+QColor mixColors(const QColor& a, const QColor& b, double t);
+
+} // namespace tb

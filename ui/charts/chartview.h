@@ -1,0 +1,89 @@
+// ChartView: the QCustomPlot view under every live chart. Drag pans, the wheel zooms, a
+// double-click or "Fit" returns to autoscale (all data, always); colours follow the palette;
+// each chart exports its own PNG and CSV; it replots only when new data arrived.
+#pragma once
+
+#include "charts/xaxismode.h"
+
+#include <QWidget>
+
+class QCPAxisRect;
+class QCPLayoutGrid;
+class QCPMarginGroup;
+class QCustomPlot;
+class QHBoxLayout;
+class QLabel;
+class QTextStream;
+
+namespace tb {
+
+class ChartView : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit ChartView(const QString& title, QWidget* parent = nullptr);
+
+    QCustomPlot* plot() const { return m_plot; }
+    QString title() const;
+
+    XAxisMode xAxisMode() const { return m_xAxisMode; }
+    // Moves every point to the new x keys; charts that are not keyed by step ignore it.
+    void setXAxisMode(XAxisMode mode);
+
+    // True until the user pans or zooms: the ranges then show all data after every replot.
+    bool isAutoscaling() const { return !m_userZoomed; }
+    // Back to autoscale, replotted now (the "Fit" button and double-click).
+    void fit();
+
+    void markDirty() { m_dirty = true; }
+    bool isDirty() const { return m_dirty; }
+    // Replots if data changed since the last replot; a hidden chart stays dirty until it is
+    // shown. Returns whether it replotted. The panel calls it once per tick.
+    bool replotIfDirty();
+
+    // Write the chart as it is now (PNG, its widget size) or all its data (CSV, a header row
+    // then one row per point). False, with a warning logged, when the file cannot be written.
+    bool exportPng(const QString& path);
+    bool exportCsv(const QString& path) const;
+
+protected:
+    // One header line then data rows, comma separated; missing values as empty fields.
+    virtual void writeCsv(QTextStream& out) const = 0;
+    // Sets every axis range to show all data (called before a replot while autoscaling).
+    virtual void fitToData() = 0;
+    // The x-axis mode changed: re-key the plotted data.
+    virtual void xAxisModeChanged() {}
+
+    // Another axis rect at (row, column) of the chart's grid, its x range kept in step with
+    // the first one's and its margins aligned with the others; styled like the default rect.
+    QCPAxisRect* addAxisRect(int row, int column);
+    // Removes every axis rect but the first (for charts whose layout depends on the data).
+    void removeExtraAxisRects();
+    // Where a chart adds its own controls, left of "Fit" and "Export".
+    QHBoxLayout* controls() const { return m_controls; }
+    // Replots now if dirty, for changes the user made (slider, axis mode) between ticks.
+    void refresh();
+
+    void changeEvent(QEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void styleAxisRect(QCPAxisRect* rect);
+    void applyPalette();
+    void linkXAxis(QCPAxisRect* rect);
+    void chooseAndExportPng();
+    void chooseAndExportCsv();
+    void showContextMenu(const QPoint& pos);
+
+    QCustomPlot* m_plot;
+    QLabel* m_title;
+    QHBoxLayout* m_controls;
+    QCPLayoutGrid* m_rects;
+    QCPMarginGroup* m_marginGroup;
+    XAxisMode m_xAxisMode = XAxisMode::Step;
+    bool m_userZoomed = false;
+    bool m_dirty = false;
+    bool m_linkingX = false;
+};
+
+} // namespace tb

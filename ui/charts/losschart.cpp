@@ -1,0 +1,134 @@
+// LossChart: points are appended in bulk per tick; a new smoothing weight or x-axis mode
+// rebuilds both lines from the kept values in one pass.
+#include "charts/losschart.h"
+
+#include "charts/chartstyle.h"
+#include "charts/csvfield.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSlider>
+#include <QTextStream>
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace tb {
+
+namespace {
+constexpr int kSliderSteps = 100; // weight = slider value / 100, 0..0.99
+}
+
+LossChart::LossChart(QWidget* parent)
+    : ChartView(tr("Training loss"), parent), m_raw(plot()->addGraph()),
+      m_smoothed(plot()->addGraph()), m_slider(new QSlider(Qt::Horizontal, this)),
+      m_weightLabel(new QLabel(this)) {
+    const QColor color = seriesColor(0);
+    QColor faint = color;
+    faint.setAlpha(70);
+    m_raw->setName(tr("loss"));
+    m_raw->setPen(seriesPen(faint, 1.0));
+    m_raw->removeFromLegend();
+    m_smoothed->setName(tr("loss (smoothed)"));
+    m_smoothed->setPen(seriesPen(color, 2.0));
+    plot()->xAxis->setLabel(xAxisLabel(xAxisMode()));
+    plot()->yAxis->setLabel(tr("loss"));
+    plot()->legend->setVisible(false); // one line and its axis label say it all
+
+    m_slider->setObjectName(QStringLiteral("smoothingSlider"));
+    m_slider->setRange(0, kSliderSteps - 1);
+    m_slider->setValue(static_cast<int>(std::lround(m_ema.weight() * kSliderSteps)));
+    m_slider->setMinimumWidth(70);
+    m_slider->setMaximumWidth(140);
+    m_slider->setToolTip(tr("Smoothing: TensorBoard's debiased exponential moving average"));
+    m_weightLabel->setObjectName(QStringLiteral("smoothingValue"));
+    m_weightLabel->setText(QString::number(m_ema.weight(), 'f', 2));
+    controls()->addWidget(new QLabel(tr("Smoothing"), this));
+    controls()->addWidget(m_slider);
+    controls()->addWidget(m_weightLabel);
+    connect(m_slider, &QSlider::valueChanged, this,
+            [this](int value) { setSmoothingWeight(value / double(kSliderSteps)); });
+}
+
+void LossChart::reset(double runStartUnixTime) {
+    m_keys.reset(runStartUnixTime);
+    m_loss.clear();
+    m_smoothedLoss.clear();
+    m_lossExtent = {};
+    m_ema.reset(m_ema.weight());
+    rebuild();
+}
+
+void LossChart::addSteps(const std::vector<StepEvent>& steps) {
+    if (steps.empty())
+        return;
+    QVector<QCPGraphData> raw, smoothed;
+    raw.reserve(static_cast<int>(steps.size()));
+    smoothed.reserve(static_cast<int>(steps.size()));
+    for (const StepEvent& s : steps) {
+        m_keys.append(s);
+        const double key = m_keys.key(m_keys.size() - 1, xAxisMode());
+        const double value = m_ema.add(s.loss);
+        m_loss.push_back(s.loss);
+        m_smoothedLoss.push_back(value);
+        m_lossExtent.include(s.loss);
+        // A non-finite loss is NaN on the plot: a gap, never a point at 0 or infinity.
+        raw.append({key, std::isfinite(s.loss) ? s.loss : qQNaN()});
+        smoothed.append({key, std::isfinite(value) ? value : qQNaN()});
+    }
+    m_raw->data()->add(raw, true);
+    m_smoothed->data()->add(smoothed, true);
+    markDirty();
+}
+
+void LossChart::setSmoothingWeight(double weight) {
+    weight = std::clamp(weight, 0.0, (kSliderSteps - 1) / double(kSliderSteps));
+    m_weightLabel->setText(QString::number(weight, 'f', 2));
+    {
+        const QSignalBlocker block(m_slider);
+        m_slider->setValue(static_cast<int>(std::lround(weight * kSliderSteps)));
+    }
+    if (weight == m_ema.weight())
+        return;
+    m_ema.reset(weight);
+    for (std::size_t i = 0; i < m_loss.size(); ++i)
+        m_smoothedLoss[i] = m_ema.add(m_loss[i]);
+    rebuild();
+}
+
+void LossChart::rebuild() {
+    QVector<QCPGraphData> raw, smoothed;
+    raw.reserve(static_cast<int>(m_loss.size()));
+    smoothed.reserve(static_cast<int>(m_loss.size()));
+    for (std::size_t i = 0; i < m_loss.size(); ++i) {
+        const double key = m_keys.key(i, xAxisMode());
+        raw.append({key, std::isfinite(m_loss[i]) ? m_loss[i] : qQNaN()});
+        smoothed.append({key, std::isfinite(m_smoothedLoss[i]) ? m_smoothedLoss[i] : qQNaN()});
+    }
+    m_raw->data()->set(raw, true);
+    m_smoothed->data()->set(smoothed, true);
+    markDirty();
+    refresh();
+}
+
+void LossChart::xAxisModeChanged() {
+    plot()->xAxis->setLabel(xAxisLabel(xAxisMode()));
+    rebuild();
+}
+
+void LossChart::fitToData() {
+    plot()->xAxis->setRange(m_keys.extent(xAxisMode()).padded(0.02));
+    plot()->yAxis->setRange(m_lossExtent.padded());
+}
+
+void LossChart::writeCsv(QTextStream& out) const {
+    out << "step,samples,time_s,loss,loss_smoothed\n";
+    for (std::size_t i = 0; i < m_loss.size(); ++i)
+        out << csvField(m_keys.key(i, XAxisMode::Step)) << ','
+            << csvField(m_keys.key(i, XAxisMode::Samples)) << ','
+            << csvField(m_keys.key(i, XAxisMode::WallTime)) << ',' << csvField(m_loss[i]) << ','
+            << csvField(m_smoothedLoss[i]) << '\n';
+}
+
+} // namespace tb

@@ -1,0 +1,55 @@
+// LossChart: the training loss of each logged step, raw as a faint line under TensorBoard's
+// debiased EMA, with the smoothing weight on a slider.
+#pragma once
+
+#include "charts/chartview.h"
+#include "charts/dataextent.h"
+#include "charts/smoothing.h"
+#include "charts/stepkeys.h"
+#include "train/events.h"
+
+#include <vector>
+
+class QCPGraph;
+class QLabel;
+class QSlider;
+
+namespace tb {
+
+class LossChart : public ChartView {
+    Q_OBJECT
+
+public:
+    explicit LossChart(QWidget* parent = nullptr);
+
+    // Forgets all points; wall time counts from runStartUnixTime.
+    void reset(double runStartUnixTime);
+    void addSteps(const std::vector<StepEvent>& steps);
+
+    double smoothingWeight() const { return m_ema.weight(); }
+    // Weight in [0, 0.99] (clamped); recomputes the smoothed line and moves the slider.
+    void setSmoothingWeight(double weight);
+
+    QCPGraph* rawGraph() const { return m_raw; }
+    QCPGraph* smoothedGraph() const { return m_smoothed; }
+
+protected:
+    void writeCsv(QTextStream& out) const override;
+    void fitToData() override;
+    void xAxisModeChanged() override;
+
+private:
+    void rebuild();
+
+    QCPGraph* m_raw;
+    QCPGraph* m_smoothed;
+    QSlider* m_slider;
+    QLabel* m_weightLabel;
+    StepKeys m_keys;
+    std::vector<double> m_loss;
+    std::vector<double> m_smoothedLoss;
+    DebiasedEma m_ema;
+    Extent m_lossExtent;
+};
+
+} // namespace tb

@@ -1,0 +1,39 @@
+// StepKeys: keys per x-axis mode, each kept non-decreasing so the plot's data stays sorted.
+#include "charts/stepkeys.h"
+
+#include <algorithm>
+
+namespace tb {
+
+void StepKeys::reset(double originUnixTime) {
+    m_origin = originUnixTime;
+    m_keys.clear();
+    m_extents = {};
+}
+
+void StepKeys::append(const StepEvent& step) {
+    Key k{static_cast<double>(step.step), static_cast<double>(step.samplesSeen),
+          step.unixTime - m_origin};
+    // A wall clock stepped back (NTP) must not unsort the series: time never runs backwards.
+    if (!m_keys.empty())
+        k.seconds = std::max(k.seconds, m_keys.back().seconds);
+    m_keys.push_back(k);
+    m_extents[index(XAxisMode::Step)].include(k.step);
+    m_extents[index(XAxisMode::Samples)].include(k.samples);
+    m_extents[index(XAxisMode::WallTime)].include(k.seconds);
+}
+
+double StepKeys::key(std::size_t i, XAxisMode mode) const {
+    const Key& k = m_keys[i];
+    switch (mode) {
+    case XAxisMode::Step:
+        return k.step;
+    case XAxisMode::Samples:
+        return k.samples;
+    case XAxisMode::WallTime:
+        return k.seconds;
+    }
+    return k.step;
+}
+
+} // namespace tb

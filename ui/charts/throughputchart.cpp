@@ -1,0 +1,129 @@
+// ThroughputChart: each part's graph holds the running sum of the parts below it and fills
+// down to the graph under it, which is how a stacked area is drawn with QCPGraph.
+#include "charts/throughputchart.h"
+
+#include "charts/chartstyle.h"
+#include "charts/csvfield.h"
+
+#include <QTextStream>
+#include <qcustomplot.h>
+
+#include <algorithm>
+
+namespace tb {
+
+ThroughputChart::ThroughputChart(QWidget* parent)
+    : ChartView(tr("Throughput and step time"), parent), m_timeRect(addAxisRect(1, 0)),
+      m_samplesPerSec(plot()->addGraph()) {
+    m_samplesPerSec->setName(tr("samples/s"));
+    m_samplesPerSec->setPen(seriesPen(seriesColor(0)));
+    plot()->yAxis->setLabel(tr("samples/s"));
+    // The x label goes under the lower rect only; both share the x range.
+    plot()->xAxis->setTickLabels(false);
+
+    const std::array<QString, kPartCount> names = {tr("data wait"), tr("H2D"),       tr("forward"),
+                                                   tr("backward"),  tr("optimizer"), tr("other")};
+    const std::array<int, kPartCount> colors = {3, 6, 2, 1, 4, 5};
+    QCPAxis* x = m_timeRect->axis(QCPAxis::atBottom);
+    QCPAxis* y = m_timeRect->axis(QCPAxis::atLeft);
+    y->setLabel(tr("ms per step"));
+    x->setLabel(xAxisLabel(xAxisMode()));
+    for (int p = 0; p < kPartCount; ++p) {
+        QCPGraph* g = plot()->addGraph(x, y);
+        const QColor color = seriesColor(colors[p]);
+        QColor fill = color;
+        fill.setAlpha(150);
+        g->setName(names[p]);
+        g->setPen(seriesPen(color, 1.0));
+        g->setBrush(fill);
+        if (p > 0)
+            g->setChannelFillGraph(m_parts[p - 1]);
+        m_parts[p] = g;
+    }
+    plot()->legend->setWrap(4);
+}
+
+void ThroughputChart::reset(double runStartUnixTime) {
+    m_keys.reset(runStartUnixTime);
+    m_rate.clear();
+    m_ms.clear();
+    m_rateExtent = {};
+    m_stackExtent = {};
+    m_samplesPerSec->data()->clear();
+    for (QCPGraph* g : m_parts)
+        g->data()->clear();
+    markDirty();
+    refresh();
+}
+
+ThroughputChart::Parts ThroughputChart::partsOf(const StepEvent& s) {
+    const double known = s.dataWaitMs + s.h2dMs + s.forwardMs + s.backwardMs + s.optimizerMs;
+    return {s.dataWaitMs, s.h2dMs,       s.forwardMs,
+            s.backwardMs, s.optimizerMs, std::max(0.0, s.stepMs - known)};
+}
+
+void ThroughputChart::addSteps(const std::vector<StepEvent>& steps) {
+    if (steps.empty())
+        return;
+    const std::size_t first = m_rate.size();
+    for (const StepEvent& s : steps) {
+        m_keys.append(s);
+        m_rate.push_back(s.samplesPerSec);
+        m_ms.push_back(partsOf(s));
+        m_rateExtent.include(s.samplesPerSec);
+    }
+    append(first);
+}
+
+// Appends points [first, end) of the kept values to the graphs, in one add() per graph.
+void ThroughputChart::append(std::size_t first) {
+    const int count = static_cast<int>(m_rate.size() - first);
+    QVector<QCPGraphData> rate;
+    std::array<QVector<QCPGraphData>, kPartCount> stacked;
+    rate.reserve(count);
+    for (auto& v : stacked)
+        v.reserve(count);
+    for (std::size_t i = first; i < m_rate.size(); ++i) {
+        const double key = m_keys.key(i, xAxisMode());
+        rate.append({key, m_rate[i]});
+        double top = 0.0;
+        for (int p = 0; p < kPartCount; ++p) {
+            top += m_ms[i][p];
+            stacked[p].append({key, top});
+        }
+        m_stackExtent.include(top);
+    }
+    m_samplesPerSec->data()->add(rate, true);
+    for (int p = 0; p < kPartCount; ++p)
+        m_parts[p]->data()->add(stacked[p], true);
+    markDirty();
+}
+
+void ThroughputChart::xAxisModeChanged() {
+    m_timeRect->axis(QCPAxis::atBottom)->setLabel(xAxisLabel(xAxisMode()));
+    m_samplesPerSec->data()->clear();
+    for (QCPGraph* g : m_parts)
+        g->data()->clear();
+    append(0);
+}
+
+void ThroughputChart::fitToData() {
+    m_timeRect->axis(QCPAxis::atBottom)->setRange(m_keys.extent(xAxisMode()).padded(0.02));
+    plot()->yAxis->setRange(m_rateExtent.fromZero());
+    m_timeRect->axis(QCPAxis::atLeft)->setRange(m_stackExtent.fromZero());
+}
+
+void ThroughputChart::writeCsv(QTextStream& out) const {
+    out << "step,samples,time_s,samples_per_sec,data_wait_ms,h2d_ms,forward_ms,backward_ms,"
+           "optimizer_ms,other_ms\n";
+    for (std::size_t i = 0; i < m_rate.size(); ++i) {
+        out << csvField(m_keys.key(i, XAxisMode::Step)) << ','
+            << csvField(m_keys.key(i, XAxisMode::Samples)) << ','
+            << csvField(m_keys.key(i, XAxisMode::WallTime)) << ',' << csvField(m_rate[i]);
+        for (double ms : m_ms[i])
+            out << ',' << csvField(ms);
+        out << '\n';
+    }
+}
+
+} // namespace tb

@@ -1,0 +1,132 @@
+// ValidationChart: a handful of points (one per epoch), drawn with markers; the best epoch is
+// a ring on the accuracy line with its value next to it.
+#include "charts/validationchart.h"
+
+#include "charts/chartstyle.h"
+#include "charts/csvfield.h"
+
+#include <QTextStream>
+#include <qcustomplot.h>
+
+namespace tb {
+
+namespace {
+
+QCPGraph* epochGraph(QCustomPlot* plot, QCPAxis* valueAxis, const QString& name,
+                     const QColor& color, Qt::PenStyle style) {
+    QCPGraph* g = plot->addGraph(plot->xAxis, valueAxis);
+    g->setName(name);
+    QPen pen = seriesPen(color, 2.0);
+    pen.setStyle(style);
+    g->setPen(pen);
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, 5));
+    return g;
+}
+
+} // namespace
+
+ValidationChart::ValidationChart(QWidget* parent)
+    : ChartView(tr("Validation"), parent),
+      m_valLoss(epochGraph(plot(), plot()->yAxis, tr("val loss"), seriesColor(3), Qt::SolidLine)),
+      m_trainLoss(
+          epochGraph(plot(), plot()->yAxis, tr("train loss"), seriesColor(0), Qt::DashLine)),
+      m_valAcc(epochGraph(plot(), plot()->yAxis2, tr("val acc"), seriesColor(2), Qt::SolidLine)),
+      m_bestMarker(new QCPItemTracer(plot())), m_bestLabel(new QCPItemText(plot())) {
+    plot()->xAxis->setLabel(tr("epoch"));
+    plot()->yAxis->setLabel(tr("loss"));
+    plot()->yAxis2->setLabel(tr("accuracy (%)"));
+    plot()->yAxis2->setVisible(true);
+    auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+    ticker->setTickStep(1.0);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples); // 1, 2, 5, 10... epochs apart
+    plot()->xAxis->setTicker(ticker);
+    // Pan and zoom move the accuracy axis with the loss axis.
+    plot()->axisRect()->setRangeDragAxes({plot()->xAxis}, {plot()->yAxis, plot()->yAxis2});
+    plot()->axisRect()->setRangeZoomAxes({plot()->xAxis}, {plot()->yAxis, plot()->yAxis2});
+
+    m_bestMarker->setObjectName(QStringLiteral("bestEpochMarker"));
+    m_bestMarker->setStyle(QCPItemTracer::tsCircle);
+    m_bestMarker->setSize(13);
+    m_bestMarker->setPen(QPen(seriesColor(2), 2));
+    m_bestMarker->setBrush(Qt::NoBrush);
+    m_bestLabel->setObjectName(QStringLiteral("bestEpochLabel"));
+    m_bestLabel->setClipToAxisRect(false);
+    m_bestLabel->position->setParentAnchor(m_bestMarker->position);
+    m_bestLabel->position->setCoords(0, -12); // pixels above the ring
+    m_bestLabel->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
+    reset();
+}
+
+void ValidationChart::reset() {
+    m_epochs.clear();
+    m_bestIndex = -1;
+    m_epochExtent = {};
+    m_lossExtent = {};
+    m_accExtent = {};
+    for (QCPGraph* g : {m_valLoss, m_trainLoss, m_valAcc})
+        g->data()->clear();
+    placeBestMarker();
+    markDirty();
+    refresh();
+}
+
+void ValidationChart::addEpochs(const std::vector<EpochEvent>& epochs) {
+    if (epochs.empty())
+        return;
+    QVector<QCPGraphData> valLoss, trainLoss, valAcc;
+    for (const EpochEvent& e : epochs) {
+        const double key = static_cast<double>(e.epoch);
+        const double acc = e.valAcc * 100.0;
+        valLoss.append({key, e.valLoss});
+        trainLoss.append({key, e.trainLoss});
+        valAcc.append({key, acc});
+        m_epochExtent.include(key);
+        m_lossExtent.include(e.valLoss);
+        m_lossExtent.include(e.trainLoss);
+        m_accExtent.include(acc);
+        m_epochs.push_back(e);
+        if (m_bestIndex < 0 || e.valAcc > m_epochs[m_bestIndex].valAcc)
+            m_bestIndex = static_cast<std::ptrdiff_t>(m_epochs.size()) - 1;
+    }
+    m_valLoss->data()->add(valLoss, true);
+    m_trainLoss->data()->add(trainLoss, true);
+    m_valAcc->data()->add(valAcc, true);
+    placeBestMarker();
+    markDirty();
+}
+
+void ValidationChart::placeBestMarker() {
+    const bool any = m_bestIndex >= 0;
+    // Attached to the accuracy line only while it has points (an empty graph makes the tracer
+    // complain on every replot).
+    m_bestMarker->setGraph(any ? m_valAcc : nullptr);
+    m_bestMarker->setVisible(any);
+    m_bestLabel->setVisible(any);
+    if (!any)
+        return;
+    const EpochEvent& best = m_epochs[m_bestIndex];
+    m_bestMarker->setGraphKey(static_cast<double>(best.epoch));
+    m_bestLabel->setText(
+        tr("best %1% (epoch %2)").arg(best.valAcc * 100.0, 0, 'f', 1).arg(best.epoch));
+}
+
+void ValidationChart::fitToData() {
+    const QCPRange epochs = m_epochExtent.isEmpty()
+                                ? QCPRange(0.5, 1.5)
+                                : QCPRange(m_epochExtent.lo - 0.5, m_epochExtent.hi + 0.5);
+    plot()->xAxis->setRange(epochs);
+    plot()->yAxis->setRange(m_lossExtent.padded(0.08));
+    // Headroom above the accuracy line for the best-epoch label.
+    QCPRange acc = m_accExtent.padded(0.08);
+    acc.upper += acc.size() * 0.15;
+    plot()->yAxis2->setRange(acc);
+}
+
+void ValidationChart::writeCsv(QTextStream& out) const {
+    out << "epoch,step,train_loss,val_loss,val_acc_percent\n";
+    for (const EpochEvent& e : m_epochs)
+        out << e.epoch << ',' << e.step << ',' << csvField(e.trainLoss) << ','
+            << csvField(e.valLoss) << ',' << csvField(e.valAcc * 100.0) << '\n';
+}
+
+} // namespace tb

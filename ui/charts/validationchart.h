@@ -1,0 +1,54 @@
+// ValidationChart: per epoch, the validation and training loss (left axis) and the validation
+// accuracy in % (right axis), with the best epoch (highest validation accuracy) marked.
+#pragma once
+
+#include "charts/chartview.h"
+#include "charts/dataextent.h"
+#include "train/events.h"
+
+#include <vector>
+
+class QCPGraph;
+class QCPItemText;
+class QCPItemTracer;
+
+namespace tb {
+
+class ValidationChart : public ChartView {
+    Q_OBJECT
+
+public:
+    explicit ValidationChart(QWidget* parent = nullptr);
+
+    void reset();
+    void addEpochs(const std::vector<EpochEvent>& epochs);
+
+    // The epoch with the highest validation accuracy (the first of equals); 0 before any.
+    int64_t bestEpoch() const { return m_bestIndex < 0 ? 0 : m_epochs[m_bestIndex].epoch; }
+
+    QCPGraph* valLossGraph() const { return m_valLoss; }
+    QCPGraph* trainLossGraph() const { return m_trainLoss; }
+    QCPGraph* valAccGraph() const { return m_valAcc; }
+    QCPItemTracer* bestMarker() const { return m_bestMarker; }
+    QCPItemText* bestLabel() const { return m_bestLabel; }
+
+protected:
+    void writeCsv(QTextStream& out) const override;
+    void fitToData() override;
+
+private:
+    void placeBestMarker();
+
+    QCPGraph* m_valLoss;
+    QCPGraph* m_trainLoss;
+    QCPGraph* m_valAcc;
+    QCPItemTracer* m_bestMarker;
+    QCPItemText* m_bestLabel;
+    std::vector<EpochEvent> m_epochs;
+    std::ptrdiff_t m_bestIndex = -1;
+    Extent m_epochExtent;
+    Extent m_lossExtent;
+    Extent m_accExtent;
+};
+
+} // namespace tb
