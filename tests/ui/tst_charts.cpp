@@ -1,6 +1,7 @@
 // The live charts: points arrive in the graphs, smoothing is TensorBoard's, the best epoch is
 // marked, CSV export, x-axis modes, missing telemetry is a gap, and replots happen only when
 // there is something new.
+#include "charts/binnedmeans.h"
 #include "charts/chartspanel.h"
 #include "charts/hardwarechart.h"
 #include "charts/losschart.h"
@@ -190,9 +191,12 @@ private slots:
         QVERIFY(chart.bestLabel()->text().contains(QStringLiteral("epoch 2")));
         QVERIFY(chart.bestLabel()->text().contains(QStringLiteral("81.0%")));
 
+        QCOMPARE(chart.bestLabel()->positionAlignment() & Qt::AlignHorizontal_Mask, Qt::AlignLeft);
         chart.addEpochs({epoch(5, 0.9)});
         QCOMPARE(chart.bestEpoch(), int64_t{5});
         QCOMPARE(chart.bestMarker()->graphKey(), 5.0);
+        // At the right end the label reads leftwards, inside the chart.
+        QCOMPARE(chart.bestLabel()->positionAlignment() & Qt::AlignHorizontal_Mask, Qt::AlignRight);
         chart.reset();
         QVERIFY(!chart.bestMarker()->visible());
     }
@@ -481,6 +485,41 @@ private slots:
                  chart.partGraph(ThroughputChart::DataWait));
     }
 
+    void binnedMeansStayUnderTheBinLimit() {
+        BinnedMeans bins(2, 4);
+        for (int i = 1; i <= 9; ++i) {
+            const double v[2] = {double(i), 10.0 * i};
+            bins.add(double(i), v);
+            QVERIFY(bins.binCount() <= 4);
+        }
+        // 9 points in bins of 4: {1..4}, {5..8}, {9}.
+        QCOMPARE(bins.pointsPerBin(), std::size_t{4});
+        QCOMPARE(bins.binCount(), std::size_t{3});
+        QCOMPARE(bins.key(0), 2.5);
+        QCOMPARE(bins.value(1, 0), 6.5);
+        QCOMPARE(bins.value(1, 1), 65.0);
+        QCOMPARE(bins.value(2, 1), 90.0);
+        bins.clear();
+        QCOMPARE(bins.binCount(), std::size_t{0});
+        QCOMPARE(bins.pointsPerBin(), std::size_t{1});
+    }
+
+    void stepTimeAreasAreBinnedMeans() {
+        ThroughputChart chart;
+        chart.reset(kStart);
+        const int n = int(ThroughputChart::kAreaBins) * 3;
+        std::vector<StepEvent> many = steps(n);
+        for (std::size_t i = 0; i < many.size(); ++i)
+            many[i].dataWaitMs = i % 2 ? 2.0 : 0.0; // alternating: a bin's mean is 1
+        chart.addSteps(many);
+        QCOMPARE(chart.samplesPerSecGraph()->dataCount(), n); // the line keeps every point
+        QCPGraph* wait = chart.partGraph(ThroughputChart::DataWait);
+        QVERIFY(wait->dataCount() <= int(ThroughputChart::kAreaBins));
+        QVERIFY(wait->dataCount() >= int(ThroughputChart::kAreaBins) / 2);
+        for (const QCPGraphData& d : *wait->data())
+            QCOMPARE(d.value, 1.0);
+    }
+
     void paletteChangeRestylesTheAxes() {
         LossChart chart;
         QPalette dark = chart.palette();
@@ -489,6 +528,19 @@ private slots:
         chart.setPalette(dark);
         QCOMPARE(chart.plot()->xAxis->tickLabelColor(), QColor(230, 230, 230));
         QCOMPARE(chart.plot()->axisRect()->backgroundBrush().color(), QColor(30, 30, 30));
+    }
+
+    void labelsFollowAPaletteSetBeforeTheChartExisted() {
+        QWidget window;
+        QPalette dark = window.palette();
+        dark.setColor(QPalette::Base, QColor(30, 30, 30));
+        dark.setColor(QPalette::Text, QColor(230, 230, 230));
+        window.setPalette(dark); // inherited at construction: no PaletteChange event
+        auto* chart = new ValidationChart(&window);
+        chart->addEpochs({epoch(1, 0.5)});
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(chart->bestLabel()->color(), QColor(230, 230, 230));
     }
 };
 

@@ -34,6 +34,7 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     });
 
     auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(6, 4, 6, 0);
     auto* xLabel = new QLabel(tr("X axis:"), this);
     xLabel->setBuddy(m_xAxisCombo);
     bar->addWidget(xLabel);

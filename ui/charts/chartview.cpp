@@ -220,6 +220,13 @@ void ChartView::applyPalette() {
             label->setColor(text);
 }
 
+// Polish comes once the subclass is fully built, so items it added (labels) get the palette too.
+bool ChartView::event(QEvent* event) {
+    if (event->type() == QEvent::Polish)
+        applyPalette();
+    return QWidget::event(event);
+}
+
 void ChartView::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange) {
