@@ -93,7 +93,7 @@ void HardwareChart::buildLayout(bool gpus) {
         const bool bottom = !twoRows || m == Temperature || m == Power;
         QCPAxis* x = m_rects[m]->axis(QCPAxis::atBottom);
         x->setTickLabels(bottom);
-        x->setLabel(bottom ? tr("time since start (s)") : QString());
+        x->setLabel(bottom ? xAxisLabel(XAxisMode::WallTime) : QString());
     }
     plot()->legend->setVisible(gpus); // the host view's axis labels name its two lines
     replay();
