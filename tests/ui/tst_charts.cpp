@@ -470,6 +470,13 @@ private slots:
         QVERIFY(chart.isAutoscaling());
         x = chart.plot()->xAxis->range();
         QVERIFY(x.lower <= 1.0 && x.upper >= 200.0);
+
+        // A double-click on the plot fits too.
+        QApplication::sendEvent(chart.plot(), &wheel);
+        QVERIFY(!chart.isAutoscaling());
+        QTest::mouseDClick(chart.plot(), Qt::LeftButton, Qt::NoModifier, centre.toPoint());
+        QVERIFY(chart.isAutoscaling());
+        QVERIFY(chart.plot()->xAxis->range().upper >= 200.0);
     }
 
     void stackedPartsEndAtTheStepTime() {

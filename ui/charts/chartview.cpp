@@ -4,11 +4,11 @@
 
 #include "charts/chartstyle.h"
 
-#include <QContextMenuEvent>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
+#include <QMouseEvent>
 #include <QSaveFile>
 #include <QTextStream>
 #include <QToolButton>

@@ -40,7 +40,6 @@ ThroughputChart::ThroughputChart(QWidget* parent)
             g->setChannelFillGraph(m_parts[p - 1]);
         m_parts[p] = g;
     }
-    plot()->legend->setWrap(4);
     // Anti-aliased fills cost 4x; each area's edge is an anti-aliased line anyway.
     plot()->setNotAntialiasedElements(QCP::aeFills);
 }
