@@ -354,6 +354,28 @@ private slots:
         QCOMPARE(chart.graph(HardwareChart::Utilisation, 0)->dataCount(), 1);
     }
 
+    void telemetryHistoryIsBounded() {
+        HardwareChart chart;
+        chart.setHistoryLimit(8);
+        std::vector<SystemSample> samples;
+        for (int i = 0; i < 10; ++i) {
+            SystemSample s;
+            s.unixTime = kStart + i;
+            s.gpus = {gpu(0, 10.0 * i, 100.0)};
+            samples.push_back(s);
+        }
+        chart.addSamples(samples);
+        // Over the limit: the oldest quarter of it goes, the newest 6 stay.
+        QCOMPARE(chart.sampleCount(), std::size_t{6});
+        QCPGraph* util = chart.graph(HardwareChart::Utilisation, 0);
+        QCOMPARE(util->dataCount(), 6);
+        QCOMPARE(util->data()->at(0)->value, 40.0);
+        QCOMPARE(util->data()->at(0)->key, 4.0); // still timed from the first sample ever
+        chart.addSamples({samples.back()});
+        QCOMPARE(chart.sampleCount(), std::size_t{7});
+        QCOMPARE(util->dataCount(), 7);
+    }
+
     void telemetryIsKeyedFromTheRunStart() {
         HardwareChart chart;
         SystemSample s;
