@@ -1,6 +1,7 @@
 // The live charts: points arrive in the graphs, smoothing is TensorBoard's, the best epoch is
 // marked, CSV export, x-axis modes, missing telemetry is a gap, and replots happen only when
 // there is something new.
+#include "charts/binnedmeans.h"
 #include "charts/chartspanel.h"
 #include "charts/hardwarechart.h"
 #include "charts/losschart.h"
@@ -190,9 +191,12 @@ private slots:
         QVERIFY(chart.bestLabel()->text().contains(QStringLiteral("epoch 2")));
         QVERIFY(chart.bestLabel()->text().contains(QStringLiteral("81.0%")));
 
+        QCOMPARE(chart.bestLabel()->positionAlignment() & Qt::AlignHorizontal_Mask, Qt::AlignLeft);
         chart.addEpochs({epoch(5, 0.9)});
         QCOMPARE(chart.bestEpoch(), int64_t{5});
         QCOMPARE(chart.bestMarker()->graphKey(), 5.0);
+        // At the right end the label reads leftwards, inside the chart.
+        QCOMPARE(chart.bestLabel()->positionAlignment() & Qt::AlignHorizontal_Mask, Qt::AlignRight);
         chart.reset();
         QVERIFY(!chart.bestMarker()->visible());
     }
@@ -350,6 +354,28 @@ private slots:
         QCOMPARE(chart.graph(HardwareChart::Utilisation, 0)->dataCount(), 1);
     }
 
+    void telemetryHistoryIsBounded() {
+        HardwareChart chart;
+        chart.setHistoryLimit(8);
+        std::vector<SystemSample> samples;
+        for (int i = 0; i < 10; ++i) {
+            SystemSample s;
+            s.unixTime = kStart + i;
+            s.gpus = {gpu(0, 10.0 * i, 100.0)};
+            samples.push_back(s);
+        }
+        chart.addSamples(samples);
+        // Over the limit: the oldest quarter of it goes, the newest 6 stay.
+        QCOMPARE(chart.sampleCount(), std::size_t{6});
+        QCPGraph* util = chart.graph(HardwareChart::Utilisation, 0);
+        QCOMPARE(util->dataCount(), 6);
+        QCOMPARE(util->data()->at(0)->value, 40.0);
+        QCOMPARE(util->data()->at(0)->key, 4.0); // still timed from the first sample ever
+        chart.addSamples({samples.back()});
+        QCOMPARE(chart.sampleCount(), std::size_t{7});
+        QCOMPARE(util->dataCount(), 7);
+    }
+
     void telemetryIsKeyedFromTheRunStart() {
         HardwareChart chart;
         SystemSample s;
@@ -466,6 +492,13 @@ private slots:
         QVERIFY(chart.isAutoscaling());
         x = chart.plot()->xAxis->range();
         QVERIFY(x.lower <= 1.0 && x.upper >= 200.0);
+
+        // A double-click on the plot fits too.
+        QApplication::sendEvent(chart.plot(), &wheel);
+        QVERIFY(!chart.isAutoscaling());
+        QTest::mouseDClick(chart.plot(), Qt::LeftButton, Qt::NoModifier, centre.toPoint());
+        QVERIFY(chart.isAutoscaling());
+        QVERIFY(chart.plot()->xAxis->range().upper >= 200.0);
     }
 
     void stackedPartsEndAtTheStepTime() {
@@ -481,6 +514,41 @@ private slots:
                  chart.partGraph(ThroughputChart::DataWait));
     }
 
+    void binnedMeansStayUnderTheBinLimit() {
+        BinnedMeans bins(2, 4);
+        for (int i = 1; i <= 9; ++i) {
+            const double v[2] = {double(i), 10.0 * i};
+            bins.add(double(i), v);
+            QVERIFY(bins.binCount() <= 4);
+        }
+        // 9 points in bins of 4: {1..4}, {5..8}, {9}.
+        QCOMPARE(bins.pointsPerBin(), std::size_t{4});
+        QCOMPARE(bins.binCount(), std::size_t{3});
+        QCOMPARE(bins.key(0), 2.5);
+        QCOMPARE(bins.value(1, 0), 6.5);
+        QCOMPARE(bins.value(1, 1), 65.0);
+        QCOMPARE(bins.value(2, 1), 90.0);
+        bins.clear();
+        QCOMPARE(bins.binCount(), std::size_t{0});
+        QCOMPARE(bins.pointsPerBin(), std::size_t{1});
+    }
+
+    void stepTimeAreasAreBinnedMeans() {
+        ThroughputChart chart;
+        chart.reset(kStart);
+        const int n = int(ThroughputChart::kAreaBins) * 3;
+        std::vector<StepEvent> many = steps(n);
+        for (std::size_t i = 0; i < many.size(); ++i)
+            many[i].dataWaitMs = i % 2 ? 2.0 : 0.0; // alternating: a bin's mean is 1
+        chart.addSteps(many);
+        QCOMPARE(chart.samplesPerSecGraph()->dataCount(), n); // the line keeps every point
+        QCPGraph* wait = chart.partGraph(ThroughputChart::DataWait);
+        QVERIFY(wait->dataCount() <= int(ThroughputChart::kAreaBins));
+        QVERIFY(wait->dataCount() >= int(ThroughputChart::kAreaBins) / 2);
+        for (const QCPGraphData& d : *wait->data())
+            QCOMPARE(d.value, 1.0);
+    }
+
     void paletteChangeRestylesTheAxes() {
         LossChart chart;
         QPalette dark = chart.palette();
@@ -489,6 +557,19 @@ private slots:
         chart.setPalette(dark);
         QCOMPARE(chart.plot()->xAxis->tickLabelColor(), QColor(230, 230, 230));
         QCOMPARE(chart.plot()->axisRect()->backgroundBrush().color(), QColor(30, 30, 30));
+    }
+
+    void labelsFollowAPaletteSetBeforeTheChartExisted() {
+        QWidget window;
+        QPalette dark = window.palette();
+        dark.setColor(QPalette::Base, QColor(30, 30, 30));
+        dark.setColor(QPalette::Text, QColor(230, 230, 230));
+        window.setPalette(dark); // inherited at construction: no PaletteChange event
+        auto* chart = new ValidationChart(&window);
+        chart->addEpochs({epoch(1, 0.5)});
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(chart->bestLabel()->color(), QColor(230, 230, 230));
     }
 };
 

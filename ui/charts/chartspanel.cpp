@@ -34,6 +34,7 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     });
 
     auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(6, 4, 6, 0);
     auto* xLabel = new QLabel(tr("X axis:"), this);
     xLabel->setBuddy(m_xAxisCombo);
     bar->addWidget(xLabel);
@@ -95,8 +96,8 @@ void ChartsPanel::setXAxisMode(XAxisMode mode) {
         const QSignalBlocker block(m_xAxisCombo);
         m_xAxisCombo->setCurrentIndex(m_xAxisCombo->findData(static_cast<int>(mode)));
     }
-    for (ChartView* chart : {static_cast<ChartView*>(m_loss), static_cast<ChartView*>(m_throughput),
-                             static_cast<ChartView*>(m_precision)})
+    const std::initializer_list<ChartView*> trainingCharts = {m_loss, m_throughput, m_precision};
+    for (ChartView* chart : trainingCharts)
         chart->setXAxisMode(mode);
 }
 

@@ -4,11 +4,11 @@
 
 #include "charts/chartstyle.h"
 
-#include <QContextMenuEvent>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
+#include <QMouseEvent>
 #include <QSaveFile>
 #include <QTextStream>
 #include <QToolButton>
@@ -218,6 +218,13 @@ void ChartView::applyPalette() {
     for (int i = 0; i < m_plot->itemCount(); ++i)
         if (auto* label = qobject_cast<QCPItemText*>(m_plot->item(i)))
             label->setColor(text);
+}
+
+// Polish comes once the subclass is fully built, so items it added (labels) get the palette too.
+bool ChartView::event(QEvent* event) {
+    if (event->type() == QEvent::Polish)
+        applyPalette();
+    return QWidget::event(event);
 }
 
 void ChartView::changeEvent(QEvent* event) {

@@ -64,6 +64,7 @@ protected:
     // Replots now if dirty, for changes the user made (slider, axis mode) between ticks.
     void refresh();
 
+    bool event(QEvent* event) override;
     void changeEvent(QEvent* event) override;
     void showEvent(QShowEvent* event) override;
 

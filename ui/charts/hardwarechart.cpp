@@ -1,5 +1,5 @@
-// HardwareChart: the samples are kept (2 Hz is a few thousand an hour) so the chart can re-key
-// them when a run starts, or rebuild its layout when the first GPU shows up.
+// HardwareChart: the readings are kept (2 Hz is 7,200 an hour, a bounded history) so the chart
+// can re-key them when a run starts, or rebuild its layout when the first GPU shows up.
 #include "charts/hardwarechart.h"
 
 #include "charts/chartstyle.h"
@@ -8,6 +8,7 @@
 #include <QTextStream>
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <set>
 
 namespace tb {
@@ -28,13 +29,29 @@ HardwareChart::HardwareChart(QWidget* parent) : ChartView(tr("Hardware"), parent
     buildLayout(false);
 }
 
+HardwareChart::Reading HardwareChart::readingOf(const SystemSample& s) {
+    Reading r;
+    r.unixTime = s.unixTime;
+    r.cpuPercent = s.host.cpuPercent;
+    r.ramUsedGiB = gib(s.host.ramUsedBytes);
+    r.ramTotalGiB = gib(s.host.ramTotalBytes);
+    for (const GpuSample& g : s.gpus)
+        r.gpus.push_back({g.index, g.utilPercent, gib(g.memUsedBytes), gib(g.memTotalBytes),
+                          g.temperatureC, g.powerW});
+    return r;
+}
+
+void HardwareChart::setHistoryLimit(std::size_t samples) {
+    m_historyLimit = std::max<std::size_t>(samples, 4);
+}
+
 void HardwareChart::setTimeOrigin(double unixTime) {
     m_origin = unixTime;
     replay();
 }
 
 void HardwareChart::clear() {
-    m_samples.clear();
+    m_readings.clear();
     m_origin.reset();
     buildLayout(false);
 }
@@ -44,18 +61,29 @@ void HardwareChart::addSamples(const std::vector<SystemSample>& samples) {
         return;
     if (!m_origin)
         m_origin = samples.front().unixTime;
-    const std::size_t first = m_samples.size();
-    m_samples.insert(m_samples.end(), samples.begin(), samples.end());
+    const std::size_t first = m_readings.size();
     bool anyGpu = false;
-    for (const SystemSample& s : samples)
+    for (const SystemSample& s : samples) {
+        m_readings.push_back(readingOf(s));
         anyGpu = anyGpu || !s.gpus.empty();
+    }
+    const bool trimmed = m_readings.size() > m_historyLimit;
+    if (trimmed) {
+        // Dropping a quarter at once keeps the cost of re-plotting per sample constant.
+        const std::size_t keep = m_historyLimit - m_historyLimit / 4;
+        m_readings.erase(m_readings.begin(), m_readings.end() - static_cast<std::ptrdiff_t>(keep));
+    }
     if (anyGpu && !m_showsGpus) {
         buildLayout(true); // replays everything, this batch included
         return;
     }
+    if (trimmed) {
+        replay();
+        return;
+    }
     Pending pending;
-    for (std::size_t i = first; i < m_samples.size(); ++i)
-        plotSample(m_samples[i], pending);
+    for (std::size_t i = first; i < m_readings.size(); ++i)
+        plotReading(m_readings[i], pending);
     for (auto& [key, points] : pending)
         m_graphs.at(key)->data()->add(points, true);
     markDirty();
@@ -93,7 +121,7 @@ void HardwareChart::buildLayout(bool gpus) {
         const bool bottom = !twoRows || m == Temperature || m == Power;
         QCPAxis* x = m_rects[m]->axis(QCPAxis::atBottom);
         x->setTickLabels(bottom);
-        x->setLabel(bottom ? tr("time since start (s)") : QString());
+        x->setLabel(bottom ? xAxisLabel(XAxisMode::WallTime) : QString());
     }
     plot()->legend->setVisible(gpus); // the host view's axis labels name its two lines
     replay();
@@ -106,8 +134,8 @@ void HardwareChart::replay() {
     m_memoryTotal = {};
     m_time = {};
     Pending pending;
-    for (const SystemSample& s : m_samples)
-        plotSample(s, pending);
+    for (const Reading& r : m_readings)
+        plotReading(r, pending);
     for (auto& [key, points] : pending)
         m_graphs.at(key)->data()->set(points, true);
     markDirty();
@@ -115,8 +143,8 @@ void HardwareChart::replay() {
 }
 
 // Appends one point per known series: the value, or NaN (a gap) where it is missing now.
-void HardwareChart::plotSample(const SystemSample& s, Pending& pending) {
-    const double t = s.unixTime - m_origin.value_or(s.unixTime);
+void HardwareChart::plotReading(const Reading& r, Pending& pending) {
+    const double t = r.unixTime - m_origin.value_or(r.unixTime);
     m_time.include(t);
     std::set<SeriesKey> given;
     auto point = [&](Metric metric, int gpu, const std::optional<double>& value) {
@@ -128,19 +156,19 @@ void HardwareChart::plotSample(const SystemSample& s, Pending& pending) {
         m_extents[metric].include(*value);
     };
     if (m_showsGpus) {
-        for (const GpuSample& g : s.gpus) {
+        for (const GpuReading& g : r.gpus) {
             point(Utilisation, g.index, g.utilPercent);
-            point(Memory, g.index, gib(g.memUsedBytes));
+            point(Memory, g.index, g.memUsedGiB);
             point(Temperature, g.index, g.temperatureC);
             point(Power, g.index, g.powerW);
-            if (const auto total = gib(g.memTotalBytes))
-                m_memoryTotal.include(*total);
+            if (g.memTotalGiB)
+                m_memoryTotal.include(*g.memTotalGiB);
         }
     } else {
-        point(Utilisation, kHost, s.host.cpuPercent);
-        point(Memory, kHost, gib(s.host.ramUsedBytes));
-        if (const auto total = gib(s.host.ramTotalBytes))
-            m_memoryTotal.include(*total);
+        point(Utilisation, kHost, r.cpuPercent);
+        point(Memory, kHost, r.ramUsedGiB);
+        if (r.ramTotalGiB)
+            m_memoryTotal.include(*r.ramTotalGiB);
     }
     for (const auto& [key, g] : m_graphs)
         if (!given.count(key))
@@ -193,13 +221,12 @@ void HardwareChart::fitToData() {
 
 void HardwareChart::writeCsv(QTextStream& out) const {
     out << "time_s,device,util_percent,mem_used_gib,temperature_c,power_w\n";
-    for (const SystemSample& s : m_samples) {
-        const QString t = csvField(s.unixTime - m_origin.value_or(s.unixTime));
-        out << t << ",cpu," << csvField(s.host.cpuPercent) << ','
-            << csvField(gib(s.host.ramUsedBytes)) << ",,\n";
-        for (const GpuSample& g : s.gpus)
+    for (const Reading& r : m_readings) {
+        const QString t = csvField(r.unixTime - m_origin.value_or(r.unixTime));
+        out << t << ",cpu," << csvField(r.cpuPercent) << ',' << csvField(r.ramUsedGiB) << ",,\n";
+        for (const GpuReading& g : r.gpus)
             out << t << ",gpu" << g.index << ',' << csvField(g.utilPercent) << ','
-                << csvField(gib(g.memUsedBytes)) << ',' << csvField(g.temperatureC) << ','
+                << csvField(g.memUsedGiB) << ',' << csvField(g.temperatureC) << ','
                 << csvField(g.powerW) << '\n';
     }
 }

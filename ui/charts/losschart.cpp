@@ -31,7 +31,7 @@ LossChart::LossChart(QWidget* parent)
     m_raw->setPen(seriesPen(faint, 1.0));
     m_raw->removeFromLegend();
     m_smoothed->setName(tr("loss (smoothed)"));
-    m_smoothed->setPen(seriesPen(color, 2.0));
+    m_smoothed->setPen(seriesPen(color));
     plot()->xAxis->setLabel(xAxisLabel(xAxisMode()));
     plot()->yAxis->setLabel(tr("loss"));
     plot()->legend->setVisible(false); // one line and its axis label say it all

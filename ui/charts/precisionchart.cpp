@@ -13,7 +13,7 @@ PrecisionChart::PrecisionChart(QWidget* parent)
     : ChartView(tr("Mixed precision"), parent), m_scale(plot()->addGraph()),
       m_skipped(plot()->addGraph()) {
     m_scale->setName(tr("loss scale"));
-    m_scale->setPen(seriesPen(seriesColor(4)));
+    m_scale->setPen(seriesPen(seriesColor(4), 1.5)); // a few steps, not a dense line
     m_scale->setLineStyle(QCPGraph::lsStepLeft);
     m_skipped->setName(tr("skipped steps"));
     m_skipped->setLineStyle(QCPGraph::lsNone);
@@ -23,9 +23,10 @@ PrecisionChart::PrecisionChart(QWidget* parent)
     plot()->yAxis->setLabel(tr("loss scale"));
     plot()->yAxis->setScaleType(QCPAxis::stLogarithmic);
     auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
-    ticker->setLogBase(2);
+    ticker->setLogBase(2); // GradScaler halves and doubles: ticks at 8192, 16384, 32768...
+    ticker->setSubTickCount(0);
     plot()->yAxis->setTicker(ticker);
-    plot()->yAxis->setNumberFormat(QStringLiteral("gb"));
+    plot()->yAxis->setNumberFormat(QStringLiteral("f"));
     plot()->yAxis->setNumberPrecision(0);
 }
 

@@ -5,6 +5,7 @@ set(TB_FOLDER_SOURCES
     hardwarechart.cpp
     losschart.cpp
     precisionchart.cpp
+    binnedmeans.cpp
     smoothing.cpp
     stepkeys.cpp
     throughputchart.cpp

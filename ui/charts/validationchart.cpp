@@ -53,7 +53,6 @@ ValidationChart::ValidationChart(QWidget* parent)
     m_bestLabel->setClipToAxisRect(false);
     m_bestLabel->position->setParentAnchor(m_bestMarker->position);
     m_bestLabel->position->setCoords(0, -12); // pixels above the ring
-    m_bestLabel->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
     reset();
 }
 
@@ -108,6 +107,11 @@ void ValidationChart::placeBestMarker() {
     m_bestMarker->setGraphKey(static_cast<double>(best.epoch));
     m_bestLabel->setText(
         tr("best %1% (epoch %2)").arg(best.valAcc * 100.0, 0, 'f', 1).arg(best.epoch));
+    // The label leans towards the middle of the chart so it is never cut off at either end.
+    const bool rightHalf =
+        2.0 * static_cast<double>(best.epoch) > m_epochExtent.lo + m_epochExtent.hi;
+    m_bestLabel->setPositionAlignment(Qt::AlignBottom |
+                                      (rightHalf ? Qt::AlignRight : Qt::AlignLeft));
 }
 
 void ValidationChart::fitToData() {

@@ -1,0 +1,100 @@
+// chartshot: fills a ChartsPanel with a synthetic 16-mixed run on 4 GPUs (and a CPU-only one)
+// and saves QWidget::grab() PNGs at 1280x800 and 1920x1080 in a light and a dark palette, to
+// look at the charts without a training run. Usage: tb_chartshot [OUTDIR] (default: .)
+#include "charts/chartspanel.h"
+#include "support/syntheticrun.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QPalette>
+#include <QStyle>
+#include <QStyleFactory>
+
+#include <cstdio>
+
+using namespace tb;
+
+namespace {
+
+QPalette darkPalette() {
+    QPalette p;
+    const QColor window(45, 45, 48), base(30, 30, 32), text(220, 220, 220);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, window);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, window);
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::ToolTipBase, base);
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::Highlight, QColor(58, 141, 222));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::Disabled, QPalette::Text, QColor(120, 120, 120));
+    p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(120, 120, 120));
+    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(120, 120, 120));
+    return p;
+}
+
+// 6,000 logged steps (15 epochs) with telemetry from a minute before the start.
+void fill(ChartsPanel& panel, int gpus) {
+    test::SyntheticRunOptions options;
+    options.gpus = gpus;
+    options.mixedPrecision = gpus > 0;
+    options.stepsPerEpoch = 400;
+    test::SyntheticRun run(options);
+    panel.beginRun(run.started(), options.startUnixTime);
+    std::vector<StepEvent> steps;
+    std::vector<EpochEvent> epochs;
+    for (int i = 0; i < 6000; ++i) {
+        steps.push_back(run.nextStep());
+        if (run.epochEnded())
+            epochs.push_back(run.lastEpoch());
+    }
+    std::vector<SystemSample> samples;
+    const double end = steps.back().unixTime;
+    for (double t = options.startUnixTime - 60.0; t <= end; t += 0.5)
+        samples.push_back(run.sample(t));
+    panel.addSteps(steps);
+    panel.addEpochs(epochs);
+    panel.addSystemSamples(samples);
+}
+
+bool shoot(const QString& dir, const QString& name, const QSize& size, int gpus) {
+    ChartsPanel panel;
+    panel.resize(size);
+    fill(panel, gpus);
+    panel.show();
+    QApplication::processEvents();
+    panel.replot();
+    QApplication::processEvents();
+    const QString path = QDir(dir).filePath(name);
+    const bool ok = panel.grab().save(path);
+    std::printf("%s %s\n", ok ? "wrote" : "FAILED", qPrintable(path));
+    return ok;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    const QString dir = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral(".");
+    QDir().mkpath(dir);
+    const QPalette light = QApplication::style()->standardPalette();
+    bool ok = true;
+    for (const auto& [theme, palette] : {std::pair{"light", light}, {"dark", darkPalette()}}) {
+        QApplication::setPalette(palette);
+        for (const QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
+            const QString base = QStringLiteral("charts-%1-%2x%3")
+                                     .arg(QLatin1String(theme))
+                                     .arg(size.width())
+                                     .arg(size.height());
+            ok = shoot(dir, base + QStringLiteral("-4gpu.png"), size, 4) && ok;
+        }
+        ok = shoot(dir, QStringLiteral("charts-%1-1280x800-cpu.png").arg(QLatin1String(theme)),
+                   QSize(1280, 800), 0) &&
+             ok;
+    }
+    return ok ? 0 : 1;
+}
