@@ -7,7 +7,8 @@ set -euo pipefail
 packages=(
   build-essential cmake ccache pkg-config git
   clang libclang-rt-14-dev            # libFuzzer targets
-  qt6-base-dev libqcustomplot-dev     # Qt Test now, the window next
+  qt6-base-dev libqcustomplot-dev     # the window and the Qt Test suites
+  fonts-dejavu-core                   # text in the window and its screenshots
   libdnnl-dev ocl-icd-opencl-dev      # CPU backend: oneDNN (on OpenMP); its CMake config wants OpenCL
   libopenblas-openmp-dev              # tests/bench: the sgemm the dense layers are measured against
   libsqlite3-dev sqlite3 nlohmann-json3-dev zlib1g-dev libpng-dev libjpeg-dev

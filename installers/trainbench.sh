@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The README's quick start. `train`: install dependencies, build, and train the default run
-# (fmnist-cnn on Fashion-MNIST, device auto). `test`: install, build with warnings as errors and
-# run the whole test suite (what CI runs).
+# The README's quick start. `train`: install dependencies, build, and open the window ready to
+# train the default run (fmnist-cnn on Fashion-MNIST, device auto); with no display, train that
+# run headless with trainbench-cli. `test`: install, build with warnings as errors and run the
+# whole test suite (what CI runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,13 +14,19 @@ preset=release
 [[ "$mode" == test ]] && preset=ci
 cmake --preset "$preset" >/dev/null
 if [[ "$mode" == train ]]; then
-  cmake --build --preset "$preset" --target trainbench-cli # and the GPU plugin, when built
+  # The window and the CLI (and the GPU plugin they load, when it is built); not the tests.
+  cmake --build --preset "$preset" --target trainbench trainbench-cli
 else
   cmake --build --preset "$preset"
 fi
 
 case "$mode" in
   train)
+    if [[ -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" ]]; then
+      exec "build/$preset/app/gui/trainbench" "$@"
+    fi
+    echo "No display (DISPLAY and WAYLAND_DISPLAY are unset): training the default run headless" \
+      "with trainbench-cli train; run build/$preset/app/gui/trainbench on a desktop for the window."
     exec "build/$preset/app/cli/trainbench-cli" train "$@"
     ;;
   test)

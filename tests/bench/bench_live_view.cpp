@@ -24,6 +24,7 @@
 #include <thread>
 
 using namespace tb;
+using namespace tb::ui;
 using Clock = std::chrono::steady_clock;
 
 namespace {

@@ -13,6 +13,7 @@
 #include <cstdio>
 
 using namespace tb;
+using namespace tb::ui;
 
 namespace {
 

@@ -19,6 +19,7 @@
 #include <cmath>
 
 using namespace tb;
+using namespace tb::ui;
 
 namespace {
 

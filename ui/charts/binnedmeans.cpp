@@ -1,7 +1,7 @@
 // BinnedMeans: sums per bin, divided on read; merging adds neighbouring sums.
 #include "charts/binnedmeans.h"
 
-namespace tb {
+namespace tb::ui {
 
 BinnedMeans::BinnedMeans(std::size_t channels, std::size_t maxBins)
     : m_channels(channels), m_maxBins(maxBins < 2 ? 2 : maxBins + maxBins % 2) {}
@@ -59,4 +59,4 @@ void BinnedMeans::mergePairs() {
     m_pointsPerBin *= 2;
 }
 
-} // namespace tb
+} // namespace tb::ui

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <vector>
 
-namespace tb {
+namespace tb::ui {
 
 class BinnedMeans {
 public:
@@ -34,4 +34,4 @@ private:
     std::vector<double> m_sums; // (bins, channels)
 };
 
-} // namespace tb
+} // namespace tb::ui

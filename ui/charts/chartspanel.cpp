@@ -13,9 +13,17 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QResizeEvent>
 #include <QVBoxLayout>
 
-namespace tb {
+namespace tb::ui {
+
+namespace {
+
+// Below this width three charts side by side clip their tool bars.
+constexpr int kThreeColumnWidth = 1100;
+
+} // namespace
 
 ChartsPanel::ChartsPanel(QWidget* parent)
     : QWidget(parent), m_loss(new LossChart(this)), m_validation(new ValidationChart(this)),
@@ -42,11 +50,6 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     bar->addStretch(1);
 
     m_grid->setSpacing(6);
-    m_grid->addWidget(m_loss, 0, 0);
-    m_grid->addWidget(m_validation, 0, 1);
-    m_grid->addWidget(m_throughput, 0, 2);
-    for (int c = 0; c < 3; ++c)
-        m_grid->setColumnStretch(c, 1);
     showPrecisionChart(false);
 
     auto* layout = new QVBoxLayout(this);
@@ -105,14 +108,46 @@ std::vector<ChartView*> ChartsPanel::charts() const {
     return {m_loss, m_validation, m_throughput, m_hardware, m_precision};
 }
 
-// The hardware chart takes the whole second row when the precision chart is hidden.
 void ChartsPanel::showPrecisionChart(bool show) {
-    m_grid->removeWidget(m_hardware);
-    m_grid->removeWidget(m_precision);
-    m_grid->addWidget(m_hardware, 1, 0, 1, show ? 2 : 3);
-    if (show)
-        m_grid->addWidget(m_precision, 1, 2);
+    m_precisionShown = show;
     m_precision->setVisible(show);
+    relayout();
 }
 
-} // namespace tb
+// Three columns where there is room (loss, validation, throughput over hardware and precision),
+// two on a narrower window; the hardware chart takes what is left of the last row.
+void ChartsPanel::relayout() {
+    for (ChartView* chart : charts())
+        m_grid->removeWidget(chart);
+    for (int c = 0; c < 3; ++c)
+        m_grid->setColumnStretch(c, c < m_columns ? 1 : 0);
+    if (m_columns >= 3) {
+        m_grid->addWidget(m_loss, 0, 0);
+        m_grid->addWidget(m_validation, 0, 1);
+        m_grid->addWidget(m_throughput, 0, 2);
+        m_grid->addWidget(m_hardware, 1, 0, 1, m_precisionShown ? 2 : 3);
+        if (m_precisionShown)
+            m_grid->addWidget(m_precision, 1, 2);
+        return;
+    }
+    m_grid->addWidget(m_loss, 0, 0);
+    m_grid->addWidget(m_validation, 0, 1);
+    m_grid->addWidget(m_throughput, 1, 0);
+    if (m_precisionShown) {
+        m_grid->addWidget(m_precision, 1, 1);
+        m_grid->addWidget(m_hardware, 2, 0, 1, 2);
+    } else {
+        m_grid->addWidget(m_hardware, 1, 1);
+    }
+}
+
+void ChartsPanel::resizeEvent(QResizeEvent* event) {
+    const int columns = event->size().width() >= kThreeColumnWidth ? 3 : 2;
+    if (columns != m_columns) {
+        m_columns = columns;
+        relayout();
+    }
+    QWidget::resizeEvent(event);
+}
+
+} // namespace tb::ui

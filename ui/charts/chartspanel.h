@@ -13,7 +13,7 @@
 class QComboBox;
 class QGridLayout;
 
-namespace tb {
+namespace tb::ui {
 
 class ChartView;
 class HardwareChart;
@@ -51,9 +51,16 @@ public:
     HardwareChart* hardwareChart() const { return m_hardware; }
     PrecisionChart* precisionChart() const { return m_precision; }
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     std::vector<ChartView*> charts() const;
     void showPrecisionChart(bool show);
+    void relayout();
+
+    int m_columns = 3;
+    bool m_precisionShown = false;
 
     LossChart* m_loss;
     ValidationChart* m_validation;
@@ -66,4 +73,4 @@ private:
     int64_t m_stepsPerEpoch = 0;
 };
 
-} // namespace tb
+} // namespace tb::ui

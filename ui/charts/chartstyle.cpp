@@ -3,7 +3,7 @@
 
 #include <array>
 
-namespace tb {
+namespace tb::ui {
 
 QColor seriesColor(int i) {
     static const std::array<QColor, 8> kColors = {
@@ -31,4 +31,4 @@ QColor mixColors(const QColor& a, const QColor& b, double t) {
                             static_cast<float>(a.blueF() * (1 - t) + b.blueF() * t));
 }
 
-} // namespace tb
+} // namespace tb::ui

@@ -5,7 +5,7 @@
 #include <QColor>
 #include <QPen>
 
-namespace tb {
+namespace tb::ui {
 
 // The i-th series colour (cycles after eight).
 QColor seriesColor(int i);
@@ -15,4 +15,4 @@ QPen seriesPen(const QColor& color, double width = 1.0);
 // a*(1-t) + b*t per channel: grid lines between the text and the background colour.
 QColor mixColors(const QColor& a, const QColor& b, double t);
 
-} // namespace tb
+} // namespace tb::ui

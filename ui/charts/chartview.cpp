@@ -15,7 +15,7 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
-namespace tb {
+namespace tb::ui {
 
 ChartView::ChartView(const QString& title, QWidget* parent)
     : QWidget(parent), m_plot(new QCustomPlot(this)), m_title(new QLabel(title, this)),
@@ -53,7 +53,7 @@ ChartView::ChartView(const QString& title, QWidget* parent)
     layout->setSpacing(2);
     layout->addLayout(header);
     layout->addWidget(m_plot, 1);
-    setMinimumSize(320, 220);
+    setMinimumSize(260, 200);
 
     // Root layout: the legend in a thin row above the axis rects, so it never covers data.
     QCPAxisRect* first = m_plot->axisRect();
@@ -264,4 +264,4 @@ void ChartView::showContextMenu(const QPoint& pos) {
     menu.exec(m_plot->mapToGlobal(pos));
 }
 
-} // namespace tb
+} // namespace tb::ui

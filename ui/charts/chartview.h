@@ -15,7 +15,7 @@ class QHBoxLayout;
 class QLabel;
 class QTextStream;
 
-namespace tb {
+namespace tb::ui {
 
 class ChartView : public QWidget {
     Q_OBJECT
@@ -87,4 +87,4 @@ private:
     bool m_linkingX = false;
 };
 
-} // namespace tb
+} // namespace tb::ui

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <optional>
 
-namespace tb {
+namespace tb::ui {
 
 inline QString csvField(double v) {
     return std::isfinite(v) ? QString::number(v, 'g', 12) : QString();
@@ -16,4 +16,4 @@ inline QString csvField(const std::optional<double>& v) {
     return v ? csvField(*v) : QString();
 }
 
-} // namespace tb
+} // namespace tb::ui

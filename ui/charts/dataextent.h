@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-namespace tb {
+namespace tb::ui {
 
 struct Extent {
     double lo = std::numeric_limits<double>::infinity();
@@ -45,4 +45,4 @@ struct Extent {
     }
 };
 
-} // namespace tb
+} // namespace tb::ui

@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <set>
 
-namespace tb {
+namespace tb::ui {
 
 namespace {
 
@@ -231,4 +231,4 @@ void HardwareChart::writeCsv(QTextStream& out) const {
     }
 }
 
-} // namespace tb
+} // namespace tb::ui

@@ -16,7 +16,7 @@
 
 class QCPGraph;
 
-namespace tb {
+namespace tb::ui {
 
 class HardwareChart : public ChartView {
     Q_OBJECT
@@ -82,4 +82,4 @@ private:
     Extent m_time;
 };
 
-} // namespace tb
+} // namespace tb::ui

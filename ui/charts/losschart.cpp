@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace tb {
+namespace tb::ui {
 
 namespace {
 constexpr int kSliderSteps = 100; // weight = slider value / 100, 0..0.99
@@ -131,4 +131,4 @@ void LossChart::writeCsv(QTextStream& out) const {
             << csvField(m_smoothedLoss[i]) << '\n';
 }
 
-} // namespace tb
+} // namespace tb::ui

@@ -14,7 +14,7 @@ class QCPGraph;
 class QLabel;
 class QSlider;
 
-namespace tb {
+namespace tb::ui {
 
 class LossChart : public ChartView {
     Q_OBJECT
@@ -52,4 +52,4 @@ private:
     Extent m_lossExtent;
 };
 
-} // namespace tb
+} // namespace tb::ui

@@ -7,7 +7,7 @@
 #include <QTextStream>
 #include <qcustomplot.h>
 
-namespace tb {
+namespace tb::ui {
 
 PrecisionChart::PrecisionChart(QWidget* parent)
     : ChartView(tr("Mixed precision"), parent), m_scale(plot()->addGraph()),
@@ -91,4 +91,4 @@ void PrecisionChart::writeCsv(QTextStream& out) const {
             << ',' << (m_wasSkipped[i] ? 1 : 0) << '\n';
 }
 
-} // namespace tb
+} // namespace tb::ui

@@ -11,7 +11,7 @@
 
 class QCPGraph;
 
-namespace tb {
+namespace tb::ui {
 
 class PrecisionChart : public ChartView {
     Q_OBJECT
@@ -41,4 +41,4 @@ private:
     Extent m_scaleExtent;
 };
 
-} // namespace tb
+} // namespace tb::ui

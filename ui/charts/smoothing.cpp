@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-namespace tb {
+namespace tb::ui {
 
 void DebiasedEma::reset(double weight) {
     m_weight = weight;
@@ -20,4 +20,4 @@ double DebiasedEma::add(double x) {
     return m_last / debias;
 }
 
-} // namespace tb
+} // namespace tb::ui

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-namespace tb {
+namespace tb::ui {
 
 // last = last*w + (1-w)*x; smoothed = last / (1 - w^n) with n the finite values seen, so the
 // first points are not pulled towards zero (TensorBoard's scalar dashboard smoothing).
@@ -23,4 +23,4 @@ private:
     int64_t m_count = 0;
 };
 
-} // namespace tb
+} // namespace tb::ui

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace tb {
+namespace tb::ui {
 
 void StepKeys::reset(double originUnixTime) {
     m_origin = originUnixTime;
@@ -36,4 +36,4 @@ double StepKeys::key(std::size_t i, XAxisMode mode) const {
     return k.step;
 }
 
-} // namespace tb
+} // namespace tb::ui

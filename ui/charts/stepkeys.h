@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <vector>
 
-namespace tb {
+namespace tb::ui {
 
 class StepKeys {
 public:
@@ -35,4 +35,4 @@ private:
     std::array<Extent, 3> m_extents;
 };
 
-} // namespace tb
+} // namespace tb::ui

@@ -10,7 +10,7 @@
 
 #include <algorithm>
 
-namespace tb {
+namespace tb::ui {
 
 ThroughputChart::ThroughputChart(QWidget* parent)
     : ChartView(tr("Throughput and step time"), parent), m_timeRect(addAxisRect(1, 0)),
@@ -132,4 +132,4 @@ void ThroughputChart::writeCsv(QTextStream& out) const {
     }
 }
 
-} // namespace tb
+} // namespace tb::ui

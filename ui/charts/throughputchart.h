@@ -15,7 +15,7 @@
 
 class QCPGraph;
 
-namespace tb {
+namespace tb::ui {
 
 class ThroughputChart : public ChartView {
     Q_OBJECT
@@ -58,4 +58,4 @@ private:
     Extent m_stackExtent;
 };
 
-} // namespace tb
+} // namespace tb::ui

@@ -8,7 +8,7 @@
 #include <QTextStream>
 #include <qcustomplot.h>
 
-namespace tb {
+namespace tb::ui {
 
 namespace {
 
@@ -133,4 +133,4 @@ void ValidationChart::writeCsv(QTextStream& out) const {
             << csvField(e.valLoss) << ',' << csvField(e.valAcc * 100.0) << '\n';
 }
 
-} // namespace tb
+} // namespace tb::ui

@@ -12,7 +12,7 @@ class QCPGraph;
 class QCPItemText;
 class QCPItemTracer;
 
-namespace tb {
+namespace tb::ui {
 
 class ValidationChart : public ChartView {
     Q_OBJECT
@@ -51,4 +51,4 @@ private:
     Extent m_accExtent;
 };
 
-} // namespace tb
+} // namespace tb::ui

@@ -3,7 +3,7 @@
 
 #include <QCoreApplication>
 
-namespace tb {
+namespace tb::ui {
 
 QString xAxisLabel(XAxisMode mode) {
     switch (mode) {
@@ -17,4 +17,4 @@ QString xAxisLabel(XAxisMode mode) {
     return {};
 }
 
-} // namespace tb
+} // namespace tb::ui

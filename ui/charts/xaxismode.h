@@ -4,11 +4,11 @@
 
 #include <QString>
 
-namespace tb {
+namespace tb::ui {
 
 enum class XAxisMode { Step, Samples, WallTime };
 
 // The axis label with its unit, e.g. "time since start (s)".
 QString xAxisLabel(XAxisMode mode);
 
-} // namespace tb
+} // namespace tb::ui

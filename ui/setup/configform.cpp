@@ -20,6 +20,8 @@ QString configValueText(const nlohmann::json& value) {
         return QString::fromStdString(value.get<std::string>());
     if (value.is_boolean())
         return value.get<bool>() ? QStringLiteral("true") : QStringLiteral("false");
+    if (value.is_number_float()) // most values are float: 0.05f reads 0.05, not 0.0500000007
+        return QString::number(value.get<double>(), 'g', 7);
     if (value.is_array()) {
         QStringList parts;
         for (const auto& v : value)
@@ -86,6 +88,8 @@ QWidget* ConfigForm::createEditor(const ConfigField& field, const QString& key) 
         editor = box;
     } else if (!field.choices.empty()) {
         auto* combo = new QComboBox(this);
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(12);
         for (const std::string& c : field.choices)
             combo->addItem(QString::fromStdString(c));
         connect(combo, &QComboBox::currentTextChanged, this, [this, key] {

@@ -127,6 +127,8 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     : QWidget(parent), m_picker(new QComboBox(this)), m_root(new QLineEdit(this)),
       m_summary(new QLabel(this)), m_classes(new QLabel(this)), m_samples(new QLabel(this)),
       m_error(new QLabel(this)) {
+    m_picker->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_picker->setMinimumContentsLength(16); // spec paths can be long
     m_picker->setObjectName(QStringLiteral("dataset"));
     for (const std::string& name : datasetNames())
         m_picker->addItem(QString::fromStdString(name));

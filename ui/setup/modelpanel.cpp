@@ -31,6 +31,8 @@ QString humanCount(int64_t value) {
 ModelPanel::ModelPanel(QWidget* parent)
     : QWidget(parent), m_backend(createCpuBackend(1)), m_picker(new QComboBox(this)),
       m_table(new QTableWidget(0, 5, this)), m_total(new QLabel(this)) {
+    m_picker->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_picker->setMinimumContentsLength(16); // spec paths can be long
     m_picker->setObjectName(QStringLiteral("model"));
     for (const ZooEntry& entry : modelZoo()) {
         m_picker->addItem(QString::fromStdString(entry.name));

@@ -106,6 +106,9 @@ QWidget* SetupPanel::buildPerformanceGroup() {
     auto* content = new QWidget;
     m_device = new QComboBox(content);
     m_device->setObjectName(QStringLiteral("device"));
+    // The greyed GPU entry carries a long reason: the combo must not grow to fit it.
+    m_device->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_device->setMinimumContentsLength(16);
     fillDevices();
     connect(m_device, &QComboBox::currentIndexChanged, this, &SetupPanel::refresh);
     auto* deviceHelp = new QToolButton(content);
@@ -184,6 +187,10 @@ void SetupPanel::setConfig(const RunConfig& config) {
     m_model->setPrecision(QString::fromStdString(config.precision));
     m_dataset->setDataConfig(config.data); // opens it; factsChanged() refreshes again
     refresh();
+}
+
+bool SetupPanel::busy() const {
+    return m_dataset->loading();
 }
 
 RunConfig SetupPanel::config() const {

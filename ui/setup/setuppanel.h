@@ -29,6 +29,8 @@ public:
     RunConfig config() const;
     // Empty when Train can start; else what stops it, naming the field.
     QString blocker() const { return m_blocker; }
+    // True while the dataset is still being opened (blocker() then says so).
+    bool busy() const;
 
 signals:
     void changed(); // a value, the dataset facts or the model changed: re-read blocker()

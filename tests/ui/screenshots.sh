@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Regenerates the screenshots of every view of the window (first launch, a trained run's charts,
+# the hardware panel, an invalid field, an out-of-memory failure, a concept card) at 1280x800 and
+# 1920x1080 in the light and dark palettes, under a real X server (xvfb-run).
+#   tests/ui/screenshots.sh [BUILD_DIR] [OUT_DIR]     (defaults: build/ci, /tmp/tb-shots)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build/ci}
+out=${2:-/tmp/tb-shots}
+cmake --build "$build" -j2 --target tb_windowshots tb_chartshot >/dev/null
+mkdir -p "$out"
+TB_SHOTS_DIR=$out QTEST_FUNCTION_TIMEOUT=900000 xvfb-run -a -s "-screen 0 1920x1080x24" "$build/tests/ui/tb_windowshots"
+if [[ -x "$build/tests/ui/tb_chartshot" ]]; then
+  xvfb-run -a -s "-screen 0 1920x1080x24" "$build/tests/ui/tb_chartshot" "$out/charts"
+fi
+ls "$out"/*.png

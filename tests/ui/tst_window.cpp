@@ -1,0 +1,158 @@
+// The whole window, as a user drives it: the first launch is ready to train, Ctrl+Return trains
+// a run to completion with live charts, pause/resume/stop work from the actions, an out-of-memory
+// run offers its retry, and the last configuration is remembered.
+#include "mainwindow.h"
+#include "runcontroller.h"
+#include "setup/setuppanel.h"
+#include "status/failurebanner.h"
+#include "store/runstore.h"
+#include "uitestutil.h"
+
+#include <QAction>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QtTest>
+
+using namespace tb;
+using tb::ui::MainWindow;
+using State = tb::ui::RunController::State;
+
+class TestWindow : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    QString db() const { return m_dir.filePath("runs.db"); }
+    QString log(MainWindow& w) const { return w.findChild<QTextBrowser*>("log")->toPlainText(); }
+
+private slots:
+    void initTestCase() {
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath("settings"));
+        QCoreApplication::setOrganizationName("TrainBenchTest");
+        QCoreApplication::setApplicationName("tst_window");
+    }
+    void init() { QSettings().clear(); }
+
+    void firstLaunchIsReadyToTrain() {
+        MainWindow w(db());
+        w.show();
+        auto* train = w.findChild<QAction*>("action-train");
+        QTRY_VERIFY_WITH_TIMEOUT(train->isEnabled(), 30000);
+        QVERIFY(!w.findChild<QAction*>("action-pause")->isEnabled());
+        QVERIFY(!w.findChild<QAction*>("action-stop")->isEnabled());
+        QCOMPARE(w.setup().config().model, std::string("fmnist-cnn"));
+        QCOMPARE(w.setup().config().data.name, std::string("fashion-mnist"));
+        QVERIFY(w.findChild<QLabel*>("train-blocker")->text().isEmpty());
+    }
+
+    void ctrlReturnTrainsARunToCompletion() {
+        MainWindow w(db());
+        w.show();
+        w.setup().setConfig(test::tinyRunConfig(m_dir.filePath("ckpt")));
+        auto* train = w.findChild<QAction*>("action-train");
+        QTRY_VERIFY_WITH_TIMEOUT(train->isEnabled(), 30000);
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QTest::keyClick(&w, Qt::Key_Return, Qt::ControlModifier);
+        QCOMPARE(w.controller().state(), State::Running);
+        QVERIFY(!train->isEnabled());
+        QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Idle, 120000);
+        QVERIFY2(log(w).contains("run completed"), qPrintable(log(w)));
+        QVERIFY(train->isEnabled()); // the window is ready for the next run
+
+        RunStoreOptions ro;
+        ro.readOnly = true;
+        RunStore store(db().toStdString(), ro);
+        const auto runs = store.listRuns();
+        QVERIFY(!runs.empty());
+        QCOMPARE(toString(runs.front().status), std::string("completed"));
+        QCOMPARE(store.stepMetrics(runs.front().id).size(), std::size_t{22});
+    }
+
+    void pauseResumeAndStopFromTheActions() {
+        MainWindow w(db());
+        w.show();
+        w.setup().setConfig(test::tinyRunConfig(m_dir.filePath("ckpt"), 50));
+        QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
+                                  30000);
+        QVERIFY(w.train());
+        auto* pause = w.findChild<QAction*>("action-pause");
+        QTRY_VERIFY(log(w).contains("run "));
+        pause->trigger();
+        QCOMPARE(w.controller().state(), State::Paused);
+        QCOMPARE(pause->text(), QString("&Resume"));
+        QTRY_VERIFY_WITH_TIMEOUT(log(w).contains("paused after step"), 60000);
+        pause->trigger();
+        QCOMPARE(w.controller().state(), State::Running);
+        QTRY_VERIFY_WITH_TIMEOUT(log(w).contains("resumed at step"), 60000);
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QTest::keyClick(&w, Qt::Key_Escape);
+        QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Idle, 60000);
+        QVERIFY2(log(w).contains("run stopped"), qPrintable(log(w)));
+    }
+
+    // A batch no machine holds: the run fails as out of memory, the banner offers half the batch
+    // and twice the accumulation, and one click applies them and trains again.
+    void outOfMemoryOffersTheRetry() {
+        MainWindow w(db());
+        w.show();
+        RunConfig c = test::tinyRunConfig(m_dir.filePath("ckpt"), 1);
+        c.set("dataset", "spirals");
+        c.set("data.synthetic_samples", "65536");
+        c.set("model", "mlp");
+        c.set("model.hidden", "4194304");
+        c.set("batch_size", "65536");
+        w.setup().setConfig(c);
+        QSignalSpy started(&w.controller(), &ui::RunController::runStarted);
+        QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
+                                  30000);
+        QVERIFY(w.train());
+        auto* banner = w.findChild<ui::FailureBanner*>("failure-banner");
+        QTRY_VERIFY_WITH_TIMEOUT(banner->isVisible(), 120000);
+        if (banner->failure().kind != FailureKind::OutOfMemory)
+            QFAIL(qPrintable(w.findChild<QLabel*>("failure-text")->text()));
+        auto* retry = w.findChild<QPushButton*>("failure-retry");
+        QVERIFY(retry->isVisible());
+        QCOMPARE(retry->text(), QString("Retry with batch_size=32768, accumulate_grad_batches=2"));
+        QTRY_COMPARE(w.controller().state(), State::Idle);
+        QTest::mouseClick(retry, Qt::LeftButton);
+        QCOMPARE(w.setup().config().batchSize, int64_t{32768});
+        QCOMPARE(w.setup().config().accumulateGradBatches, 2);
+        QTRY_COMPARE_WITH_TIMEOUT(started.count(), 2, 30000);
+        QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Idle, 120000);
+    }
+
+    void invalidValueDisablesTrainWithTheReason() {
+        MainWindow w(db());
+        w.show();
+        auto* train = w.findChild<QAction*>("action-train");
+        QTRY_VERIFY_WITH_TIMEOUT(train->isEnabled(), 30000);
+        auto* lr = w.findChild<QLineEdit*>("lr");
+        lr->selectAll();
+        QTest::keyClicks(lr, "-1");
+        QVERIFY(!train->isEnabled());
+        QVERIFY2(w.findChild<QLabel*>("train-blocker")->text().startsWith("lr:"),
+                 qPrintable(w.findChild<QLabel*>("train-blocker")->text()));
+        QVERIFY(!w.train());
+    }
+
+    void remembersTheLastConfiguration() {
+        {
+            MainWindow w(db());
+            w.show();
+            auto* batch = w.findChild<QLineEdit*>("batch_size");
+            batch->selectAll();
+            QTest::keyClicks(batch, "48");
+            w.close();
+        }
+        MainWindow again(db());
+        QCOMPARE(again.findChild<QLineEdit*>("batch_size")->text(), QString("48"));
+        QCOMPARE(again.setup().config().batchSize, int64_t{48});
+    }
+};
+
+QTEST_MAIN(TestWindow)
+#include "tst_window.moc"

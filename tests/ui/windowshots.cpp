@@ -1,0 +1,150 @@
+// Screenshots of every view of the window, for looking at (tests/ui/screenshots.sh runs this
+// under xvfb-run). Not a ctest: it asserts only that each view reached the state it shows.
+// TB_SHOTS_DIR names the output folder.
+#include "mainwindow.h"
+#include "runcontroller.h"
+#include "setup/setuppanel.h"
+#include "status/failurebanner.h"
+#include "uitestutil.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDialog>
+#include <QDir>
+#include <QLineEdit>
+#include <QSettings>
+#include <QStyle>
+#include <QStyleFactory>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QToolButton>
+#include <QtTest>
+
+using namespace tb;
+using State = tb::ui::RunController::State;
+
+namespace {
+
+QPalette darkPalette() {
+    QPalette p;
+    const QColor window(0x2b, 0x2b, 0x2e), base(0x1e, 0x1e, 0x21), text(0xe6, 0xe6, 0xe6);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, window);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, window);
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::ToolTipBase, base);
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::Highlight, QColor(0x3b, 0x82, 0xc4));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::Link, QColor(0x6c, 0xb4, 0xee));
+    p.setColor(QPalette::Mid, QColor(0x55, 0x55, 0x5a));
+    p.setColor(QPalette::Midlight, QColor(0x3c, 0x3c, 0x40));
+    p.setColor(QPalette::Dark, QColor(0x18, 0x18, 0x1a));
+    p.setColor(QPalette::PlaceholderText, QColor(0x90, 0x90, 0x90));
+    p.setColor(QPalette::Disabled, QPalette::Text, QColor(0x80, 0x80, 0x80));
+    p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(0x80, 0x80, 0x80));
+    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(0x80, 0x80, 0x80));
+    return p;
+}
+
+RunConfig showcaseRun(const QString& dir) {
+    RunConfig c = test::tinyRunConfig(dir, 4);
+    c.set("data.synthetic_samples", "1200");
+    c.set("data.image_size", "24");
+    c.set("precision", "16-mixed");
+    return c;
+}
+
+} // namespace
+
+class WindowShots : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_tmp;
+    QDir m_out;
+
+    void save(QWidget& w, const QString& name) {
+        QApplication::processEvents();
+        QVERIFY(w.grab().save(m_out.filePath(name + ".png")));
+        qInfo("%s", qPrintable(m_out.filePath(name + ".png")));
+    }
+
+private slots:
+    void initTestCase() {
+        m_out = QDir(qEnvironmentVariable("TB_SHOTS_DIR", "/tmp/tb-shots"));
+        QVERIFY(m_out.mkpath("."));
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_tmp.filePath("settings"));
+        QApplication::setStyle(QStyleFactory::create("Fusion"));
+    }
+
+    void views_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<bool>("dark");
+        QTest::newRow("1280x800-light") << QSize(1280, 800) << false;
+        QTest::newRow("1280x800-dark") << QSize(1280, 800) << true;
+        QTest::newRow("1920x1080-light") << QSize(1920, 1080) << false;
+        QTest::newRow("1920x1080-dark") << QSize(1920, 1080) << true;
+    }
+    void views() {
+        QFETCH(QSize, size);
+        QFETCH(bool, dark);
+        QApplication::setPalette(dark ? darkPalette() : QApplication::style()->standardPalette());
+        const QString tag = QString::fromLatin1(QTest::currentDataTag());
+        QSettings().clear();
+        ui::MainWindow w(m_tmp.filePath(tag + ".db"));
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* train = w.findChild<QAction*>("action-train");
+        QTRY_VERIFY_WITH_TIMEOUT(train->isEnabled(), 60000);
+        save(w, "first-launch-" + tag);
+
+        w.setup().setConfig(showcaseRun(m_tmp.filePath("ckpt")));
+        QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
+                                  60000);
+        QVERIFY(w.train());
+        QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Idle, 300000);
+        save(w, "trained-" + tag);
+        auto* tabs = w.findChild<QTabWidget*>("views");
+        tabs->setCurrentIndex(1);
+        save(w, "hardware-" + tag);
+        tabs->setCurrentIndex(0);
+
+        auto* lr = w.findChild<QLineEdit*>("lr");
+        lr->selectAll();
+        QTest::keyClicks(lr, "-0.1");
+        save(w, "invalid-field-" + tag);
+        lr->selectAll();
+        QTest::keyClicks(lr, "0.05");
+
+        RunConfig oom = test::tinyRunConfig(m_tmp.filePath("ckpt"), 1);
+        oom.set("dataset", "spirals");
+        oom.set("data.synthetic_samples", "65536");
+        oom.set("model", "mlp");
+        oom.set("model.hidden", "4194304");
+        oom.set("batch_size", "65536");
+        w.setup().setConfig(oom);
+        QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
+                                  60000);
+        QVERIFY(w.train());
+        QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Idle, 300000);
+        QVERIFY(w.findChild<ui::FailureBanner*>("failure-banner")->isVisible());
+        save(w, "out-of-memory-" + tag);
+
+        auto* help = w.findChild<QToolButton*>("pin_memory-help");
+        QVERIFY(help);
+        help->click();
+        QDialog* card = nullptr;
+        QTRY_VERIFY((card = w.findChild<QDialog*>("concept-pin_memory")) != nullptr);
+        QVERIFY(QTest::qWaitForWindowExposed(card));
+        save(*card, "concept-card-" + tag);
+        card->close();
+    }
+};
+
+QTEST_MAIN(WindowShots)
+#include "windowshots.moc"
