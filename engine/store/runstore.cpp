@@ -1,19 +1,15 @@
 // RunStore: opening the database, queries for the UI and CLI, and edits of runs.
 #include "store/runstore.h"
 
+#include "core/datadirectory.h"
+
 #include "store/processidentity.h"
 #include "store/schema.h"
 #include "store/sqlitedb.h"
 #include "store/storeerror.h"
 
 #include <chrono>
-#include <cstdlib>
-#include <ctime>
 #include <filesystem>
-#include <random>
-
-#include <pwd.h>
-#include <unistd.h>
 
 namespace tb {
 
@@ -81,34 +77,6 @@ StoreError notFound(const std::string& path, const std::string& message) {
 
 std::string defaultDatabasePath() {
     return (fs::path(dataDirectory()) / "runs.db").string();
-}
-
-std::string dataDirectory() {
-    fs::path base;
-    // The XDG spec says to ignore relative values.
-    if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg == '/') {
-        base = xdg;
-    } else {
-        const char* home = std::getenv("HOME");
-        if (!home || !*home) {
-            const passwd* pw = getpwuid(getuid());
-            home = pw ? pw->pw_dir : "/tmp";
-        }
-        base = fs::path(home) / ".local" / "share";
-    }
-    return (base / "TrainBench").string();
-}
-
-std::string makeRunId() {
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    char stamp[32];
-    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &utc);
-    static thread_local std::mt19937 rng{std::random_device{}()};
-    char suffix[8];
-    std::snprintf(suffix, sizeof suffix, "%04x", static_cast<unsigned>(rng() & 0xffffu));
-    return std::string(stamp) + "-" + suffix;
 }
 
 RunStore::RunStore(const std::string& path, const RunStoreOptions& options) {
@@ -269,12 +237,16 @@ void RunStore::setNotes(const std::string& runId, const std::string& notes) {
     requireRun(runId, m_db->changes());
 }
 
-void RunStore::requireExists(const std::string& runId) {
+bool RunStore::contains(const std::string& runId) {
     SqliteStatement& q = m_db->cached("SELECT count(*) FROM runs WHERE id = ?1");
     q.bind(1, runId);
     const int64_t n = q.step("looking up a run") ? q.integer(0) : 0;
     q.reset();
-    requireRun(runId, n);
+    return n > 0;
+}
+
+void RunStore::requireExists(const std::string& runId) {
+    requireRun(runId, contains(runId) ? 1 : 0);
 }
 
 void RunStore::addTag(const std::string& runId, const std::string& tag) {

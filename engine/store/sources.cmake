@@ -2,7 +2,7 @@ set(TB_MODULE_SOURCES
     storeerror.cpp
     sqlitedb.cpp
     schema.cpp
-    runstatus.cpp
+    loglevel.cpp
     processidentity.cpp
     runstore.cpp
     runstoremetrics.cpp

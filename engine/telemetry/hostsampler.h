@@ -9,9 +9,6 @@
 
 namespace tb {
 
-// This process's peak resident memory (VmHWM), if /proc tells.
-std::optional<uint64_t> processPeakRssBytes();
-
 // Not thread-safe (it keeps the previous CPU counters): use from one thread.
 class HostSampler {
 public:

@@ -1,10 +1,10 @@
 // Checkpoint save, load and rotation.
 #include "train/checkpointer.h"
 
+#include "core/datadirectory.h"
 #include "core/errors.h"
 #include "io/safetensors.h"
 #include "nn/structural.h"
-#include "store/runstore.h"
 
 #include <algorithm>
 #include <cstdio>

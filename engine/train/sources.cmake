@@ -1,2 +1,3 @@
-set(TB_MODULE_SOURCES advisor.cpp checkpointer.cpp memoryestimate.cpp runconfig.cpp stepbench.cpp
+set(TB_MODULE_SOURCES advisor.cpp checkpointer.cpp memoryestimate.cpp runconfig.cpp runstatus.cpp
+                      stepbench.cpp
                       trainer.cpp)

@@ -140,13 +140,25 @@ private slots:
                                  "locked by another process"));
         QVERIFY(timer.elapsed() >= 150); // it waited for the busy timeout first
 
-        RunRecorder recorder(path, {std::chrono::milliseconds(10), options});
+        // The recorder keeps the run's events and retries: they all land once the lock goes
+        // (it used to give up after one busy timeout and drop the whole run).
+        RunRecorderOptions recording{std::chrono::milliseconds(10), options};
+        RunRecorder recorder(path, recording);
         recorder.onEvent(runStarted("blocked"));
-        QVERIFY(!recorder.flush());
+        for (int i = 1; i <= 30; ++i)
+            recorder.onEvent(step(i));
+        recorder.onEvent(RunFinishedEvent{});
+        QVERIFY(!recorder.flush(std::chrono::milliseconds(600)));
+        QVERIFY(recorder.waiting());
+        QVERIFY(!recorder.failed());
         QVERIFY2(recorder.lastError().find("locked") != std::string::npos,
                  recorder.lastError().c_str());
 
         holder.exec("ROLLBACK");
+        QVERIFY(recorder.flush());
+        QVERIFY(!recorder.waiting());
+        QCOMPARE(toString(store.getRun("blocked").status), std::string("completed"));
+        QCOMPARE(store.stepMetrics("blocked").size(), std::size_t{30});
         store.rename("r", "x"); // works again once the lock is gone
         QCOMPARE(store.getRun("r").name, std::string("x"));
     }
