@@ -11,6 +11,8 @@
 #include <chrono>
 #include <filesystem>
 
+#include <unistd.h>
+
 namespace tb {
 
 namespace fs = std::filesystem;
@@ -92,7 +94,8 @@ RunStore::RunStore(const std::string& path, const RunStoreOptions& options) {
                                  "). Choose another file with --db PATH, or train without "
                                  "logging with --no-db.");
     }
-    m_db = std::make_unique<SqliteDb>(path, options.readOnly, options.busyTimeout);
+    m_db =
+        std::make_unique<SqliteDb>(path, options.readOnly, options.busyTimeout, options.immutable);
     // SQLite silently opens a file it may not write read-only; say so now, not at the first
     // write in the middle of a run.
     if (!options.readOnly && m_db->readOnly())
@@ -103,12 +106,19 @@ RunStore::RunStore(const std::string& path, const RunStoreOptions& options) {
     const int version = schemaVersion(*m_db);
     if (version > currentSchemaVersion())
         migrateSchema(*m_db); // throws TooNew before writing anything
+    // Before anything is changed (WAL mode, our tables): someone else's database stays theirs.
+    if (version == 0 && holdsTables(*m_db))
+        throw StoreError(StoreError::Kind::Corrupt, path,
+                         path +
+                             ": this SQLite database is not a TrainBench run database (it holds "
+                             "other tables); it was left as it is. Choose another file with --db "
+                             "PATH, or train without logging with --no-db.");
     if (options.readOnly) {
         if (version < currentSchemaVersion())
             throw StoreError(StoreError::Kind::Other, path,
                              path + (version == 0
                                          ? std::string(": this file holds no TrainBench runs "
-                                                       "(empty, or another SQLite database).")
+                                                       "(it is empty).")
                                          : ": this run database has schema version " +
                                                std::to_string(version) +
                                                " and needs an upgrade; open it once for "
@@ -127,6 +137,43 @@ RunStore::RunStore(const std::string& path, const RunStoreOptions& options) {
     migrateSchema(*m_db);
     if (options.markInterrupted)
         markInterrupted();
+}
+
+std::unique_ptr<RunStore> openRunStoreForQueries(const std::string& path) {
+    std::error_code ec;
+    if (!fs::exists(path, ec))
+        throw StoreError(StoreError::Kind::NotFound, path,
+                         path + ": no run database here yet. Train once, or pass --db PATH.");
+    std::string folder = fs::path(path).parent_path().string();
+    if (folder.empty())
+        folder = ".";
+    const bool folderWritable = access(folder.c_str(), W_OK) == 0;
+    if (folderWritable && access(path.c_str(), W_OK) == 0) {
+        try {
+            return std::make_unique<RunStore>(path);
+        } catch (const StoreError& e) {
+            if (e.kind() != StoreError::Kind::ReadOnly && e.kind() != StoreError::Kind::Locked)
+                throw;
+        }
+    }
+    RunStoreOptions options;
+    options.readOnly = true;
+    try {
+        return std::make_unique<RunStore>(path, options);
+    } catch (const StoreError& e) {
+        // A WAL database needs its -shm file: in a read-only folder without one, only an
+        // immutable open reads it, and that ignores the -wal file, so it must hold nothing.
+        if (e.kind() != StoreError::Kind::CannotOpen || folderWritable)
+            throw;
+    }
+    if (fs::file_size(path + "-wal", ec) > 0 && !ec)
+        throw StoreError(StoreError::Kind::CannotOpen, path,
+                         path + ": its folder is read-only and " + path +
+                             "-wal holds changes not yet merged into it, which SQLite cannot "
+                             "read there. Copy both files to a writable folder and pass --db "
+                             "PATH.");
+    options.immutable = true;
+    return std::make_unique<RunStore>(path, options);
 }
 
 RunStore::~RunStore() = default;

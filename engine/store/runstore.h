@@ -21,12 +21,22 @@ struct RunStoreOptions {
     std::chrono::milliseconds busyTimeout{5000}; // how long to wait for another writer
     bool markInterrupted = true;                 // see RunStore::markInterrupted()
     int64_t maxPageCount = 0;                    // > 0: cap the file (tests simulate a full disk)
+    bool immutable = false; // with readOnly: nothing can change the file (see SqliteDb)
 };
 
 // dataDirectory()/runs.db: $XDG_DATA_HOME/TrainBench/runs.db, else
 // ~/.local/share/TrainBench/runs.db. Only computes the path; RunStore creates missing folders
 // when it opens the file for writing.
 std::string defaultDatabasePath();
+
+class RunStore;
+
+// The store for queries (the CLI's listing and export, the window's runs view): writable when
+// the file and its folder are (so runs of dead writers get marked interrupted), else read-only,
+// and on a read-only mount immutable (SQLite cannot create its -shm file there). Throws
+// StoreError: NotFound when there is no file, CannotOpen when a read-only folder holds a -wal
+// file with changes that only a writable copy can read.
+std::unique_ptr<RunStore> openRunStoreForQueries(const std::string& path);
 
 // One connection to a run database. Not thread-safe: use one RunStore per thread (SQLite
 // serialises connections and processes; WAL lets readers read while one run is written).

@@ -8,4 +8,5 @@ set(TB_MODULE_SOURCES
     runstoremetrics.cpp
     runstorewrite.cpp
     runrecorder.cpp
-    runexport.cpp)
+    runexport.cpp
+    exportfile.cpp)

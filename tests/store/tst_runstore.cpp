@@ -380,7 +380,7 @@ private slots:
         const std::string path = dbPath("old.db");
         {
             SqliteDb raw(path, false, std::chrono::milliseconds(1000));
-            raw.exec("CREATE TABLE unrelated (x)"); // version 0: an empty database of ours
+            raw.exec("PRAGMA user_version = 0"); // version 0 and no tables: a new database
         }
         { RunStore first(path); }
         RunStore second(path);

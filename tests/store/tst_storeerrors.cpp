@@ -48,6 +48,11 @@ void writeBytes(const std::string& path, const QByteArray& bytes) {
     QCOMPARE(f.write(bytes), bytes.size());
 }
 
+QByteArray readFile(const std::string& path) {
+    QFile f(QString::fromStdString(path));
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
 } // namespace
 
 class TestStoreErrors : public QObject {
@@ -181,6 +186,24 @@ private slots:
         writeBytes(path, bytes);
         QVERIFY(expectStoreError([&] { RunStore store(path); }, StoreError::Kind::Corrupt, path,
                                  "not a TrainBench run database or is damaged"));
+    }
+
+    // Someone else's SQLite database: refused before anything in it changes (it used to be
+    // switched to WAL mode and given our tables).
+    void foreignDatabaseIsLeftAsItIs() {
+        const std::string path = dbPath("foreign.db");
+        {
+            SqliteDb other(path, false, std::chrono::milliseconds(0));
+            other.exec("CREATE TABLE recipes (name TEXT); INSERT INTO recipes VALUES ('soup')");
+        }
+        const QByteArray before = readFile(path);
+        QVERIFY(expectStoreError([&] { RunStore store(path); }, StoreError::Kind::Corrupt, path,
+                                 "not a TrainBench run database"));
+        QCOMPARE(readFile(path), before);
+        QVERIFY(!QFile::exists(QString::fromStdString(path + "-wal")));
+        SqliteDb other(path, true, std::chrono::milliseconds(0));
+        QCOMPARE(scalarText(other, "PRAGMA journal_mode"), std::string("delete"));
+        QCOMPARE(scalar(other, "SELECT count(*) FROM sqlite_master"), int64_t{1});
     }
 
     void damagedPagesAreFound() {
