@@ -153,11 +153,12 @@ int cmdTrain(const Argv& argv) {
     bool recorded = true;
     if (recorder) {
         sampler.removeSink(recorder.get());
-        if (recorder->waiting())
-            std::fprintf(stderr,
-                         "waiting for the run database to record the run (Ctrl-C twice gives "
-                         "up): %s\n",
-                         recorder->lastError().c_str());
+        // A locked or full database may take a while: say what the wait is for.
+        if (!recorder->flush(std::chrono::seconds(1)) && !recorder->failed()) {
+            const std::string why = recorder->lastError();
+            std::fprintf(stderr, "waiting for the run database to record the run%s%s\n",
+                         why.empty() ? "" : ": ", why.c_str());
+        }
         recorded = recorder->close();
         if (!recorded)
             std::fprintf(stderr,
