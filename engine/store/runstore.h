@@ -2,8 +2,8 @@
 // logs, tags). Queries are shaped for the UI's run table and the `runs` CLI command.
 #pragma once
 
+#include "core/systemsample.h"
 #include "store/runrecord.h"
-#include "telemetry/systemsample.h"
 #include "train/events.h"
 
 #include <chrono>

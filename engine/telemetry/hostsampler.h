@@ -1,7 +1,7 @@
 // HostSampler: CPU utilisation, RAM and this process's memory, read from /proc.
 #pragma once
 
-#include "telemetry/systemsample.h"
+#include "core/systemsample.h"
 
 #include <cstdint>
 #include <string>

@@ -2,7 +2,7 @@
 // them; the trainer never knows who listens.
 #pragma once
 
-#include "telemetry/systemsample.h"
+#include "core/systemsample.h"
 
 #include <nlohmann/json.hpp>
 
