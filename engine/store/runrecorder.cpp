@@ -45,7 +45,7 @@ void RunRecorder::onEvent(const Event& event) {
         std::lock_guard lock(m_mutex);
         // Nothing will write it, or the backlog would grow without bound.
         const bool full = m_enqueued - m_done >= m_maxQueued && !started && !urgent;
-        if (failed() || full) {
+        if (failed() || m_closed || full) {
             ++m_lost;
             return;
         }
@@ -149,8 +149,10 @@ void RunRecorder::writerLoop(std::stop_token stop) {
         }
         if (stop.stop_requested() && batch.empty()) {
             std::lock_guard lock(m_mutex);
-            if (m_queue.empty())
+            if (m_queue.empty()) {
+                m_closed = true; // under the lock that onEvent() queues under: nothing slips in
                 return;
+            }
         }
     }
 }

@@ -127,6 +127,7 @@ private:
     std::string m_error;
     std::atomic<bool> m_failed{false};
     std::atomic<bool> m_waiting{false};
+    bool m_closed = false; // the writer has stopped: nothing would write a queued event
 
     Cursor m_cursor;       // writer thread only
     std::jthread m_writer; // last: started after everything above exists
