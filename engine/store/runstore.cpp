@@ -2,7 +2,6 @@
 #include "store/runstore.h"
 
 #include "core/datadirectory.h"
-
 #include "store/processidentity.h"
 #include "store/schema.h"
 #include "store/sqlitedb.h"

@@ -3,7 +3,6 @@
 #include "store/runstore.h"
 
 #include "core/runid.h"
-
 #include "store/schema.h"
 #include "store/storeerror.h"
 #include "storetestutil.h"
