@@ -6,6 +6,7 @@
 #include "store/runstore.h"
 #include "store/sqlitedb.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QTemporaryDir>
@@ -124,6 +125,38 @@ private slots:
         const CliResult r = finishCli(p, 60000);
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("writing the output failed"), qPrintable(r.err));
+    }
+
+    // A run store on a disk that fills up mid-run (a small tmpfs, mounted in a user namespace):
+    // the run used to read as interrupted at the last step that fitted. Now it reads as
+    // completed with all its steps counted, the error says what was lost, and train exits 1.
+    void fullDiskStillRecordsHowTheRunEnded() {
+        QTemporaryDir home;
+        QVERIFY(QDir(home.path()).mkdir("disk"));
+        const QString disk = home.filePath("disk");
+        if (QProcess::execute("unshare", {"-Urm", "true"}) != 0)
+            QSKIP("unshare -Urm is not available here: cannot mount a small disk");
+        const QString db = disk + "/runs.db";
+        const QString script =
+            QString("mount -t tmpfs -o size=160k none '%1' && \"$0\" \"$@\"; code=$?; "
+                    "\"$0\" runs list --json --db '%2' && exit $code")
+                .arg(disk, db);
+        QProcess p;
+        prepareCli(p, home.path());
+        p.start("unshare",
+                {"-Urm", "sh", "-c", script, TB_CLI_PATH, "train", "--quiet", "--db", db, "--set",
+                 "dataset=blobs", "--set", "model=mlp", "--set", "max_epochs=30", "--set",
+                 "log_every_n_steps=1", "--set", "device=cpu"});
+        const CliResult r = finishCli(p, 240000); // waits out the recorder's patience (60 s)
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("could not be recorded"), qPrintable(r.err));
+        const QJsonArray runs = QJsonDocument::fromJson(r.out.toUtf8()).array();
+        QCOMPARE(runs.size(), 1);
+        const QJsonObject run = runs.first().toObject();
+        QCOMPARE(run["status"].toString(), QString("completed"));
+        QCOMPARE(run["epochs"].toInt(), 30);
+        QVERIFY2(run["error"].toString().contains("disk is full"),
+                 qPrintable(run["error"].toString()));
     }
 
     // A store on a read-only mount (a backup disk, a shared folder): SQLite cannot create its
