@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -110,23 +109,6 @@ void requireArgs(const Args& args, std::size_t count, const char* usage, bool at
     const std::size_t have = args.positional().size() - 1;
     if (have < count || (!atLeast && have > count))
         throw ConfigError("runs " + args.positional()[0], std::string("usage: ") + usage);
-}
-
-// The store for queries: writable when possible (so dead writers' runs get marked
-// interrupted), read-only when the file cannot be written.
-RunStore openForReading(const std::string& path) {
-    if (!std::filesystem::exists(path))
-        throw StoreError(StoreError::Kind::NotFound, path,
-                         path + ": no run database here yet. Train once, or pass --db PATH.");
-    try {
-        return RunStore(path);
-    } catch (const StoreError& e) {
-        if (e.kind() != StoreError::Kind::ReadOnly && e.kind() != StoreError::Kind::Locked)
-            throw;
-        RunStoreOptions options;
-        options.readOnly = true;
-        return RunStore(path, options);
-    }
 }
 
 std::vector<std::pair<std::string, std::string>> summaryRows(const RunRecord& r) {
@@ -275,21 +257,16 @@ int exportRun(RunStore& store, const Args& args) {
     const std::string format = args.valueOr("format", "csv");
     if (format != "csv" && format != "json")
         throw ConfigError("--format", "'" + format + "' is not csv or json");
-    std::ofstream file;
+    const ExportFormat f = format == "csv" ? ExportFormat::Csv : ExportFormat::Json;
     if (const auto out = args.value("out")) {
-        file.open(*out, std::ios::binary | std::ios::trunc);
-        if (!file)
-            throw ConfigError("--out", "cannot write " + *out);
+        exportRunToFile(store, id, f, *out);
+        return 0;
     }
-    std::ostream& out = file.is_open() ? static_cast<std::ostream&>(file) : std::cout;
-    if (format == "csv")
-        exportRunCsv(store, id, out);
+    if (f == ExportFormat::Csv)
+        exportRunCsv(store, id, std::cout);
     else
-        exportRunJson(store, id, out);
-    out.flush();
-    if (file.is_open() && !file)
-        throw ConfigError("--out", "writing " + *args.value("out") + " failed");
-    return 0;
+        exportRunJson(store, id, std::cout);
+    return 0; // main() checks that standard output took it all
 }
 
 int edit(RunStore& store, const Args& args) {
@@ -344,14 +321,14 @@ int cmdRuns(const Argv& argv) {
     const std::string path = args.valueOr("db", defaultDatabasePath());
     const std::string& command = args.positional()[0];
     if (command == "list" || command == "show" || command == "compare" || command == "export") {
-        RunStore store = openForReading(path);
+        const std::unique_ptr<RunStore> store = openRunStoreForQueries(path);
         if (command == "list")
-            return list(store, args);
+            return list(*store, args);
         if (command == "show")
-            return show(store, args);
+            return show(*store, args);
         if (command == "compare")
-            return compare(store, args);
-        return exportRun(store, args);
+            return compare(*store, args);
+        return exportRun(*store, args);
     }
     if (command == "rename" || command == "tag" || command == "untag" || command == "note" ||
         command == "delete" || command == "check") {

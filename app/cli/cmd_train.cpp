@@ -5,6 +5,7 @@
 #include "progress.h"
 
 #include "core/errors.h"
+#include "core/runid.h"
 #include "store/runrecorder.h"
 #include "store/runstore.h"
 #include "telemetry/telemetrysampler.h"
@@ -148,21 +149,32 @@ int cmdTrain(const Argv& argv) {
 
     Trainer trainer(config, sinks, options);
     const RunFinishedEvent finished = trainer.run(stopSource.get_token());
-    watcher.request_stop();
     sampler.stop();
+    bool recorded = true;
     if (recorder) {
         sampler.removeSink(recorder.get());
-        if (!recorder->flush())
-            std::fprintf(stderr, "warning: the run store stopped recording: %s\n",
-                         recorder->lastError().c_str());
+        // A locked or full database may take a while: say what the wait is for.
+        if (!recorder->flush(std::chrono::seconds(1)) && !recorder->failed()) {
+            const std::string why = recorder->lastError();
+            std::fprintf(stderr, "waiting for the run database to record the run%s%s\n",
+                         why.empty() ? "" : ": ", why.c_str());
+        }
+        recorded = recorder->close();
+        if (!recorded)
+            std::fprintf(stderr,
+                         "trainbench-cli train: error: %llu events of run %s could not be "
+                         "recorded: %s\n",
+                         static_cast<unsigned long long>(recorder->lostEvents()),
+                         options.runId.c_str(), recorder->lastError().c_str());
     }
+    watcher.request_stop(); // after the recorder: a second Ctrl-C still ends a long wait
     if (json)
         std::printf("%s\n", resultJson(options.runId, finished, config).dump().c_str());
     if (finished.status == RunStatus::Failed) {
         std::fprintf(stderr, "trainbench-cli train: error: %s\n", finished.error.c_str());
         return 1;
     }
-    return 0;
+    return recorded ? 0 : 1;
 }
 
 } // namespace tb::cli

@@ -4,9 +4,11 @@
 #include "core/errors.h"
 #include "core/processenv.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <iostream>
 #include <string_view>
 
 namespace {
@@ -30,6 +32,19 @@ constexpr Command kCommands[] = {
      "check CPU, GPU, driver, CUDA and cuDNN; say why a GPU is unused"},
 };
 
+// The exit code once standard output is flushed and closed: its last bytes are written only
+// here, and a full disk or a closed pipe behind it must not pass for success.
+int closeStdout(const char* command, int code) {
+    std::cout.flush();
+    const bool written = std::cout.good() && std::fflush(stdout) == 0 && !std::ferror(stdout);
+    if (std::fclose(stdout) != 0 || !written) {
+        std::fprintf(stderr, "trainbench-cli %s: error: writing the output failed: %s\n", command,
+                     std::strerror(errno));
+        return code == 0 ? 1 : code;
+    }
+    return code;
+}
+
 void printUsage() {
     std::puts("usage: trainbench-cli COMMAND [options]\n\ncommands:");
     for (const Command& c : kCommands)
@@ -50,7 +65,7 @@ int main(int argc, char** argv) {
         if (name != c.name)
             continue;
         try {
-            return c.run(tb::cli::Argv(argv + 2, argv + argc));
+            return closeStdout(c.name, c.run(tb::cli::Argv(argv + 2, argv + argc)));
         } catch (const tb::Error& e) {
             std::fprintf(stderr, "trainbench-cli %s: error: %s\n", c.name, e.what());
             return 1;

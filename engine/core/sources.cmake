@@ -1,1 +1,2 @@
-set(TB_MODULE_SOURCES errors.cpp processenv.cpp shape.cpp tensor.cpp)
+set(TB_MODULE_SOURCES datadirectory.cpp errors.cpp processenv.cpp processmemory.cpp runid.cpp shape.cpp
+                      tensor.cpp)

@@ -56,10 +56,16 @@ void writeSafetensors(const std::string& path, const std::vector<SafetensorsEntr
     std::string text = header.dump();
     text.append((8 - text.size() % 8) % 8, ' '); // keeps the data 8-byte aligned
     const std::string tmp = path + ".tmp";
+    // Whatever fails (a full disk, the rename), no half-written temporary stays behind.
+    auto fail = [&](const std::string& message) {
+        std::error_code ignored;
+        std::filesystem::remove(tmp, ignored);
+        throw Error(message);
+    };
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         if (!out)
-            throw Error("cannot write checkpoint " + tmp);
+            fail("cannot write checkpoint " + tmp);
         uint64_t n = text.size();
         unsigned char len[8];
         for (int i = 0; i < 8; ++i)
@@ -69,14 +75,14 @@ void writeSafetensors(const std::string& path, const std::vector<SafetensorsEntr
         for (const auto& e : tensors)
             out.write(static_cast<const char*>(e.tensor.raw()),
                       static_cast<std::streamsize>(e.tensor.bytes()));
-        out.flush();
+        out.close(); // writes the last buffered bytes: check after it
         if (!out)
-            throw Error("cannot write checkpoint " + tmp + " (disk full?)");
+            fail("cannot write checkpoint " + tmp + " (disk full?)");
     }
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);
     if (ec)
-        throw Error("cannot move checkpoint into place at " + path + ": " + ec.message());
+        fail("cannot move checkpoint into place at " + path + ": " + ec.message());
 }
 
 SafetensorsFile readSafetensors(const std::string& path) {

@@ -39,4 +39,14 @@ std::vector<ConfigDifference> configDifferences(const std::vector<RunRecord>& ru
 void exportRunCsv(RunStore& store, const std::string& runId, std::ostream& out);
 void exportRunJson(RunStore& store, const std::string& runId, std::ostream& out);
 
+enum class ExportFormat { Csv, Json };
+
+// Exports the run to the file at path: written to a new temporary file in the same folder and
+// renamed over path once complete, so a failed export leaves an older file whole. Refuses a
+// path that is the store's database or one of SQLite's files beside it (-wal, -shm, -journal),
+// by identity, so links and other spellings of the path are caught too. Throws StoreError
+// naming the file.
+void exportRunToFile(RunStore& store, const std::string& runId, ExportFormat format,
+                     const std::string& path);
+
 } // namespace tb

@@ -1,18 +1,15 @@
 // RunStore: opening the database, queries for the UI and CLI, and edits of runs.
 #include "store/runstore.h"
 
+#include "core/datadirectory.h"
 #include "store/processidentity.h"
 #include "store/schema.h"
 #include "store/sqlitedb.h"
 #include "store/storeerror.h"
 
 #include <chrono>
-#include <cstdlib>
-#include <ctime>
 #include <filesystem>
-#include <random>
 
-#include <pwd.h>
 #include <unistd.h>
 
 namespace tb {
@@ -83,34 +80,6 @@ std::string defaultDatabasePath() {
     return (fs::path(dataDirectory()) / "runs.db").string();
 }
 
-std::string dataDirectory() {
-    fs::path base;
-    // The XDG spec says to ignore relative values.
-    if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg == '/') {
-        base = xdg;
-    } else {
-        const char* home = std::getenv("HOME");
-        if (!home || !*home) {
-            const passwd* pw = getpwuid(getuid());
-            home = pw ? pw->pw_dir : "/tmp";
-        }
-        base = fs::path(home) / ".local" / "share";
-    }
-    return (base / "TrainBench").string();
-}
-
-std::string makeRunId() {
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    char stamp[32];
-    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &utc);
-    static thread_local std::mt19937 rng{std::random_device{}()};
-    char suffix[8];
-    std::snprintf(suffix, sizeof suffix, "%04x", static_cast<unsigned>(rng() & 0xffffu));
-    return std::string(stamp) + "-" + suffix;
-}
-
 RunStore::RunStore(const std::string& path, const RunStoreOptions& options) {
     if (!options.readOnly) {
         const fs::path parent = fs::path(path).parent_path();
@@ -124,7 +93,8 @@ RunStore::RunStore(const std::string& path, const RunStoreOptions& options) {
                                  "). Choose another file with --db PATH, or train without "
                                  "logging with --no-db.");
     }
-    m_db = std::make_unique<SqliteDb>(path, options.readOnly, options.busyTimeout);
+    m_db =
+        std::make_unique<SqliteDb>(path, options.readOnly, options.busyTimeout, options.immutable);
     // SQLite silently opens a file it may not write read-only; say so now, not at the first
     // write in the middle of a run.
     if (!options.readOnly && m_db->readOnly())
@@ -135,12 +105,19 @@ RunStore::RunStore(const std::string& path, const RunStoreOptions& options) {
     const int version = schemaVersion(*m_db);
     if (version > currentSchemaVersion())
         migrateSchema(*m_db); // throws TooNew before writing anything
+    // Before anything is changed (WAL mode, our tables): someone else's database stays theirs.
+    if (version == 0 && holdsTables(*m_db))
+        throw StoreError(StoreError::Kind::Corrupt, path,
+                         path +
+                             ": this SQLite database is not a TrainBench run database (it holds "
+                             "other tables); it was left as it is. Choose another file with --db "
+                             "PATH, or train without logging with --no-db.");
     if (options.readOnly) {
         if (version < currentSchemaVersion())
             throw StoreError(StoreError::Kind::Other, path,
                              path + (version == 0
                                          ? std::string(": this file holds no TrainBench runs "
-                                                       "(empty, or another SQLite database).")
+                                                       "(it is empty).")
                                          : ": this run database has schema version " +
                                                std::to_string(version) +
                                                " and needs an upgrade; open it once for "
@@ -159,6 +136,43 @@ RunStore::RunStore(const std::string& path, const RunStoreOptions& options) {
     migrateSchema(*m_db);
     if (options.markInterrupted)
         markInterrupted();
+}
+
+std::unique_ptr<RunStore> openRunStoreForQueries(const std::string& path) {
+    std::error_code ec;
+    if (!fs::exists(path, ec))
+        throw StoreError(StoreError::Kind::NotFound, path,
+                         path + ": no run database here yet. Train once, or pass --db PATH.");
+    std::string folder = fs::path(path).parent_path().string();
+    if (folder.empty())
+        folder = ".";
+    const bool folderWritable = access(folder.c_str(), W_OK) == 0;
+    if (folderWritable && access(path.c_str(), W_OK) == 0) {
+        try {
+            return std::make_unique<RunStore>(path);
+        } catch (const StoreError& e) {
+            if (e.kind() != StoreError::Kind::ReadOnly && e.kind() != StoreError::Kind::Locked)
+                throw;
+        }
+    }
+    RunStoreOptions options;
+    options.readOnly = true;
+    try {
+        return std::make_unique<RunStore>(path, options);
+    } catch (const StoreError& e) {
+        // A WAL database needs its -shm file: in a read-only folder without one, only an
+        // immutable open reads it, and that ignores the -wal file, so it must hold nothing.
+        if (e.kind() != StoreError::Kind::CannotOpen || folderWritable)
+            throw;
+    }
+    if (fs::file_size(path + "-wal", ec) > 0 && !ec)
+        throw StoreError(StoreError::Kind::CannotOpen, path,
+                         path + ": its folder is read-only and " + path +
+                             "-wal holds changes not yet merged into it, which SQLite cannot "
+                             "read there. Copy both files to a writable folder and pass --db "
+                             "PATH.");
+    options.immutable = true;
+    return std::make_unique<RunStore>(path, options);
 }
 
 RunStore::~RunStore() = default;
@@ -269,12 +283,16 @@ void RunStore::setNotes(const std::string& runId, const std::string& notes) {
     requireRun(runId, m_db->changes());
 }
 
-void RunStore::requireExists(const std::string& runId) {
+bool RunStore::contains(const std::string& runId) {
     SqliteStatement& q = m_db->cached("SELECT count(*) FROM runs WHERE id = ?1");
     q.bind(1, runId);
     const int64_t n = q.step("looking up a run") ? q.integer(0) : 0;
     q.reset();
-    requireRun(runId, n);
+    return n > 0;
+}
+
+void RunStore::requireExists(const std::string& runId) {
+    requireRun(runId, contains(runId) ? 1 : 0);
 }
 
 void RunStore::addTag(const std::string& runId, const std::string& tag) {

@@ -2,8 +2,8 @@
 // logs, tags). Queries are shaped for the UI's run table and the `runs` CLI command.
 #pragma once
 
+#include "core/systemsample.h"
 #include "store/runrecord.h"
-#include "telemetry/systemsample.h"
 #include "train/events.h"
 
 #include <chrono>
@@ -21,16 +21,22 @@ struct RunStoreOptions {
     std::chrono::milliseconds busyTimeout{5000}; // how long to wait for another writer
     bool markInterrupted = true;                 // see RunStore::markInterrupted()
     int64_t maxPageCount = 0;                    // > 0: cap the file (tests simulate a full disk)
+    bool immutable = false; // with readOnly: nothing can change the file (see SqliteDb)
 };
 
-// $XDG_DATA_HOME/TrainBench/runs.db, else ~/.local/share/TrainBench/runs.db. Only computes the
-// path; RunStore creates missing folders when it opens the file for writing.
+// dataDirectory()/runs.db: $XDG_DATA_HOME/TrainBench/runs.db, else
+// ~/.local/share/TrainBench/runs.db. Only computes the path; RunStore creates missing folders
+// when it opens the file for writing.
 std::string defaultDatabasePath();
-// $XDG_DATA_HOME/TrainBench, else ~/.local/share/TrainBench: where runs.db and checkpoints live.
-std::string dataDirectory();
 
-// A new sortable run id: UTC date and time plus 16 random bits, "20261130-093012-3f2a".
-std::string makeRunId();
+class RunStore;
+
+// The store for queries (the CLI's listing and export, the window's runs view): writable when
+// the file and its folder are (so runs of dead writers get marked interrupted), else read-only,
+// and on a read-only mount immutable (SQLite cannot create its -shm file there). Throws
+// StoreError: NotFound when there is no file, CannotOpen when a read-only folder holds a -wal
+// file with changes that only a writable copy can read.
+std::unique_ptr<RunStore> openRunStoreForQueries(const std::string& path);
 
 // One connection to a run database. Not thread-safe: use one RunStore per thread (SQLite
 // serialises connections and processes; WAL lets readers read while one run is written).
@@ -54,6 +60,8 @@ public:
     RunRecord getRun(const std::string& idOrPrefix);
     // The full id of idOrPrefix (see getRun).
     std::string resolveId(const std::string& idOrPrefix);
+    // Whether a run with exactly this id is recorded.
+    bool contains(const std::string& runId);
     std::vector<StepEvent> stepMetrics(const std::string& runId);
     std::vector<EpochEvent> epochMetrics(const std::string& runId);
     std::vector<SystemSample> systemSamples(const std::string& runId);
@@ -76,8 +84,9 @@ public:
     void beginTransaction();
     void commit();
     void rollback();
-    // Inserts the run as `running`, owned by this process. A run resumed under an existing id
-    // becomes `running` again and loses metrics after event.resumedFromStep.
+    // Inserts the run as `running`, owned by this process. A resume (event.resumed) of a
+    // recorded run makes it `running` again and drops its metrics after event.resumedFromStep;
+    // a new run whose id is taken throws StoreError (kind DuplicateId) and changes nothing.
     void beginRun(const RunStartedEvent& event, double unixTime);
     void addStep(const std::string& runId, const StepEvent& step);
     // Also updates the run's best/final summary columns.

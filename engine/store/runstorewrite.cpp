@@ -58,6 +58,13 @@ void RunStore::rollback() {
 }
 
 void RunStore::beginRun(const RunStartedEvent& e, double unixTime) {
+    // Only a resume continues a recorded run: a new run under a taken id would merge two runs.
+    if (!e.resumed && contains(e.runId))
+        throw StoreError(StoreError::Kind::DuplicateId, path(),
+                         path() + ": a run with id '" + e.runId +
+                             "' is already recorded; a new run may not reuse it (resume it with "
+                             "`train --resume " +
+                             e.runId + "`, or start the run under another id).");
     const ProcessIdentity me = currentProcess();
     const nlohmann::json empty = nlohmann::json::object();
     m_db->cached(
@@ -80,6 +87,8 @@ void RunStore::beginRun(const RunStartedEvent& e, double unixTime) {
                  configString(e.config, {"model", "model.name"}), e.device, e.stepsPerEpoch,
                  e.totalSteps, e.resumedFromStep, me.pid, me.host, me.startTicks)
         .run("starting run " + e.runId);
+    if (!e.resumed)
+        return;
     // Resuming under the same id: what came after the checkpoint is replayed, so drop it.
     m_db->cached("DELETE FROM step_metrics WHERE run_id = ?1 AND step > ?2")
         .bindAll(e.runId, e.resumedFromStep)

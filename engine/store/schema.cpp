@@ -162,6 +162,13 @@ int schemaVersion(SqliteDb& db) {
     return version;
 }
 
+bool holdsTables(SqliteDb& db) {
+    SqliteStatement& q = db.cached("SELECT count(*) FROM sqlite_master");
+    const bool any = q.step("reading the schema") && q.integer(0) > 0;
+    q.reset();
+    return any;
+}
+
 void migrateSchema(SqliteDb& db) {
     const int known = currentSchemaVersion();
     auto checkNotNewer = [&](int version) {

@@ -12,6 +12,10 @@ int currentSchemaVersion();
 // The schema version stored in the file (0 for a new, empty database). Throws StoreError.
 int schemaVersion(SqliteDb& db);
 
+// True when the database holds tables, views or indexes: a schema version of 0 then means
+// someone else's database, not a new one. Throws StoreError.
+bool holdsTables(SqliteDb& db);
+
 // Brings the database up to currentSchemaVersion(), one migration per transaction, so an older
 // file is upgraded in place and a crash mid-upgrade leaves a consistent version. Throws
 // StoreError (kind TooNew) when the file was written by a newer TrainBench.

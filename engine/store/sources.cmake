@@ -2,10 +2,11 @@ set(TB_MODULE_SOURCES
     storeerror.cpp
     sqlitedb.cpp
     schema.cpp
-    runstatus.cpp
+    loglevel.cpp
     processidentity.cpp
     runstore.cpp
     runstoremetrics.cpp
     runstorewrite.cpp
     runrecorder.cpp
-    runexport.cpp)
+    runexport.cpp
+    exportfile.cpp)

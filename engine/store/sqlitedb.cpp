@@ -6,14 +6,39 @@
 #include <sqlite3.h>
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace tb {
 
-SqliteDb::SqliteDb(std::string path, bool readOnly, std::chrono::milliseconds busyTimeout)
+namespace {
+
+// "file:" URI of a path, with the characters URIs reserve escaped.
+std::string fileUri(const std::string& path, const char* query) {
+    std::string uri = "file:";
+    for (const char c : path) {
+        if (c == '%' || c == '?' || c == '#') {
+            char escaped[4];
+            std::snprintf(escaped, sizeof escaped, "%%%02X", static_cast<unsigned char>(c));
+            uri += escaped;
+        } else {
+            uri += c;
+        }
+    }
+    return uri + "?" + query;
+}
+
+} // namespace
+
+SqliteDb::SqliteDb(std::string path, bool readOnly, std::chrono::milliseconds busyTimeout,
+                   bool immutable)
     : m_path(std::move(path)) {
-    const int flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-    const int rc = sqlite3_open_v2(m_path.c_str(), &m_db, flags, nullptr);
+    const bool uri = readOnly && immutable;
+    const int flags =
+        (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+        (uri ? SQLITE_OPEN_URI : 0);
+    const std::string name = uri ? fileUri(m_path, "immutable=1") : m_path;
+    const int rc = sqlite3_open_v2(name.c_str(), &m_db, flags, nullptr);
     if (rc != SQLITE_OK) {
         const std::string detail = m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);
         sqlite3_close_v2(m_db);

@@ -21,8 +21,11 @@ class SqliteStatement;
 // connections and processes itself).
 class SqliteDb {
 public:
-    // Opens (readOnly) or opens-or-creates the file. Throws StoreError.
-    SqliteDb(std::string path, bool readOnly, std::chrono::milliseconds busyTimeout);
+    // Opens (readOnly) or opens-or-creates the file. immutable (with readOnly) promises SQLite
+    // that nothing changes the file while it is open (a read-only mount): it then takes no
+    // locks and needs no -shm file, and ignores a -wal file. Throws StoreError.
+    SqliteDb(std::string path, bool readOnly, std::chrono::milliseconds busyTimeout,
+             bool immutable = false);
     ~SqliteDb();
     SqliteDb(const SqliteDb&) = delete;
     SqliteDb& operator=(const SqliteDb&) = delete;

@@ -11,13 +11,14 @@ namespace tb {
 class StoreError : public Error {
 public:
     enum class Kind {
-        ReadOnly,   // the file or its folder cannot be written
-        Locked,     // another connection held the lock longer than the busy timeout
-        Corrupt,    // not a SQLite database, or damaged
-        DiskFull,   // SQLITE_FULL: no space left (or the page limit was reached)
-        TooNew,     // written by a newer TrainBench (schema version above ours)
-        CannotOpen, // missing folder, a directory path, ...
-        NotFound,   // no run with the given id (or the prefix is ambiguous)
+        ReadOnly,    // the file or its folder cannot be written
+        Locked,      // another connection held the lock longer than the busy timeout
+        Corrupt,     // not a SQLite database, or damaged
+        DiskFull,    // SQLITE_FULL: no space left (or the page limit was reached)
+        TooNew,      // written by a newer TrainBench (schema version above ours)
+        CannotOpen,  // missing folder, a directory path, ...
+        NotFound,    // no run with the given id (or the prefix is ambiguous)
+        DuplicateId, // a new run under the id of a recorded one
         Other,
     };
 

@@ -1,31 +1,12 @@
 // /proc/stat deltas, /proc/meminfo and /proc/self/status for the host sampler.
 #include "telemetry/hostsampler.h"
 
+#include "core/processmemory.h"
+
 #include <fstream>
 #include <sstream>
 
 namespace tb {
-
-namespace {
-
-// "Key:   12345 kB" lines of meminfo and status, in bytes; missing when absent.
-std::optional<uint64_t> kibField(const std::string& file, const std::string& key) {
-    std::ifstream in(file);
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.compare(0, key.size(), key) != 0 || line.size() <= key.size() ||
-            line[key.size()] != ':')
-            continue;
-        std::istringstream fields(line.substr(key.size() + 1));
-        uint64_t kib = 0;
-        if (fields >> kib)
-            return kib * 1024;
-        return std::nullopt;
-    }
-    return std::nullopt;
-}
-
-} // namespace
 
 HostSampler::HostSampler(std::string procRoot)
     : m_root(std::move(procRoot)), m_previous(readCpuTimes()) {}
@@ -73,18 +54,14 @@ HostSample HostSampler::sample() {
     if (s.cpuPercent || now.size() != m_previous.size())
         m_previous = now;
 
-    const auto total = kibField(m_root + "/meminfo", "MemTotal");
-    const auto available = kibField(m_root + "/meminfo", "MemAvailable");
+    const auto total = procKibField(m_root + "/meminfo", "MemTotal");
+    const auto available = procKibField(m_root + "/meminfo", "MemAvailable");
     s.ramTotalBytes = total;
     if (total && available && *available <= *total)
         s.ramUsedBytes = *total - *available;
-    s.processRssBytes = kibField(m_root + "/self/status", "VmRSS");
-    s.processPeakRssBytes = kibField(m_root + "/self/status", "VmHWM");
+    s.processRssBytes = procKibField(m_root + "/self/status", "VmRSS");
+    s.processPeakRssBytes = procKibField(m_root + "/self/status", "VmHWM");
     return s;
-}
-
-std::optional<uint64_t> processPeakRssBytes() {
-    return kibField("/proc/self/status", "VmHWM");
 }
 
 } // namespace tb

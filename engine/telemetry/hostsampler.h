@@ -1,16 +1,13 @@
 // HostSampler: CPU utilisation, RAM and this process's memory, read from /proc.
 #pragma once
 
-#include "telemetry/systemsample.h"
+#include "core/systemsample.h"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace tb {
-
-// This process's peak resident memory (VmHWM), if /proc tells.
-std::optional<uint64_t> processPeakRssBytes();
 
 // Not thread-safe (it keeps the previous CPU counters): use from one thread.
 class HostSampler {

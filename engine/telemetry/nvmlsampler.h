@@ -2,7 +2,7 @@
 // (and says why there are no GPU readings) on machines without the NVIDIA driver.
 #pragma once
 
-#include "telemetry/systemsample.h"
+#include "core/systemsample.h"
 
 #include <memory>
 #include <optional>

@@ -1,4 +1,5 @@
 set(TB_MODULE_SOURCES
+    hostinfo.cpp
     hostsampler.cpp
     nvmlsampler.cpp
     telemetrysampler.cpp)

@@ -2,8 +2,8 @@
 // and hands each SystemSampleEvent to its sinks, with or without a run in progress.
 #pragma once
 
+#include "core/systemsample.h"
 #include "telemetry/nvmlsampler.h"
-#include "telemetry/systemsample.h"
 #include "train/events.h"
 
 #include <chrono>

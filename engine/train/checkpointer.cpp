@@ -1,10 +1,10 @@
 // Checkpoint save, load and rotation.
 #include "train/checkpointer.h"
 
+#include "core/datadirectory.h"
 #include "core/errors.h"
 #include "io/safetensors.h"
 #include "nn/structural.h"
-#include "store/runstore.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -23,6 +23,21 @@ Tensor toHost(Backend& b, const Tensor& t) {
     Tensor h = Tensor::host(t.shape(), t.dtype());
     b.copy(t, h);
     return h;
+}
+
+// Makes `to` a copy of `from`, whole or not at all: copy_file over `to` itself would leave it
+// truncated when the disk fills up, and --resume would find a broken last checkpoint.
+void replaceWithCopy(const std::string& from, const std::string& to) {
+    const std::string tmp = to + ".tmp";
+    std::error_code ec;
+    fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, ec);
+    if (!ec)
+        fs::rename(tmp, to, ec);
+    if (ec) {
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        throw Error("cannot write checkpoint " + to + ": " + ec.message());
+    }
 }
 
 } // namespace
@@ -79,9 +94,9 @@ std::string Checkpointer::save(const Position& pos, Graph& graph, Optimizer& opt
                       static_cast<long long>(pos.step));
     const std::string path = m_dir + "/" + name;
     writeSafetensors(path, tensors, meta);
-    fs::copy_file(path, m_dir + "/last.safetensors", fs::copy_options::overwrite_existing, ec);
+    replaceWithCopy(path, m_dir + "/last.safetensors");
     if (best)
-        fs::copy_file(path, m_dir + "/best.safetensors", fs::copy_options::overwrite_existing, ec);
+        replaceWithCopy(path, m_dir + "/best.safetensors");
     rotate();
     return path;
 }

@@ -2,7 +2,7 @@
 // them; the trainer never knows who listens.
 #pragma once
 
-#include "telemetry/systemsample.h"
+#include "core/systemsample.h"
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +28,9 @@ struct RunStartedEvent {
     int64_t stepsPerEpoch = 0; // optimizer steps
     int64_t totalSteps = 0;    // bound from max_epochs / max_steps
     int64_t resumedFromStep = 0;
+    // Continues the recorded run with this id (train --resume): set even when the resume fails
+    // before resumedFromStep is known, so the record is not mistaken for a new run.
+    bool resumed = false;
 };
 
 // The optimizer steps of one logging interval (log_every_n_steps, as Lightning's): `step` is

@@ -4,11 +4,11 @@
 
 #include "backend/devices.h"
 #include "backend/kernels/random_math.h"
+#include "core/processmemory.h"
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
 #include "optim/gradscaler.h"
 #include "optim/optimizer.h"
-#include "telemetry/hostsampler.h"
 #include "train/runconfig.h"
 
 #include <algorithm>

@@ -3,12 +3,12 @@
 
 #include "backend/devices.h"
 #include "core/errors.h"
+#include "core/processmemory.h"
+#include "core/runid.h"
 #include "data/dataloader.h"
 #include "data/datasets.h"
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
-#include "store/runstore.h"
-#include "telemetry/hostsampler.h"
 #include "train/advisor.h"
 #include "train/checkpointer.h"
 #include "train/memoryestimate.h"
@@ -382,6 +382,7 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
     ev.name = s.config.displayName();
     ev.config = s.config.toJson();
     ev.device = s.config.device;
+    ev.resumed = !s.options.resumeFrom.empty();
     bool startedSent = false;
     try {
         s.setup();

@@ -1,12 +1,18 @@
 // Run export and comparison: flattened configs, differing keys, CSV shape and JSON contents.
 #include "store/runexport.h"
 
+#include "store/storeerror.h"
 #include "storetestutil.h"
+
+#include <QDir>
+#include <QFile>
 
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <sstream>
+
+#include <unistd.h>
 
 using namespace tb;
 using namespace tb::test;
@@ -79,6 +85,66 @@ private slots:
         QCOMPARE(doc["epochs"].size(), std::size_t{1});
         QCOMPARE(doc["run"]["id"].get<std::string>(), std::string("e"));
         QCOMPARE(doc["steps"][1]["loss"].get<double>(), 1.0);
+    }
+
+    // `runs export ID --out runs.db` truncated the store. The database and SQLite's files
+    // beside it are refused however the path is spelled; the store is untouched.
+    void refusesToExportOverTheStore_data() {
+        QTest::addColumn<QString>("target");
+        QTest::newRow("database") << "runs.db";
+        QTest::newRow("wal") << "runs.db-wal";
+        QTest::newRow("shm") << "runs.db-shm";
+        QTest::newRow("other-spelling") << "./sub/../runs.db";
+        QTest::newRow("symlink") << "link.db";
+        QTest::newRow("hard-link") << "hard.db";
+    }
+    void refusesToExportOverTheStore() {
+        QFETCH(QString, target);
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkdir("sub"));
+        const std::string db = dir.filePath("runs.db").toStdString();
+        RunStore store(db);
+        store.beginTransaction();
+        store.beginRun(runStarted("e"), 1000.0);
+        store.addStep("e", step(1));
+        store.commit(); // the open connection keeps -wal and -shm in place
+        QVERIFY(QFile::link(dir.filePath("runs.db"), dir.filePath("link.db")));
+        QCOMPARE(::link(db.c_str(), dir.filePath("hard.db").toStdString().c_str()), 0);
+        const std::string out = dir.filePath(target).toStdString();
+        try {
+            exportRunToFile(store, "e", ExportFormat::Csv, out);
+            QFAIL("an export over the run database must be refused");
+        } catch (const StoreError& e) {
+            QVERIFY2(std::string(e.what()).find("Choose another file") != std::string::npos,
+                     e.what());
+        }
+        QCOMPARE(store.stepMetrics("e").size(), std::size_t{1});
+        QVERIFY(store.checkIntegrity().empty());
+    }
+
+    // The export goes to a temporary file renamed into place: a failed one leaves the earlier
+    // file whole and nothing beside it.
+    void failedExportKeepsTheEarlierFile() {
+        QTemporaryDir dir;
+        RunStore store(dir.filePath("runs.db").toStdString());
+        store.beginTransaction();
+        store.beginRun(runStarted("e"), 1000.0);
+        store.addStep("e", step(1));
+        store.commit();
+        const std::string out = dir.filePath("e.json").toStdString();
+        exportRunToFile(store, "e", ExportFormat::Json, out);
+        const QByteArray before = readAll(out);
+        QVERIFY(nlohmann::json::parse(before.toStdString())["steps"].size() == 1);
+        QVERIFY_THROWS_EXCEPTION(StoreError,
+                                 exportRunToFile(store, "gone", ExportFormat::Json, out));
+        QCOMPARE(readAll(out), before);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files).filter("e.json").size(), 1);
+    }
+
+private:
+    static QByteArray readAll(const std::string& path) {
+        QFile f(QString::fromStdString(path));
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
     }
 };
 

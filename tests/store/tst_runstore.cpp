@@ -2,6 +2,7 @@
 // cascading deletes, interrupted runs and schema versions.
 #include "store/runstore.h"
 
+#include "core/runid.h"
 #include "store/schema.h"
 #include "store/storeerror.h"
 #include "storetestutil.h"
@@ -12,6 +13,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <set>
 
 #include <unistd.h>
 
@@ -107,12 +109,41 @@ private slots:
         QCOMPARE(QString::fromStdString(path), expected);
     }
 
-    void runIdIsShortAndSortable() {
+    void runIdIsSortable() {
         const std::string a = makeRunId();
         const std::string b = makeRunId();
-        static const QRegularExpression re("^\\d{8}-\\d{6}-[0-9a-f]{4}$");
+        static const QRegularExpression re("^\\d{8}-\\d{6}-[0-9a-f]{12}$");
         QVERIFY2(re.match(QString::fromStdString(a)).hasMatch(), a.c_str());
         QVERIFY(a.substr(0, 15) <= b.substr(0, 15));
+    }
+
+    // A sweep starts many runs within one second: 16 random bits made a shared id likely
+    // (50% at about 300 runs); the ids of 100000 runs must all differ.
+    void runIdsOfOneSecondDiffer() {
+        std::set<std::string> ids;
+        constexpr int kRuns = 100000;
+        for (int i = 0; i < kRuns; ++i)
+            ids.insert(makeRunId());
+        QCOMPARE(ids.size(), std::size_t{kRuns});
+    }
+
+    // Starting a new run under a recorded id must not merge the two runs.
+    void newRunUnderATakenIdIsRefused() {
+        RunStore store(dbPath("taken.db"));
+        writeRun(store, "r", RunStatus::Completed);
+        store.beginTransaction();
+        try {
+            store.beginRun(runStarted("r", "another run", "resnet20"), 3000.0);
+            QFAIL("a new run under a taken id must be refused");
+        } catch (const StoreError& e) {
+            QCOMPARE(int(e.kind()), int(StoreError::Kind::DuplicateId));
+            QVERIFY2(std::string(e.what()).find("'r'") != std::string::npos, e.what());
+        }
+        store.rollback();
+        const RunRecord r = store.getRun("r");
+        QCOMPARE(toString(r.status), toString(RunStatus::Completed));
+        QCOMPARE(r.model, std::string("mlp"));
+        QCOMPARE(store.stepMetrics("r").size(), std::size_t{20});
     }
 
     void writesAndReadsARun() {
@@ -283,6 +314,7 @@ private slots:
         RunStore store(dbPath("resume.db"));
         writeRun(store, "r", RunStatus::Stopped);
         RunStartedEvent again = runStarted("r", "");
+        again.resumed = true;
         again.resumedFromStep = 10;
         store.beginTransaction();
         store.beginRun(again, 2000.0);
@@ -347,7 +379,7 @@ private slots:
         const std::string path = dbPath("old.db");
         {
             SqliteDb raw(path, false, std::chrono::milliseconds(1000));
-            raw.exec("CREATE TABLE unrelated (x)"); // version 0: an empty database of ours
+            raw.exec("PRAGMA user_version = 0"); // version 0 and no tables: a new database
         }
         { RunStore first(path); }
         RunStore second(path);

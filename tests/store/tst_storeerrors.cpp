@@ -48,6 +48,11 @@ void writeBytes(const std::string& path, const QByteArray& bytes) {
     QCOMPARE(f.write(bytes), bytes.size());
 }
 
+QByteArray readFile(const std::string& path) {
+    QFile f(QString::fromStdString(path));
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
 } // namespace
 
 class TestStoreErrors : public QObject {
@@ -140,13 +145,25 @@ private slots:
                                  "locked by another process"));
         QVERIFY(timer.elapsed() >= 150); // it waited for the busy timeout first
 
-        RunRecorder recorder(path, {std::chrono::milliseconds(10), options});
+        // The recorder keeps the run's events and retries: they all land once the lock goes
+        // (it used to give up after one busy timeout and drop the whole run).
+        RunRecorderOptions recording{std::chrono::milliseconds(10), options};
+        RunRecorder recorder(path, recording);
         recorder.onEvent(runStarted("blocked"));
-        QVERIFY(!recorder.flush());
+        for (int i = 1; i <= 30; ++i)
+            recorder.onEvent(step(i));
+        recorder.onEvent(RunFinishedEvent{});
+        QVERIFY(!recorder.flush(std::chrono::milliseconds(600)));
+        QVERIFY(recorder.waiting());
+        QVERIFY(!recorder.failed());
         QVERIFY2(recorder.lastError().find("locked") != std::string::npos,
                  recorder.lastError().c_str());
 
         holder.exec("ROLLBACK");
+        QVERIFY(recorder.flush());
+        QVERIFY(!recorder.waiting());
+        QCOMPARE(toString(store.getRun("blocked").status), std::string("completed"));
+        QCOMPARE(store.stepMetrics("blocked").size(), std::size_t{30});
         store.rename("r", "x"); // works again once the lock is gone
         QCOMPARE(store.getRun("r").name, std::string("x"));
     }
@@ -169,6 +186,24 @@ private slots:
         writeBytes(path, bytes);
         QVERIFY(expectStoreError([&] { RunStore store(path); }, StoreError::Kind::Corrupt, path,
                                  "not a TrainBench run database or is damaged"));
+    }
+
+    // Someone else's SQLite database: refused before anything in it changes (it used to be
+    // switched to WAL mode and given our tables).
+    void foreignDatabaseIsLeftAsItIs() {
+        const std::string path = dbPath("foreign.db");
+        {
+            SqliteDb other(path, false, std::chrono::milliseconds(0));
+            other.exec("CREATE TABLE recipes (name TEXT); INSERT INTO recipes VALUES ('soup')");
+        }
+        const QByteArray before = readFile(path);
+        QVERIFY(expectStoreError([&] { RunStore store(path); }, StoreError::Kind::Corrupt, path,
+                                 "not a TrainBench run database"));
+        QCOMPARE(readFile(path), before);
+        QVERIFY(!QFile::exists(QString::fromStdString(path + "-wal")));
+        SqliteDb other(path, true, std::chrono::milliseconds(0));
+        QCOMPARE(scalarText(other, "PRAGMA journal_mode"), std::string("delete"));
+        QCOMPARE(scalar(other, "SELECT count(*) FROM sqlite_master"), int64_t{1});
     }
 
     void damagedPagesAreFound() {

@@ -1,6 +1,6 @@
-// Text forms of RunStatus and LogLevel, as stored in the database and printed by the CLI.
+// Text forms of RunStatus, as the run store keeps them and the CLI and the window show them.
 #include "core/errors.h"
-#include "store/runrecord.h"
+#include "train/events.h"
 
 namespace tb {
 
@@ -28,30 +28,6 @@ RunStatus runStatusFromString(const std::string& s) {
     throw ConfigError("status", "'" + s +
                                     "' is not a run status (running, completed, stopped, failed "
                                     "or interrupted)");
-}
-
-std::string toString(LogLevel level) {
-    switch (level) {
-    case LogLevel::Debug:
-        return "debug";
-    case LogLevel::Info:
-        return "info";
-    case LogLevel::Warning:
-        return "warning";
-    case LogLevel::Error:
-        return "error";
-    }
-    return "info";
-}
-
-LogLevel logLevelFromString(const std::string& s) {
-    if (s == "debug")
-        return LogLevel::Debug;
-    if (s == "warning")
-        return LogLevel::Warning;
-    if (s == "error")
-        return LogLevel::Error;
-    return LogLevel::Info;
 }
 
 } // namespace tb

@@ -1,0 +1,17 @@
+// This process's memory as the kernel reports it in /proc (Linux).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace tb {
+
+// The value of a "Key:   12345 kB" line of a /proc file (meminfo, PID/status), in bytes;
+// missing when the file or the key is absent.
+std::optional<uint64_t> procKibField(const std::string& file, const std::string& key);
+
+// This process's peak resident memory (VmHWM), if /proc tells.
+std::optional<uint64_t> processPeakRssBytes();
+
+} // namespace tb

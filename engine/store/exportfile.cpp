@@ -1,0 +1,82 @@
+// exportRunToFile(): an export never overwrites the database and never leaves half a file.
+#include "store/runexport.h"
+#include "store/runstore.h"
+#include "store/storeerror.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace tb {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+StoreError exportError(const std::string& path, const std::string& what) {
+    return StoreError(StoreError::Kind::CannotOpen, path, path + ": " + what);
+}
+
+// Throws when path names the database or a file SQLite keeps beside it.
+void requireNotTheStore(const std::string& database, const std::string& path) {
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+        const std::string file = database + suffix;
+        std::error_code ec;
+        if (fs::equivalent(path, file, ec) && !ec)
+            throw exportError(path, "is the same file as " + file +
+                                        ", which holds the runs; an export there would "
+                                        "destroy them. Choose another file.");
+    }
+}
+
+// A new file beside path that no one else is writing (created exclusively).
+std::string createTemporaryBeside(const std::string& path) {
+    std::random_device os;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        char suffix[24];
+        std::snprintf(suffix, sizeof suffix, ".tmp-%08x", os());
+        const std::string tmp = path + suffix;
+        const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            ::close(fd);
+            return tmp;
+        }
+        if (errno != EEXIST)
+            throw exportError(path, std::string("cannot create a file beside it (") +
+                                        std::strerror(errno) + ")");
+    }
+    throw exportError(path, "cannot create a temporary file beside it");
+}
+
+} // namespace
+
+void exportRunToFile(RunStore& store, const std::string& runId, ExportFormat format,
+                     const std::string& path) {
+    requireNotTheStore(store.path(), path);
+    const std::string tmp = createTemporaryBeside(path);
+    try {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (format == ExportFormat::Csv)
+            exportRunCsv(store, runId, out);
+        else
+            exportRunJson(store, runId, out);
+        out.close(); // the last buffered bytes are written here: check after it
+        if (!out)
+            throw exportError(path, "writing " + tmp + " failed (disk full?)");
+        std::error_code ec;
+        fs::rename(tmp, path, ec);
+        if (ec)
+            throw exportError(path, "cannot move the export into place (" + ec.message() + ")");
+    } catch (...) {
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        throw;
+    }
+}
+
+} // namespace tb

@@ -1,0 +1,184 @@
+// trainbench-cli and the run store, tried as a hostile user would: a resume that fails, a
+// database locked by another program, exports aimed at the store, a full stdout and a
+// read-only mount must never lose or hide a recorded run.
+#include "clirun.h"
+
+#include "store/runstore.h"
+#include "store/sqlitedb.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace tb;
+using namespace tb::test;
+
+namespace {
+
+const QStringList kSmallRun{"--set", "dataset=blobs", "--set", "model=mlp",
+                            "--set", "max_epochs=1",  "--set", "device=cpu"};
+
+QString databaseOf(const QTemporaryDir& home) {
+    return home.filePath("TrainBench/runs.db");
+}
+
+// Trains the small run to completion; returns its id.
+QString trainSmallRun(const QTemporaryDir& home) {
+    const CliResult r = runCli(QStringList{"train", "--json", "--quiet"} + kSmallRun, home.path());
+    if (r.code != 0)
+        qWarning("%s", qPrintable(r.err));
+    return lastJsonLine(r.out)["run_id"].toString();
+}
+
+} // namespace
+
+class TestCliStore : public QObject {
+    Q_OBJECT
+
+private slots:
+    // train --resume that fails in setup used to mark the finished run failed and delete
+    // every one of its steps and epochs.
+    void failedResumeKeepsTheFinishedRun_data() {
+        QTest::addColumn<QStringList>("change");
+        QTest::newRow("model shapes") << QStringList{"--set", "model.hidden=64"};
+        QTest::newRow("missing device") << QStringList{"--set", "device=cuda:7"};
+    }
+    void failedResumeKeepsTheFinishedRun() {
+        QFETCH(QStringList, change);
+        QTemporaryDir home;
+        const QString id = trainSmallRun(home);
+        QVERIFY(!id.isEmpty());
+        const std::string runId = id.toStdString();
+        RunStore before(databaseOf(home).toStdString());
+        const RunRecord done = before.getRun(runId);
+        const std::size_t steps = before.stepMetrics(runId).size();
+        QVERIFY(steps > 0);
+
+        const CliResult r =
+            runCli(QStringList{"train", "--quiet", "--resume", id} + change, home.path());
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("error:"), qPrintable(r.err));
+
+        RunStore after(databaseOf(home).toStdString());
+        const RunRecord now = after.getRun(runId);
+        QCOMPARE(toString(now.status), std::string("completed"));
+        QCOMPARE(now.steps, done.steps);
+        QCOMPARE(now.epochs, done.epochs);
+        QCOMPARE(now.config.dump(), done.config.dump());
+        QCOMPARE(after.stepMetrics(runId).size(), steps);
+        QCOMPARE(after.epochMetrics(runId).size(), std::size_t(done.epochs));
+    }
+
+    // Another program holds the write lock (a sqlite3 session in BEGIN EXCLUSIVE, a DB browser
+    // saving) while a run trains: the run used to exit 0 without ever being recorded.
+    void lockedStoreRecordsTheRunOnceTheLockGoes() {
+        QTemporaryDir home;
+        const std::string path = databaseOf(home).toStdString();
+        { RunStore create(path); }
+        SqliteDb holder(path, false, std::chrono::milliseconds(0));
+        holder.exec("BEGIN EXCLUSIVE");
+
+        QProcess p;
+        prepareCli(p, home.path());
+        p.start(TB_CLI_PATH, QStringList{"train", "--json", "--quiet"} + kSmallRun);
+        QVERIFY(p.waitForStarted());
+        QByteArray err; // accumulated: QTRY re-evaluates its expression
+        QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError())
+                                         .contains("waiting for the run "
+                                                   "database") ||
+                                     p.state() == QProcess::NotRunning,
+                                 60000);
+        holder.exec("ROLLBACK");
+        const CliResult r = finishCli(p, 120000);
+        err += r.err.toUtf8();
+        QVERIFY2(r.code == 0, err.constData());
+        QVERIFY2(err.contains("waiting for the run database"), err.constData());
+        const std::string id = lastJsonLine(r.out)["run_id"].toString().toStdString();
+        RunStore store(path);
+        QCOMPARE(toString(store.getRun(id).status), std::string("completed"));
+        QVERIFY(!store.stepMetrics(id).empty());
+        QCOMPARE(store.epochMetrics(id).size(), std::size_t{1});
+    }
+
+    // `runs export ID --out <the store>` used to truncate it: every run was gone.
+    void exportOverTheStoreIsRefused() {
+        QTemporaryDir home;
+        const QString id = trainSmallRun(home);
+        const CliResult r = runCli({"runs", "export", id, "--out", databaseOf(home)}, home.path());
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("Choose another file"), qPrintable(r.err));
+        const CliResult list = runCli({"runs", "list", "--json"}, home.path());
+        QCOMPARE(QJsonDocument::fromJson(list.out.toUtf8()).array().size(), 1);
+        QCOMPARE(runCli({"runs", "check"}, home.path()).code, 0);
+    }
+
+    // A full disk behind stdout: the export used to exit 0 with nothing written.
+    void exportToAFullStdoutFails() {
+        QTemporaryDir home;
+        const QString id = trainSmallRun(home);
+        QProcess p;
+        prepareCli(p, home.path());
+        p.setStandardOutputFile("/dev/full");
+        p.start(TB_CLI_PATH, {"runs", "export", id, "--format", "json"});
+        const CliResult r = finishCli(p, 60000);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("writing the output failed"), qPrintable(r.err));
+    }
+
+    // A run store on a disk that fills up mid-run (a small tmpfs, mounted in a user namespace):
+    // the run used to read as interrupted at the last step that fitted. Now it reads as
+    // completed with all its steps counted, the error says what was lost, and train exits 1.
+    void fullDiskStillRecordsHowTheRunEnded() {
+        QTemporaryDir home;
+        QVERIFY(QDir(home.path()).mkdir("disk"));
+        const QString disk = home.filePath("disk");
+        if (QProcess::execute("unshare", {"-Urm", "true"}) != 0)
+            QSKIP("unshare -Urm is not available here: cannot mount a small disk");
+        const QString db = disk + "/runs.db";
+        const QString script =
+            QString("mount -t tmpfs -o size=160k none '%1' && \"$0\" \"$@\"; code=$?; "
+                    "\"$0\" runs list --json --db '%2' && exit $code")
+                .arg(disk, db);
+        QProcess p;
+        prepareCli(p, home.path());
+        p.start("unshare",
+                {"-Urm", "sh", "-c", script, TB_CLI_PATH, "train", "--quiet", "--db", db, "--set",
+                 "dataset=blobs", "--set", "model=mlp", "--set", "max_epochs=30", "--set",
+                 "log_every_n_steps=1", "--set", "device=cpu"});
+        const CliResult r = finishCli(p, 240000); // waits out the recorder's patience (60 s)
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("could not be recorded"), qPrintable(r.err));
+        const QJsonArray runs = QJsonDocument::fromJson(r.out.toUtf8()).array();
+        QCOMPARE(runs.size(), 1);
+        const QJsonObject run = runs.first().toObject();
+        QCOMPARE(run["status"].toString(), QString("completed"));
+        QCOMPARE(run["epochs"].toInt(), 30);
+        QVERIFY2(run["error"].toString().contains("disk is full"),
+                 qPrintable(run["error"].toString()));
+    }
+
+    // A store on a read-only mount (a backup disk, a shared folder): SQLite cannot create its
+    // -shm file there, and `runs list` used to fail to open it. The mount is made in a user
+    // namespace, where tests may mount without privileges.
+    void listsAStoreOnAReadOnlyMount() {
+        QTemporaryDir home;
+        const QString id = trainSmallRun(home);
+        const QString folder = home.filePath("TrainBench");
+        if (QProcess::execute("unshare", {"-Urm", "true"}) != 0)
+            QSKIP("unshare -Urm is not available here: cannot make a read-only mount");
+        const QString script = QString("mount --bind '%1' '%1' && mount -o remount,bind,ro '%1' "
+                                       "&& ! touch '%1/probe' 2>/dev/null && exec \"$0\" \"$@\"")
+                                   .arg(folder);
+        QProcess p;
+        prepareCli(p, home.path());
+        p.start("unshare", {"-Urm", "sh", "-c", script, TB_CLI_PATH, "runs", "list", "--json"});
+        const CliResult r = finishCli(p, 60000);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(id), qPrintable(r.out));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliStore)
+#include "tst_cli_store.moc"
