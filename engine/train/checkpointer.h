@@ -26,6 +26,10 @@ public:
     // Files go to config.checkpoint_dir, else <root>/<runId>.
     Checkpointer(const RunConfig& config, const std::string& runId, const std::string& root);
 
+    // Creates the checkpoint folder and proves it writable with a probe file, so a run fails
+    // before its first step rather than at its first save. Throws ConfigError("checkpoint_dir")
+    // naming the folder and the reason.
+    void prepareDirectory() const;
     // Writes a checkpoint and returns its path. Epoch-end saves are rotated; `best` also
     // refreshes best.safetensors.
     std::string save(const Position& pos, Graph& graph, Optimizer& optimizer, GradScaler* scaler,

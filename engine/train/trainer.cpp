@@ -129,6 +129,10 @@ void Trainer::State::setup() {
     backend = createBackend(device, config.threads);
     backend->setDeterministic(config.deterministic);
     const DatasetSplits data = openDatasets(config.data, config.seed);
+    // Before the model takes memory and time: a folder that cannot be written fails now, not at
+    // the first save after an epoch of training.
+    checkpointer = std::make_unique<Checkpointer>(config, options.runId, options.checkpointRoot);
+    checkpointer->prepareDirectory();
     const nlohmann::json spec = modelSpec(config.model, data.train->sampleShape(),
                                           data.train->numClasses(), config.modelOptions);
     graph =
@@ -179,7 +183,6 @@ void Trainer::State::setup() {
     lossSum = backend->empty({2}, DType::F32);
     lossHost = Tensor::host({2}, DType::F32);
     graph->zeroGrad();
-    checkpointer = std::make_unique<Checkpointer>(config, options.runId, options.checkpointRoot);
     advisor = std::make_unique<Advisor>(
         AdvisorContext{config.numWorkers, config.precision, backend->device().toString()});
     if (!options.resumeFrom.empty()) {

@@ -178,6 +178,30 @@ private slots:
                  std::size_t{1}); // the failed run is still announced, so it gets recorded
     }
 
+    // A checkpoint folder that cannot be made fails the run before the first step, naming the
+    // key and the path, instead of after an epoch of training at the first save.
+    void unwritableCheckpointDirFailsBeforeTraining_data() {
+        QTest::addColumn<QString>("sub");
+        QTest::newRow("below a file") << QString("file/checkpoints");
+        QTest::newRow("a file") << QString("file");
+    }
+    void unwritableCheckpointDirFailsBeforeTraining() {
+        QFETCH(QString, sub);
+        QTemporaryDir d;
+        QFile file(d.filePath("file"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.close();
+        const QString dir = d.filePath(sub);
+        RunConfig c = smallConfig(dir, "mlp");
+        test::RunLog col;
+        const auto f = Trainer(c, col).run();
+        QCOMPARE(status(f.status), QString("failed"));
+        const QString error = QString::fromStdString(f.error);
+        QVERIFY2(error.startsWith("checkpoint_dir: "), f.error.c_str());
+        QVERIFY2(error.contains(dir), f.error.c_str());
+        QVERIFY(col.losses().empty());
+    }
+
     // The validation loss is the mean over samples, whatever the batch size: with weights that
     // cannot move (lr 1e-30, an MLP without batch norm or dropout) batches of 32 and of 7 over
     // the same validation set give the same loss and accuracy, although 32 and 7 leave short
