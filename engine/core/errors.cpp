@@ -1,6 +1,7 @@
 // Out-of-line parts of the typed errors.
 #include "core/errors.h"
 
+#include <cmath>
 #include <cstdio>
 
 namespace tb {
@@ -24,5 +25,23 @@ OutOfMemoryError::OutOfMemoryError(const std::string& device, uint64_t requested
     : Error("out of memory on " + device + ": asked for " + formatBytes(requested) + " with " +
             formatBytes(freeBytes) + " free of " + formatBytes(totalBytes) + ". " + advice),
       m_requested(requested), m_free(freeBytes), m_total(totalBytes), m_advice(advice) {}
+
+namespace {
+
+// "NaN", "inf" or "-inf" (std::to_string gives "-nan" for some NaNs), else the number.
+std::string lossText(double loss) {
+    if (std::isnan(loss))
+        return "NaN";
+    if (std::isinf(loss))
+        return loss > 0 ? "inf" : "-inf";
+    return std::to_string(loss);
+}
+
+} // namespace
+
+NonFiniteLossError::NonFiniteLossError(int64_t step, double loss, const std::string& advice)
+    : Error("the training loss is " + lossText(loss) + " at step " + std::to_string(step) +
+            ": the run diverged. " + advice),
+      m_step(step), m_loss(loss), m_advice(advice) {}
 
 } // namespace tb

@@ -66,6 +66,22 @@ private:
     std::string m_advice;
 };
 
+// The training loss became inf or NaN: the run diverged and every later step would learn
+// nothing. step() is the optimizer step at which it was seen, loss() the value; what() says
+// both and the advice (what to change in the config).
+class NonFiniteLossError : public Error {
+public:
+    NonFiniteLossError(int64_t step, double loss, const std::string& advice);
+    int64_t step() const { return m_step; }
+    double loss() const { return m_loss; }
+    const std::string& advice() const { return m_advice; }
+
+private:
+    int64_t m_step;
+    double m_loss;
+    std::string m_advice;
+};
+
 // A backend cannot be used on this machine; reason() says why in words a user can act on.
 class BackendUnavailable : public Error {
 public:

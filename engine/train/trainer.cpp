@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <deque>
 
 namespace tb {
@@ -75,6 +76,15 @@ private:
     std::deque<MicroBatchEvents> m_pendingMicro;
     std::deque<StepEvents> m_pendingSteps;
 };
+
+// What to change when the loss diverges, for NonFiniteLossError.
+std::string divergenceAdvice(float lr) {
+    char now[32];
+    std::snprintf(now, sizeof now, "%g", static_cast<double>(lr));
+    return std::string("Lower lr (now ") + now +
+           ") or add warmup_steps; gradient clipping also tames exploding gradients, and with "
+           "precision=16-mixed the loss scaling skips the steps whose gradients overflow.";
+}
 
 } // namespace
 
@@ -301,6 +311,12 @@ void Trainer::State::logInterval(Interval& interval, float lr) {
         ev.lossScale = scaler->scale();
         backend->fill(skippedSteps, 0.0f);
     }
+    // Checked here, where the loss is read back anyway: no extra sync per step. Under 16-mixed an
+    // overflow is the GradScaler's to handle (it skipped the step and lowered the scale), until
+    // the scale has backed off below 1 and the loss is still not finite: then no scale helps.
+    const bool scalerHandlesIt = ev.skipped && ev.lossScale >= 1.0;
+    if (!std::isfinite(ev.loss) && !scalerHandlesIt)
+        throw NonFiniteLossError(pos.step, ev.loss, divergenceAdvice(lr));
     backend->fill(lossSum, 0.0f);
     samplesPerSecSum += ev.samplesPerSec;
     ++samplesPerSecCount;

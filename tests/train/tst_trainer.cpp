@@ -5,8 +5,11 @@
 
 #include <QDir>
 #include <QFile>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <cmath>
 
 using namespace tb;
 
@@ -176,6 +179,48 @@ private slots:
         QVERIFY2(QString::fromStdString(f.error).startsWith("model:"), f.error.c_str());
         QCOMPARE(col.starts.size(),
                  std::size_t{1}); // the failed run is still announced, so it gets recorded
+    }
+
+    // A loss that turns inf or NaN fails the run at the logged step with advice, instead of
+    // training on to a `completed` run of NaN weights.
+    void divergingLossFailsTheRun_data() {
+        QTest::addColumn<QString>("precision");
+        QTest::newRow("32") << QString("32");
+        QTest::newRow("bf16-mixed") << QString("bf16-mixed");
+        // Every step skipped until the scale is below 1: not an overflow loss scaling can fix.
+        QTest::newRow("16-mixed") << QString("16-mixed");
+    }
+    void divergingLossFailsTheRun() {
+        QFETCH(QString, precision);
+        QTemporaryDir d;
+        RunConfig c = smallConfig(d.path(), "mlp");
+        c.set("lr", "100");
+        c.set("precision", precision.toStdString());
+        test::RunLog col;
+        const auto f = Trainer(c, col).run();
+        QCOMPARE(status(f.status), QString("failed"));
+        const QString error = QString::fromStdString(f.error);
+        QVERIFY2(
+            error.contains(QRegularExpression("^the training loss is (NaN|inf|-inf) at step \\d+")),
+            f.error.c_str());
+        QVERIFY2(error.contains("Lower lr (now "), f.error.c_str());
+        QVERIFY2(error.contains("16-mixed"), f.error.c_str());
+        // The failing interval is not reported as a point; under 16-mixed the skipped ones are.
+        for (const StepEvent& s : col.steps)
+            QVERIFY(std::isfinite(s.loss) || (s.skipped && s.lossScale >= 1.0));
+    }
+
+    // Under 16-mixed an overflow is the GradScaler's to handle: a scale so large that every
+    // early step overflows makes it skip and back off, and the run trains on.
+    void skippedStepsUnder16MixedDoNotFailTheRun() {
+        QTemporaryDir d;
+        RunConfig c = smallConfig(d.path(), "mlp");
+        c.set("precision", "16-mixed");
+        c.set("amp.init_scale", "1e38");
+        test::RunLog col;
+        const auto f = Trainer(c, col).run();
+        QCOMPARE(status(f.status), QString("completed"));
+        QVERIFY(!col.steps.empty() && col.steps.front().skipped);
     }
 
     // A checkpoint folder that cannot be made fails the run before the first step, naming the
