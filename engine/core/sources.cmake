@@ -1,1 +1,1 @@
-set(TB_MODULE_SOURCES errors.cpp processenv.cpp shape.cpp tensor.cpp)
+set(TB_MODULE_SOURCES errors.cpp hostmemory.cpp processenv.cpp regularfile.cpp shape.cpp tensor.cpp)

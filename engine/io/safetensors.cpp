@@ -2,6 +2,7 @@
 #include "io/safetensors.h"
 
 #include "core/errors.h"
+#include "core/regularfile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -80,12 +81,10 @@ void writeSafetensors(const std::string& path, const std::vector<SafetensorsEntr
 }
 
 SafetensorsFile readSafetensors(const std::string& path) {
+    const uint64_t size = regularFileSize(path);
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw DatasetError(path, -1, "cannot open the checkpoint");
-    in.seekg(0, std::ios::end);
-    const auto size = static_cast<uint64_t>(in.tellg());
-    in.seekg(0);
     unsigned char len[8];
     if (size < 8 || !in.read(reinterpret_cast<char*>(len), 8))
         throw DatasetError(path, 0, "too short to be a safetensors file");

@@ -7,6 +7,10 @@
 
 #include <QtTest>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <set>
 
 using namespace tb;
@@ -185,6 +189,47 @@ private slots:
         } catch (const DatasetError& e) {
             QCOMPARE(e.file(), config.root);
         }
+    }
+
+    // Only regular files are read: a FIFO would block in open() until a writer came, a folder
+    // read as a file gave a bare std::bad_alloc. The error names the file and what it is.
+    void rejectsNonRegularFiles_data() {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("fifo") << "fifo"
+                              << "is a FIFO (named pipe), expected a regular file";
+        QTest::newRow("folder") << "folder"
+                                << "is a folder, expected a regular file";
+        QTest::newRow("device") << "device"
+                                << "is a character device, expected a regular file";
+    }
+    void rejectsNonRegularFiles() {
+        QFETCH(QString, kind);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        const std::string path = (dir.path() + "/t.csv").toStdString();
+        int writer = -1; // holds the FIFO open, so an unguarded reader fails instead of hanging
+        if (kind == "fifo") {
+            QCOMPARE(::mkfifo(path.c_str(), 0600), 0);
+            writer = ::open(path.c_str(), O_RDWR | O_NONBLOCK);
+            QVERIFY(writer >= 0);
+        } else if (kind == "folder") {
+            QVERIFY(QDir().mkdir(QString::fromStdString(path)));
+        } else {
+            QCOMPARE(::symlink("/dev/zero", path.c_str()), 0);
+        }
+        DataConfig config;
+        config.name = "csv";
+        config.root = path;
+        try {
+            openDatasets(config, 1);
+            QFAIL("read a file that is not a regular file");
+        } catch (const DatasetError& e) {
+            QCOMPARE(e.file(), path);
+            QVERIFY2(QString(e.what()).endsWith(expected), e.what());
+        }
+        if (writer >= 0)
+            ::close(writer);
     }
 
 private:
