@@ -86,6 +86,25 @@ std::string divergenceAdvice(float lr) {
            "precision=16-mixed the loss scaling skips the steps whose gradients overflow.";
 }
 
+// A training split that yields no batch would run epochs of nothing, forever under max_steps,
+// and call an untrained model `completed`.
+void requireTrainingStep(const RunConfig& config, const Dataset& train, const Dataset& validation) {
+    if (train.size() >= (config.dropLast ? config.batchSize : 1))
+        return;
+    const std::string split = "the training split (" + train.description() + ") holds ";
+    if (train.size() > 0)
+        throw ConfigError("drop_last", split + std::to_string(train.size()) +
+                                           " samples, fewer than batch_size " +
+                                           std::to_string(config.batchSize) +
+                                           ", and drop_last drops that one short batch: no "
+                                           "training step can run; lower batch_size or set "
+                                           "drop_last=false");
+    throw ConfigError(config.data.valFraction > 0 ? "data.val_fraction" : "data.root",
+                      split + "no samples (the validation split holds " +
+                          std::to_string(validation.size()) +
+                          "): no training step can run; lower data.val_fraction or add data");
+}
+
 } // namespace
 
 struct Trainer::State {
@@ -121,7 +140,7 @@ struct Trainer::State {
     const Tensor& toDevice(const Tensor& host, Tensor& device);
     bool trainEpoch(std::stop_token& stop);
     void logInterval(Interval& interval, float lr);
-    void evaluate(EpochEvent& epoch);
+    bool evaluate(EpochEvent& epoch, std::stop_token& stop);
     bool done() const {
         return (config.maxSteps > 0 && pos.step >= config.maxSteps) ||
                (config.maxEpochs > 0 && pos.epoch >= config.maxEpochs);
@@ -139,6 +158,7 @@ void Trainer::State::setup() {
     backend = createBackend(device, config.threads);
     backend->setDeterministic(config.deterministic);
     const DatasetSplits data = openDatasets(config.data, config.seed);
+    requireTrainingStep(config, *data.train, *data.validation);
     // Before the model takes memory and time: a folder that cannot be written fails now, not at
     // the first save after an epoch of training.
     checkpointer = std::make_unique<Checkpointer>(config, options.runId, options.checkpointRoot);
@@ -327,7 +347,8 @@ void Trainer::State::logInterval(Interval& interval, float lr) {
     interval.reset();
 }
 
-void Trainer::State::evaluate(EpochEvent& epoch) {
+// Validation over the whole split. Returns false when stopped before the end.
+bool Trainer::State::evaluate(EpochEvent& epoch, std::stop_token& stop) {
     valLoader->startEpoch(0);
     // The loss op adds each batch's mean. Every batch is full but the last, which goes to its own
     // sums, so the mean over samples weighs a short last batch by its size (no sync per batch).
@@ -337,6 +358,8 @@ void Trainer::State::evaluate(EpochEvent& epoch) {
     backend->fill(last, 0.0f);
     int64_t samples = 0, shortBatch = 0;
     while (auto batch = valLoader->next()) {
+        if (stop.stop_requested())
+            return false;
         const Tensor& x = toDevice(batch->inputs, deviceInputs);
         const Tensor& y = toDevice(batch->labels, deviceLabels);
         const Tensor& logits = graph->forward(x, false);
@@ -355,6 +378,7 @@ void Trainer::State::evaluate(EpochEvent& epoch) {
     const double correct = static_cast<double>(a.data<float>()[1]) + b.data<float>()[1];
     epoch.valLoss = samples ? lossTotal / static_cast<double>(samples) : 0.0;
     epoch.valAcc = samples ? correct / static_cast<double>(samples) : 0.0;
+    return true;
 }
 
 RunFinishedEvent Trainer::run(std::stop_token stop) {
@@ -391,6 +415,10 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
             s.log(LogLevel::Info, "training on the CPU: " + probeCuda().reason);
         bool stopped = false;
         while (!s.done() && !stopped) {
+            if (stop.stop_requested()) { // asked during setup or validation
+                stopped = true;
+                break;
+            }
             const auto epochStart = std::chrono::steady_clock::now();
             const int64_t samplesBefore = s.pos.samplesSeen;
             stopped = !s.trainEpoch(stop);
@@ -405,7 +433,11 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
             epoch.step = s.pos.step;
             epoch.trainLoss = s.summary.finalTrainLoss;
             epoch.trainAcc = s.trainSamples > 0 ? s.trainCorrect / s.trainSamples : 0.0;
-            s.evaluate(epoch);
+            s.summary.epochs = epoch.epoch;
+            if (!s.evaluate(epoch, stop)) {
+                stopped = true; // the epoch trained; the checkpoint resumes after it
+                break;
+            }
             epoch.seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - epochStart)
                     .count();
@@ -419,7 +451,6 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
             s.pos.bestEpoch = s.summary.bestEpoch;
             s.summary.finalValLoss = epoch.valLoss;
             s.summary.finalValAcc = epoch.valAcc;
-            s.summary.epochs = epoch.epoch;
             const bool periodic =
                 s.config.saveEveryNEpochs > 0 && epoch.epoch % s.config.saveEveryNEpochs == 0;
             if (periodic || s.done())

@@ -7,6 +7,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/stat.h>
+
 #include <csignal>
 
 namespace {
@@ -143,7 +145,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError()).contains("step"), 60000);
         ::kill(static_cast<pid_t>(p.processId()), SIGINT);
         QVERIFY(p.waitForFinished(60000));
-        QCOMPARE(p.exitCode(), 0);
+        QCOMPARE(p.exitCode(), 130); // 128 + SIGINT: the run did not finish
         const QJsonObject stopped = lastJsonLine(QString::fromUtf8(p.readAllStandardOutput()));
         QCOMPARE(stopped["status"].toString(), QString("stopped"));
         const QString id = stopped["run_id"].toString();
@@ -158,6 +160,46 @@ private slots:
         QCOMPARE(done["epochs"].toInt(), target);
         const Result list = runCli({"runs", "list", "--json"}, home.path());
         QCOMPARE(QJsonDocument::fromJson(list.out.toUtf8()).array().size(), 1);
+    }
+
+    // SIGTERM (a service manager, `kill`, a closing session) stops like Ctrl-C: after the step,
+    // with a checkpoint and the run recorded as stopped, and exits 143 (128 + SIGTERM).
+    void sigtermStopsLikeCtrlC() {
+        QTemporaryDir home;
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("XDG_DATA_HOME", home.path());
+        p.setProcessEnvironment(env);
+        p.start(TB_CLI_PATH, {"train", "--json", "--set", "dataset=blobs", "--set", "model=mlp",
+                              "--set", "max_epochs=100000", "--set", "device=cpu"});
+        QVERIFY(p.waitForStarted());
+        QByteArray err;
+        QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError()).contains("step"), 60000);
+        ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 143);
+        const QJsonObject stopped = lastJsonLine(QString::fromUtf8(p.readAllStandardOutput()));
+        QCOMPARE(stopped["status"].toString(), QString("stopped"));
+        QVERIFY(QFile::exists(stopped["checkpoint"].toString()));
+        const Result list = runCli({"runs", "list", "--json"}, home.path());
+        const QJsonArray runs = QJsonDocument::fromJson(list.out.toUtf8()).array();
+        QCOMPARE(runs.size(), 1);
+        QCOMPARE(runs.first().toObject()["status"].toString(), QString("stopped"));
+    }
+
+    // data.root naming a FIFO fails at once with the file named, instead of blocking in open()
+    // until a writer comes (and ignoring Ctrl-C and SIGTERM meanwhile).
+    void fifoAsDataRootFailsAtOnce() {
+        QTemporaryDir home;
+        const QString fifo = home.filePath("table.csv");
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        const Result r = runCli({"train", "--no-db", "--set", "dataset=csv", "--set",
+                                 "data.root=" + fifo, "--set", "model=mlp", "--set", "device=cpu"},
+                                home.path(), {}, 30000);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(fifo + ": is a FIFO (named pipe), expected a regular file"),
+                 qPrintable(r.err));
     }
 
     void benchPrintsJson() {

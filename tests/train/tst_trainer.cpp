@@ -1,5 +1,6 @@
 // The trainer end to end on synthetic data: the same seed gives bit-identical losses, a run
 // resumed from a checkpoint continues the same trajectory, max_steps and stop are honoured.
+#include "data/imagecodec.h"
 #include "support/runlog.h"
 #include "train/trainer.h"
 
@@ -179,6 +180,59 @@ private slots:
         QVERIFY2(QString::fromStdString(f.error).startsWith("model:"), f.error.c_str());
         QCOMPARE(col.starts.size(),
                  std::size_t{1}); // the failed run is still announced, so it gets recorded
+    }
+
+    // A training split without a single batch is an error naming the split and its size, not
+    // a `completed` run of empty epochs (or, under max_steps, an endless one).
+    void emptyTrainingSplitIsAnError_data() {
+        QTest::addColumn<QString>("split");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("one image, half for validation")
+            << "imagefolder"
+            << "data.val_fraction: the training split (imagefolder train (%1)) holds no samples "
+               "(the validation split holds 1)";
+        QTest::newRow("fewer samples than a batch, drop_last")
+            << "drop_last"
+            << "drop_last: the training split (blobs train) holds 20 samples, fewer than "
+               "batch_size 32";
+    }
+    void emptyTrainingSplitIsAnError() {
+        QFETCH(QString, split);
+        QFETCH(QString, expected);
+        QTemporaryDir d;
+        RunConfig c = smallConfig(d.filePath("checkpoints"), "mlp");
+        if (split == "imagefolder") {
+            QVERIFY(QDir(d.path()).mkpath("images/cat"));
+            writePng(d.filePath("images/cat/1.png").toStdString(), 8, 8, 3,
+                     std::vector<uint8_t>(8 * 8 * 3, 128));
+            c.set("dataset", "imagefolder");
+            c.set("data.root", d.filePath("images").toStdString());
+            c.set("data.image_size", "8");
+            c.set("data.val_fraction", "0.5");
+            expected = expected.arg(d.filePath("images"));
+        } else {
+            c.set("dataset", "blobs");
+            c.set("data.synthetic_samples", "20");
+            c.set("drop_last", "true");
+        }
+        test::RunLog col;
+        const auto f = Trainer(c, col).run();
+        QCOMPARE(status(f.status), QString("failed"));
+        QVERIFY2(QString::fromStdString(f.error).startsWith(expected), f.error.c_str());
+    }
+
+    // A stop asked for before the first step (during setup) is honoured before training, and
+    // the run still leaves a checkpoint to resume from.
+    void stopBeforeTheFirstStep() {
+        QTemporaryDir d;
+        std::stop_source stop;
+        stop.request_stop();
+        test::RunLog col;
+        const auto f = Trainer(smallConfig(d.path(), "mlp"), col).run(stop.get_token());
+        QCOMPARE(status(f.status), QString("stopped"));
+        QCOMPARE(f.summary.steps, int64_t{0});
+        QVERIFY(col.losses().empty());
+        QVERIFY(QFile::exists(QString::fromStdString(f.checkpoint)));
     }
 
     // A loss that turns inf or NaN fails the run at the logged step with advice, instead of
