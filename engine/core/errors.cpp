@@ -26,6 +26,15 @@ OutOfMemoryError::OutOfMemoryError(const std::string& device, uint64_t requested
             formatBytes(freeBytes) + " free of " + formatBytes(totalBytes) + ". " + advice),
       m_requested(requested), m_free(freeBytes), m_total(totalBytes), m_advice(advice) {}
 
+OutOfMemoryError OutOfMemoryError::estimated(const std::string& device, uint64_t requested,
+                                             const std::string& need, uint64_t freeBytes,
+                                             uint64_t totalBytes, const std::string& advice) {
+    return OutOfMemoryError(Message{"out of memory on " + device + ": " + need +
+                                    ", more than the " + formatBytes(freeBytes) + " available of " +
+                                    formatBytes(totalBytes) + ". " + advice},
+                            requested, freeBytes, totalBytes, advice);
+}
+
 namespace {
 
 // "NaN", "inf" or "-inf" (std::to_string gives "-nan" for some NaNs), else the number.

@@ -54,12 +54,25 @@ class OutOfMemoryError : public Error {
 public:
     OutOfMemoryError(const std::string& device, uint64_t requested, uint64_t freeBytes,
                      uint64_t totalBytes, const std::string& advice);
+    // Before allocating: a run estimated to need `requested` bytes (what `need` describes)
+    // does not fit in what the device has free.
+    static OutOfMemoryError estimated(const std::string& device, uint64_t requested,
+                                      const std::string& need, uint64_t freeBytes,
+                                      uint64_t totalBytes, const std::string& advice);
     uint64_t requested() const { return m_requested; }
     uint64_t freeBytes() const { return m_free; }
     uint64_t totalBytes() const { return m_total; }
     const std::string& advice() const { return m_advice; }
 
 private:
+    struct Message {
+        std::string text;
+    };
+    OutOfMemoryError(Message message, uint64_t requested, uint64_t freeBytes, uint64_t totalBytes,
+                     const std::string& advice)
+        : Error(message.text), m_requested(requested), m_free(freeBytes), m_total(totalBytes),
+          m_advice(advice) {}
+
     uint64_t m_requested;
     uint64_t m_free;
     uint64_t m_total;

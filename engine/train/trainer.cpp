@@ -165,8 +165,14 @@ void Trainer::State::setup() {
     checkpointer->prepareDirectory();
     const nlohmann::json spec = modelSpec(config.model, data.train->sampleShape(),
                                           data.train->numClasses(), config.modelOptions);
-    graph =
-        std::make_unique<Graph>(spec, *backend, activationDtypeOf(config.precision), config.seed);
+    const DType actDtype = activationDtypeOf(config.precision);
+    // From shapes alone, before the model takes any memory: one too large for the machine fails
+    // here with its estimate, not with std::bad_alloc minutes into allocating it.
+    const MemoryEstimate estimate =
+        estimateTrainingMemory(spec, actDtype, config.batchSize, config.optimizer);
+    requireMemoryFits(estimate, config.batchSize, *backend);
+    memory = estimate;
+    graph = std::make_unique<Graph>(spec, *backend, actDtype, config.seed);
     if (!(graph->inputShape() == data.train->sampleShape()))
         throw ConfigError("model", "the model takes " + graph->inputShape().toString() +
                                        " samples but " + config.data.name + " has " +
@@ -197,7 +203,6 @@ void Trainer::State::setup() {
     if (config.maxSteps > 0)
         totalSteps = std::min(totalSteps, config.maxSteps);
     optimizer = std::make_unique<Optimizer>(*backend, graph->params(), config.optimizer);
-    memory = estimateTrainingMemory(*graph, config.batchSize, config.optimizer);
     const uint64_t deviceBytes = backend->memoryStats().deviceTotal;
     log(LogLevel::Info,
         "training memory estimate at batch " + std::to_string(config.batchSize) + ": about " +
