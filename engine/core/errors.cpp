@@ -19,6 +19,16 @@ std::string formatBytes(uint64_t bytes) {
     return buf;
 }
 
+std::string quoteUserData(std::string_view text) {
+    if (text.size() <= kMaxQuotedChars)
+        return "'" + std::string(text) + "'";
+    std::size_t cut = kMaxQuotedChars;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+        --cut; // text[cut] continues a UTF-8 sequence: cut before the sequence starts
+    return "'" + std::string(text.substr(0, cut)) + "...' (" + std::to_string(text.size()) +
+           " bytes)";
+}
+
 OutOfMemoryError::OutOfMemoryError(const std::string& device, uint64_t requested,
                                    uint64_t freeBytes, uint64_t totalBytes,
                                    const std::string& advice)

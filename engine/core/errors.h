@@ -1,9 +1,11 @@
 // The engine's typed errors. The CLI prints what() as one paragraph; the UI shows it by the field.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace tb {
 
@@ -108,5 +110,13 @@ private:
 
 // Human-readable byte counts ("1.5 GiB") for messages.
 std::string formatBytes(uint64_t bytes);
+
+// Most characters of user data (a CSV cell, a name from a file or a flag) that a message quotes.
+inline constexpr std::size_t kMaxQuotedChars = 40;
+
+// User data for an error message, in single quotes: whole when short, else its first
+// kMaxQuotedChars characters (never a UTF-8 sequence cut in two), "..." and its length, so a
+// 10 MB cell does not make a 10 MB message, log line or run-store entry.
+std::string quoteUserData(std::string_view text);
 
 } // namespace tb

@@ -112,22 +112,23 @@ SafetensorsFile readSafetensors(const std::string& path) {
         }
         DType dtype{};
         if (!info.is_object() || !parseDtype(info.value("dtype", ""), dtype))
-            throw DatasetError(path, 8, "tensor '" + name + "' has an unsupported dtype");
+            throw DatasetError(path, 8,
+                               "tensor " + quoteUserData(name) + " has an unsupported dtype");
         const auto dims = info.at("shape").get<std::vector<int64_t>>();
         const auto offsets = info.at("data_offsets").get<std::vector<uint64_t>>();
         const Shape shape(dims);
         if (offsets.size() != 2 || offsets[1] < offsets[0] ||
             offsets[1] - offsets[0] != static_cast<uint64_t>(shape.numel()) * dtypeSize(dtype) ||
             dataStart + offsets[1] > size)
-            throw DatasetError(path,
-                               static_cast<int64_t>(dataStart + (offsets.empty() ? 0 : offsets[0])),
-                               "tensor '" + name + "' lies outside the file or has the wrong size");
+            throw DatasetError(
+                path, static_cast<int64_t>(dataStart + (offsets.empty() ? 0 : offsets[0])),
+                "tensor " + quoteUserData(name) + " lies outside the file or has the wrong size");
         Tensor t = Tensor::host(shape, dtype);
         in.seekg(static_cast<std::streamoff>(dataStart + offsets[0]));
         in.read(static_cast<char*>(t.raw()), static_cast<std::streamsize>(t.bytes()));
         if (!in)
             throw DatasetError(path, static_cast<int64_t>(dataStart + offsets[0]),
-                               "truncated tensor '" + name + "'");
+                               "truncated tensor " + quoteUserData(name));
         file.tensors.emplace(name, std::move(t));
     }
     return file;

@@ -120,6 +120,43 @@ private slots:
         }
     }
 
+    // A row of millions of cells is refused where the limit is crossed, naming the file, the
+    // line and the column, instead of splitting it into gigabytes of strings first.
+    void rejectsTablesTooWide() {
+        std::string row;
+        for (int j = 0; j < 2'000'000; ++j)
+            row += "1,";
+        const std::string text = row + "0\n" + row + "1\n";
+        try {
+            parseCsv(text, "wide.csv", {});
+            QFAIL("accepted 2M columns");
+        } catch (const DatasetError& e) {
+            QCOMPARE(e.file(), std::string("wide.csv"));
+            QVERIFY(e.lineBased());
+            QCOMPARE(e.offset(), int64_t{1});
+            QVERIFY2(QString(e.what()).contains("column 100001 starts at character 200001: a "
+                                                "table may have at most 100000 columns"),
+                     e.what());
+        }
+    }
+
+    // Cells are quoted in messages at most kMaxQuotedChars long: a 10 MB cell made a 10 MB
+    // error, printed and stored in the run record.
+    void quotesAtMostFortyCharactersOfACell() {
+        const std::string cell(10'000'000, 'x');
+        const std::string text = "a,y\n1,0\n" + cell + ",1\n";
+        try {
+            parseCsv(text, "t.csv", {});
+            QFAIL("accepted a non-numeric cell");
+        } catch (const DatasetError& e) {
+            const QString what = e.what();
+            QVERIFY2(what.size() < 200, qPrintable(what.left(200)));
+            QVERIFY2(what.endsWith("column 'a' holds '" + QString(40, 'x') +
+                                   "...' (10000000 bytes), which is not a number"),
+                     qPrintable(what.left(200)));
+        }
+    }
+
     void rejectsBadOptions() {
         QVERIFY_THROWS_EXCEPTION(ConfigError, parse("a,y\n1,0\n2,1\n", "z"));
         QVERIFY_THROWS_EXCEPTION(ConfigError, parse("1,0\n2,1\n", "y", "no"));
