@@ -39,7 +39,7 @@ bool boolOption(const nlohmann::json& spec, const char* key, bool fallback) {
 }
 
 void layerError(const std::string& layer, const std::string& message) {
-    throw ConfigError("model", "layer '" + layer + "': " + message);
+    throw ConfigError("model", "layer " + quoteUserData(layer) + ": " + message);
 }
 
 void ensureTensor(Backend& b, Tensor& t, const Shape& shape, DType dtype) {

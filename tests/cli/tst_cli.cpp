@@ -188,15 +188,25 @@ private slots:
         QCOMPARE(runs.first().toObject()["status"].toString(), QString("stopped"));
     }
 
-    // data.root naming a FIFO fails at once with the file named, instead of blocking in open()
-    // until a writer comes (and ignoring Ctrl-C and SIGTERM meanwhile).
-    void fifoAsDataRootFailsAtOnce() {
+    // A FIFO named as a data file or a model spec fails at once with the file named, instead
+    // of blocking in open() until a writer comes (and ignoring Ctrl-C and SIGTERM meanwhile).
+    void fifoFailsAtOnce_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QStringList>("sets");
+        QTest::newRow("data.root")
+            << "table.csv" << QStringList{"dataset=csv", "data.root=%1", "model=mlp"};
+        QTest::newRow("model spec") << "net.json" << QStringList{"dataset=blobs", "model=%1"};
+    }
+    void fifoFailsAtOnce() {
+        QFETCH(QString, name);
+        QFETCH(QStringList, sets);
         QTemporaryDir home;
-        const QString fifo = home.filePath("table.csv");
+        const QString fifo = home.filePath(name);
         QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
-        const Result r = runCli({"train", "--no-db", "--set", "dataset=csv", "--set",
-                                 "data.root=" + fifo, "--set", "model=mlp", "--set", "device=cpu"},
-                                home.path(), {}, 30000);
+        QStringList args{"train", "--no-db", "--set", "device=cpu"};
+        for (const QString& s : sets)
+            args << "--set" << s.arg(fifo);
+        const Result r = runCli(args, home.path(), {}, 30000);
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains(fifo + ": is a FIFO (named pipe), expected a regular file"),
                  qPrintable(r.err));
