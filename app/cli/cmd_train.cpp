@@ -5,6 +5,7 @@
 #include "progress.h"
 
 #include "core/errors.h"
+#include "core/regularfile.h"
 #include "store/runrecorder.h"
 #include "store/runstore.h"
 #include "telemetry/telemetrysampler.h"
@@ -66,6 +67,7 @@ RunConfig buildConfig(const Args& args, std::string& resumePath) {
                                               defaultCheckpointRoot());
         config = Trainer::configFromCheckpoint(resumePath);
     } else if (const auto file = args.value("config")) {
+        regularFileSize(*file); // a FIFO or a folder fails here, naming it, instead of blocking
         std::ifstream in(*file);
         if (!in)
             throw ConfigError("--config", "cannot read '" + *file + "'");

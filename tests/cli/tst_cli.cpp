@@ -188,14 +188,16 @@ private slots:
         QCOMPARE(runs.first().toObject()["status"].toString(), QString("stopped"));
     }
 
-    // A FIFO named as a data file or a model spec fails at once with the file named, instead
-    // of blocking in open() until a writer comes (and ignoring Ctrl-C and SIGTERM meanwhile).
+    // A FIFO named as a data file, a model spec or a config file fails at once with the file named,
+    // instead of blocking in open() until a writer comes (and ignoring Ctrl-C and SIGTERM
+    // meanwhile).
     void fifoFailsAtOnce_data() {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QStringList>("sets");
         QTest::newRow("data.root")
             << "table.csv" << QStringList{"dataset=csv", "data.root=%1", "model=mlp"};
         QTest::newRow("model spec") << "net.json" << QStringList{"dataset=blobs", "model=%1"};
+        QTest::newRow("--config") << "run.json" << QStringList{};
     }
     void fifoFailsAtOnce() {
         QFETCH(QString, name);
@@ -206,6 +208,8 @@ private slots:
         QStringList args{"train", "--no-db", "--set", "device=cpu"};
         for (const QString& s : sets)
             args << "--set" << s.arg(fifo);
+        if (sets.isEmpty())
+            args << "--config" << fifo;
         const Result r = runCli(args, home.path(), {}, 30000);
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains(fifo + ": is a FIFO (named pipe), expected a regular file"),
