@@ -67,7 +67,11 @@ RunConfig buildConfig(const Args& args, std::string& resumePath) {
                                               defaultCheckpointRoot());
         config = Trainer::configFromCheckpoint(resumePath);
     } else if (const auto file = args.value("config")) {
-        regularFileSize(*file); // a FIFO or a folder fails here, naming it, instead of blocking
+        try { // a FIFO or a folder fails here, naming it, instead of blocking in open()
+            regularFileSize(*file);
+        } catch (const DatasetError& e) {
+            throw ConfigError("--config", e.what());
+        }
         std::ifstream in(*file);
         if (!in)
             throw ConfigError("--config", "cannot read '" + *file + "'");

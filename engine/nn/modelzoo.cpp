@@ -178,7 +178,11 @@ json vggSmall(const json& options) {
 }
 
 json loadSpecFile(const std::string& path) {
-    regularFileSize(path); // a FIFO or a folder fails here, naming it, instead of blocking
+    try { // a FIFO or a folder fails here, naming it, instead of blocking in open()
+        regularFileSize(path);
+    } catch (const DatasetError& e) {
+        throw ConfigError("model", e.what());
+    }
     std::ifstream in(path);
     if (!in)
         throw ConfigError("model", "cannot read the model spec file '" + path + "'");
