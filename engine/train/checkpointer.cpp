@@ -40,7 +40,13 @@ Checkpointer::Checkpointer(const RunConfig& config, const std::string& runId,
                 ? config.checkpointDir
                 : (root.empty() ? defaultCheckpointRoot() : root) + "/" + runId) {}
 
-void Checkpointer::prepareDirectory() const {
+Checkpointer::~Checkpointer() {
+    std::error_code ec;
+    if (m_createdDir && fs::is_empty(m_dir, ec))
+        fs::remove(m_dir, ec);
+}
+
+void Checkpointer::prepareDirectory() {
     const auto fail = [&](const std::string& what, const std::string& reason) {
         throw ConfigError("checkpoint_dir", "cannot " + what + " the checkpoint folder " + m_dir +
                                                 ": " + reason +
@@ -49,7 +55,7 @@ void Checkpointer::prepareDirectory() const {
                                                      : ""));
     };
     std::error_code ec;
-    fs::create_directories(m_dir, ec);
+    m_createdDir = fs::create_directories(m_dir, ec) || m_createdDir;
     if (ec)
         fail("create", ec.message());
     if (!fs::is_directory(m_dir, ec))

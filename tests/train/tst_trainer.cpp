@@ -363,7 +363,7 @@ private slots:
         c.set("batch_size", batch.toStdString());
         c.set("max_steps", "1");
         c.set("device", "cpu");
-        c.set("checkpoint_dir", d.path().toStdString());
+        c.set("checkpoint_dir", d.filePath("checkpoints").toStdString());
         test::RunLog col;
         const uint64_t peakBefore = processPeakRssBytes().value_or(0);
         const auto f = Trainer(c, col).run();
@@ -378,6 +378,7 @@ private slots:
         QVERIFY(!error.contains("This run needs")); // said once, not appended again
         QVERIFY(col.losses().empty());
         QVERIFY(peakAfter - peakBefore < (uint64_t{1} << 30)); // nothing large was touched
+        QVERIFY(!QDir(d.filePath("checkpoints")).exists());    // no empty folder left behind
         QTemporaryDir d2;
         test::RunLog ok;
         QCOMPARE(status(Trainer(smallConfig(d2.path(), "mlp"), ok).run().status),
