@@ -111,7 +111,10 @@ RgbImage decodeImage(std::span<const uint8_t> bytes, const std::string& name) {
 
 std::vector<uint8_t> readWholeFile(const std::string& path) {
     const uint64_t size = regularFileSize(path);
-    if (const auto memory = hostMemory(); memory && size > memory->available)
+    // Only large files are worth reading /proc for; an ImageFolder reads one image per sample.
+    constexpr uint64_t kCheckMemoryAbove = uint64_t{64} << 20;
+    if (const auto memory = size > kCheckMemoryAbove ? hostMemory() : std::nullopt;
+        memory && size > memory->available)
         throw DatasetError(path, -1,
                            "the file is " + formatBytes(size) + ", more than the " +
                                formatBytes(memory->available) + " of memory available to read it");

@@ -120,6 +120,27 @@ private slots:
         }
     }
 
+    // A file larger than the memory available is refused before it is read: a sparse 1 TiB
+    // file (no disk used) used to end in std::bad_alloc.
+    void rejectsFilesLargerThanMemory() {
+        QTemporaryDir dir;
+        QFile file(dir.filePath("huge.csv"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        if (!file.resize(qint64{1} << 40))
+            QSKIP("this file system cannot hold a sparse 1 TiB file");
+        file.close();
+        DataConfig config;
+        config.name = "csv";
+        config.root = file.fileName().toStdString();
+        try {
+            openDatasets(config, 1);
+            QFAIL("read a 1 TiB file");
+        } catch (const DatasetError& e) {
+            QCOMPARE(e.file(), config.root);
+            QVERIFY2(QString(e.what()).contains("the file is 1.0 TiB, more than the "), e.what());
+        }
+    }
+
     // A row of millions of cells is refused where the limit is crossed, naming the file, the
     // line and the column, instead of splitting it into gigabytes of strings first.
     void rejectsTablesTooWide() {
