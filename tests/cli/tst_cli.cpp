@@ -228,6 +228,18 @@ private slots:
             QVERIFY2(j[key].toDouble() > 0.0, key);
     }
 
+    // A model too large for the machine fails before anything is allocated, with its estimate.
+    void benchOfAModelTooLargeFailsAtOnce() {
+        QTemporaryDir home;
+        const Result r = runCli(
+            {"bench", "--model", "mlp", "--hidden", "100000000", "--batch", "8", "--steps", "3"},
+            home.path(), {}, 60000);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("out of memory on cpu: this run needs about 900.4 GiB at "
+                                "batch_size 8 (weights 296.2 GiB"),
+                 qPrintable(r.err));
+    }
+
     // oneDNN's convolutions meet at barriers sized by the team they asked for: asking for more
     // threads than OMP_THREAD_LIMIT grants used to hang in backward-weights. The pool is
     // clamped to the limit instead.
