@@ -78,12 +78,16 @@ private:
 };
 
 // What to change when the loss diverges, for NonFiniteLossError.
-std::string divergenceAdvice(float lr) {
+std::string divergenceAdvice(float lr, const std::string& precision) {
     char now[32];
     std::snprintf(now, sizeof now, "%g", static_cast<double>(lr));
-    return std::string("Lower lr (now ") + now +
-           ") or add warmup_steps; gradient clipping also tames exploding gradients, and with "
-           "precision=16-mixed the loss scaling skips the steps whose gradients overflow.";
+    const std::string lower = std::string("Lower lr (now ") + now + ") or add warmup_steps";
+    if (precision == "16-mixed")
+        return "The GradScaler skipped steps until its scale fell below 1 and the loss is still "
+               "not finite, so this is not an overflow that loss scaling fixes. " +
+               lower + "; gradient clipping also tames exploding gradients.";
+    return lower + "; gradient clipping also tames exploding gradients, and with "
+                   "precision=16-mixed loss scaling skips the steps whose gradients overflow.";
 }
 
 // A training split that yields no batch would run epochs of nothing, forever under max_steps,
@@ -341,7 +345,7 @@ void Trainer::State::logInterval(Interval& interval, float lr) {
     // the scale has backed off below 1 and the loss is still not finite: then no scale helps.
     const bool scalerHandlesIt = ev.skipped && ev.lossScale >= 1.0;
     if (!std::isfinite(ev.loss) && !scalerHandlesIt)
-        throw NonFiniteLossError(pos.step, ev.loss, divergenceAdvice(lr));
+        throw NonFiniteLossError(pos.step, ev.loss, divergenceAdvice(lr, config.precision));
     backend->fill(lossSum, 0.0f);
     samplesPerSecSum += ev.samplesPerSec;
     ++samplesPerSecCount;
