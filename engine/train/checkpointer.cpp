@@ -60,7 +60,7 @@ void Checkpointer::prepareDirectory() {
         fail("create", ec.message());
     if (!fs::is_directory(m_dir, ec))
         fail("use", "it is not a folder");
-    const std::string probe = m_dir + "/.write-test";
+    const std::string probe = m_dir + "/.write-test-" + m_runId; // runs may share a folder
     std::FILE* f = std::fopen(probe.c_str(), "wb");
     if (!f)
         fail("write to", std::strerror(errno));
