@@ -81,7 +81,8 @@ private:
 std::string divergenceAdvice(float lr, const std::string& precision) {
     char now[32];
     std::snprintf(now, sizeof now, "%g", static_cast<double>(lr));
-    const std::string lower = std::string("Lower lr (now ") + now + ") or add warmup_steps";
+    const std::string lower = std::string("Lower lr (now ") + now +
+                              ") or add warmup_steps, and check the data for bad values";
     if (precision == "16-mixed")
         return "The GradScaler skipped steps until its scale fell below 1 and the loss is still "
                "not finite, so this is not an overflow that loss scaling fixes. " +
