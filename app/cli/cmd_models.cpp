@@ -2,7 +2,7 @@
 #include "args.h"
 #include "commands.h"
 
-#include "backend/backend.h"
+#include "backend/metabackend.h"
 #include "core/errors.h"
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
@@ -67,8 +67,8 @@ int cmdSummary(const Argv& argv) {
     if (optimizer.name != "sgd" && optimizer.name != "adamw")
         throw ConfigError("--optimizer", "'" + optimizer.name + "' must be sgd or adamw");
     const DType actDtype = activationDtypeOf(precision, "--precision");
-    auto backend = createCpuBackend(1);
-    Graph graph(modelSpec(model, input, classes, options), *backend, actDtype, 0);
+    MetaBackend backend; // shapes only: a model too large for this machine still gets its table
+    Graph graph(modelSpec(model, input, classes, options), backend, actDtype, 0);
     const auto rows = graph.summary(batch);
     const MemoryEstimate memory = estimateTrainingMemory(graph, batch, optimizer);
     if (args.flag("json")) {

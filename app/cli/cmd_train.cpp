@@ -6,6 +6,7 @@
 
 #include "core/errors.h"
 #include "core/runid.h"
+#include "core/regularfile.h"
 #include "store/runrecorder.h"
 #include "store/runstore.h"
 #include "telemetry/telemetrysampler.h"
@@ -24,16 +25,25 @@ namespace tb::cli {
 namespace {
 
 std::atomic<int> g_interrupts{0};
+std::atomic<int> g_signal{0}; // the last SIGINT or SIGTERM received
 
-void onInterrupt(int) {
+void onInterrupt(int signal) {
+    g_signal.store(signal);
     g_interrupts.fetch_add(1);
+}
+
+// A shell's status for a process ended by `signal` (130 for SIGINT, 143 for SIGTERM), so a
+// script or a service manager sees that the run did not finish.
+int signalExitCode() {
+    return 128 + g_signal.load();
 }
 
 void printHelp() {
     std::puts("usage: trainbench-cli train [--config run.json] [--set key=value]... [--json]\n"
               "                            [--db PATH | --no-db] [--resume RUN_ID|PATH]\n\n"
-              "With no options it trains fmnist-cnn on Fashion-MNIST. Ctrl-C stops after the\n"
-              "current step and saves a checkpoint; --resume continues it.\n\nconfig keys:");
+              "With no options it trains fmnist-cnn on Fashion-MNIST. Ctrl-C or SIGTERM stops\n"
+              "after the current step, saves a checkpoint and exits with status 130 (143 for\n"
+              "SIGTERM); --resume continues it. A second one exits at once.\n\nconfig keys:");
     for (const ConfigField& f : configFields()) {
         std::string type = f.type;
         if (!f.choices.empty()) {
@@ -58,6 +68,11 @@ RunConfig buildConfig(const Args& args, std::string& resumePath) {
                                               defaultCheckpointRoot());
         config = Trainer::configFromCheckpoint(resumePath);
     } else if (const auto file = args.value("config")) {
+        try { // a FIFO or a folder fails here, naming it, instead of blocking in open()
+            regularFileSize(*file);
+        } catch (const DatasetError& e) {
+            throw ConfigError("--config", e.what());
+        }
         std::ifstream in(*file);
         if (!in)
             throw ConfigError("--config", "cannot read '" + *file + "'");
@@ -132,7 +147,7 @@ int cmdTrain(const Argv& argv) {
         sampler.start();
     }
 
-    // Ctrl-C asks the trainer to stop after the current step; a second one aborts.
+    // Ctrl-C or SIGTERM asks the trainer to stop after the current step; a second one aborts.
     std::stop_source stopSource;
     g_interrupts = 0;
     std::signal(SIGINT, onInterrupt);
@@ -142,7 +157,7 @@ int cmdTrain(const Argv& argv) {
             if (g_interrupts.load() > 0)
                 stopSource.request_stop();
             if (g_interrupts.load() > 1)
-                std::_Exit(130);
+                std::_Exit(signalExitCode());
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
     });
@@ -173,6 +188,11 @@ int cmdTrain(const Argv& argv) {
     if (finished.status == RunStatus::Failed) {
         std::fprintf(stderr, "trainbench-cli train: error: %s\n", finished.error.c_str());
         return 1;
+    }
+    if (finished.status == RunStatus::Stopped) {
+        std::fprintf(stderr, "trainbench-cli train: stopped by %s; continue with --resume %s\n",
+                     g_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT", options.runId.c_str());
+        return signalExitCode();
     }
     return recorded ? 0 : 1;
 }

@@ -8,6 +8,7 @@ set(TB_MODULE_SOURCES
     cpu/cpumatmul.cpp
     cpu/cpuloss.cpp
     cpu/cpuoptim.cpp
-    cpu/cpupool.cpp)
+    cpu/cpupool.cpp
+    metabackend.cpp)
 # Device probing, the CUDA plugin loader and backend creation (owned by the CUDA backend).
 list(APPEND TB_MODULE_SOURCES devices.cpp)

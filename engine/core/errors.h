@@ -1,9 +1,11 @@
 // The engine's typed errors. The CLI prints what() as one paragraph; the UI shows it by the field.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace tb {
 
@@ -54,15 +56,44 @@ class OutOfMemoryError : public Error {
 public:
     OutOfMemoryError(const std::string& device, uint64_t requested, uint64_t freeBytes,
                      uint64_t totalBytes, const std::string& advice);
+    // Before allocating: a run estimated to need `requested` bytes (what `need` describes)
+    // does not fit in what the device has free.
+    static OutOfMemoryError estimated(const std::string& device, uint64_t requested,
+                                      const std::string& need, uint64_t freeBytes,
+                                      uint64_t totalBytes, const std::string& advice);
     uint64_t requested() const { return m_requested; }
     uint64_t freeBytes() const { return m_free; }
     uint64_t totalBytes() const { return m_total; }
     const std::string& advice() const { return m_advice; }
 
 private:
+    struct Message {
+        std::string text;
+    };
+    OutOfMemoryError(Message message, uint64_t requested, uint64_t freeBytes, uint64_t totalBytes,
+                     const std::string& advice)
+        : Error(message.text), m_requested(requested), m_free(freeBytes), m_total(totalBytes),
+          m_advice(advice) {}
+
     uint64_t m_requested;
     uint64_t m_free;
     uint64_t m_total;
+    std::string m_advice;
+};
+
+// The training loss became inf or NaN: the run diverged and every later step would learn
+// nothing. step() is the optimizer step at which it was seen, loss() the value; what() says
+// both and the advice (what to change in the config).
+class NonFiniteLossError : public Error {
+public:
+    NonFiniteLossError(int64_t step, double loss, const std::string& advice);
+    int64_t step() const { return m_step; }
+    double loss() const { return m_loss; }
+    const std::string& advice() const { return m_advice; }
+
+private:
+    int64_t m_step;
+    double m_loss;
     std::string m_advice;
 };
 
@@ -79,5 +110,13 @@ private:
 
 // Human-readable byte counts ("1.5 GiB") for messages.
 std::string formatBytes(uint64_t bytes);
+
+// Most characters of user data (a CSV cell, a name from a file or a flag) that a message quotes.
+inline constexpr std::size_t kMaxQuotedChars = 40;
+
+// User data for an error message, in single quotes: whole when short, else its first
+// kMaxQuotedChars characters (never a UTF-8 sequence cut in two), "..." and its length, so a
+// 10 MB cell does not make a 10 MB message, log line or run-store entry.
+std::string quoteUserData(std::string_view text);
 
 } // namespace tb

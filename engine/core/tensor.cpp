@@ -2,9 +2,9 @@
 #include "core/tensor.h"
 
 #include "core/errors.h"
+#include "core/hostmemory.h"
 
 #include <cstdlib>
-#include <new>
 
 namespace tb {
 
@@ -18,8 +18,13 @@ Tensor Tensor::host(const Shape& shape, DType dtype) {
     const std::size_t bytes = static_cast<std::size_t>(shape.numel()) * dtypeSize(dtype);
     const std::size_t rounded = (bytes + 63) / 64 * 64;
     void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
-    if (!p)
-        throw std::bad_alloc();
+    if (!p) {
+        const auto memory = hostMemory();
+        throw OutOfMemoryError(
+            "the host", bytes, memory ? memory->available : 0, memory ? memory->total : 0,
+            "Close other programs, or make the run smaller (batch_size, the model or "
+            "the dataset).");
+    }
     auto buffer = std::make_shared<Buffer>(p, bytes, Device::cpu(), false,
                                            [](void* q, std::size_t) { std::free(q); });
     return Tensor(std::move(buffer), shape, dtype);

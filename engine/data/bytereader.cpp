@@ -2,13 +2,13 @@
 #include "data/bytereader.h"
 
 #include "core/errors.h"
+#include "core/regularfile.h"
 
 #include <zlib.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <vector>
 
 namespace tb {
@@ -174,16 +174,7 @@ bool ByteReader::atEnd() {
 }
 
 std::unique_ptr<ByteReader> openByteReader(const std::string& path) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const auto status = fs::status(path, ec);
-    if (ec || !fs::exists(status))
-        throw DatasetError(path, -1, "file does not exist");
-    if (fs::is_directory(status))
-        throw DatasetError(path, -1, "is a folder, expected a file");
-    const uint64_t size = fs::file_size(path, ec);
-    if (ec)
-        throw DatasetError(path, -1, "cannot read the file size: " + ec.message());
+    const uint64_t size = regularFileSize(path);
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f)
         throw DatasetError(path, -1, std::string("cannot open: ") + std::strerror(errno));

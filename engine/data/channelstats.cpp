@@ -22,6 +22,9 @@ namespace {
 constexpr const char* kCacheFile = "dataset-stats.json";
 
 nlohmann::json readCache(const fs::path& file) {
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec))
+        return nlohmann::json::object(); // missing, or a FIFO that would block: start afresh
     std::ifstream in(file);
     if (!in)
         return nlohmann::json::object();

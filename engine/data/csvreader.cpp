@@ -16,8 +16,12 @@ namespace tb {
 
 namespace {
 
+// Wider tables are refused before their cells are held: a row of millions of cells is not a
+// sample an MLP can take, and splitting it cost gigabytes before anything failed.
+constexpr std::size_t kMaxCsvColumns = 100000;
+
 struct Row {
-    int64_t line;
+    int64_t line = 0;
     std::vector<std::string> cells;
 };
 
@@ -29,9 +33,40 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
-// Splits one line into cells; "..." quotes may hold commas and "" stands for a quote.
-std::vector<std::string> splitLine(std::string_view line, const std::string& name, int64_t no) {
-    std::vector<std::string> cells;
+// The non-blank lines of a CSV text, one at a time, with their 1-based line numbers.
+class LineReader {
+public:
+    explicit LineReader(std::string_view text) : m_text(text) {
+        if (m_text.starts_with("\xEF\xBB\xBF"))
+            m_pos = 3; // UTF-8 byte order mark
+    }
+    bool next(std::string_view& line, int64_t& number) {
+        while (m_pos < m_text.size()) {
+            std::size_t end = m_text.find('\n', m_pos);
+            if (end == std::string_view::npos)
+                end = m_text.size();
+            line = m_text.substr(m_pos, end - m_pos);
+            if (!line.empty() && line.back() == '\r')
+                line.remove_suffix(1);
+            ++m_line;
+            m_pos = end + 1;
+            if (!trim(line).empty()) {
+                number = m_line;
+                return true;
+            }
+        }
+        return false;
+    }
+
+private:
+    std::string_view m_text;
+    std::size_t m_pos = 0;
+    int64_t m_line = 0;
+};
+
+// Splits one line into row.cells; "..." quotes may hold commas and "" stands for a quote.
+void splitLine(std::string_view line, const std::string& name, Row& row) {
+    row.cells.clear();
     std::string cell;
     bool quoted = false, wasQuoted = false;
     for (std::size_t i = 0; i < line.size(); ++i) {
@@ -49,7 +84,14 @@ std::vector<std::string> splitLine(std::string_view line, const std::string& nam
             quoted = wasQuoted = true;
             cell.clear();
         } else if (c == ',') {
-            cells.emplace_back(wasQuoted ? cell : std::string(trim(cell)));
+            if (row.cells.size() + 1 == kMaxCsvColumns)
+                throw DatasetError(name, row.line,
+                                   "column " + std::to_string(kMaxCsvColumns + 1) +
+                                       " starts at character " + std::to_string(i + 2) +
+                                       ": a table may have at most " +
+                                       std::to_string(kMaxCsvColumns) + " columns",
+                                   true);
+            row.cells.emplace_back(wasQuoted ? cell : std::string(trim(cell)));
             cell.clear();
             wasQuoted = false;
         } else {
@@ -57,9 +99,8 @@ std::vector<std::string> splitLine(std::string_view line, const std::string& nam
         }
     }
     if (quoted)
-        throw DatasetError(name, no, "unterminated quoted cell", true);
-    cells.emplace_back(wasQuoted ? cell : std::string(trim(cell)));
-    return cells;
+        throw DatasetError(name, row.line, "unterminated quoted cell", true);
+    row.cells.emplace_back(wasQuoted ? cell : std::string(trim(cell)));
 }
 
 bool parseNumber(std::string_view s, float& v) {
@@ -85,59 +126,53 @@ bool parseIndex(std::string_view s, int64_t& v) {
 
 } // namespace
 
+// Rows are parsed one at a time into floats, so the table costs its features and labels, not a
+// string per cell of the whole file; only the first two rows are kept whole, to find a header.
 CsvTable parseCsv(std::string_view text, const std::string& name, const CsvOptions& options) {
     if (options.header != "auto" && options.header != "yes" && options.header != "no")
         throw ConfigError("data.csv_header",
-                          "must be auto, yes or no, not '" + options.header + "'");
-    std::vector<Row> rows;
-    int64_t lineNo = 0;
-    std::size_t pos = 0;
-    if (text.starts_with("\xEF\xBB\xBF"))
-        pos = 3; // UTF-8 byte order mark
-    while (pos < text.size()) {
-        std::size_t end = text.find('\n', pos);
-        if (end == std::string_view::npos)
-            end = text.size();
-        std::string_view line = text.substr(pos, end - pos);
-        if (!line.empty() && line.back() == '\r')
-            line.remove_suffix(1);
-        ++lineNo;
-        pos = end + 1;
-        if (trim(line).empty())
-            continue;
-        rows.push_back({lineNo, splitLine(line, name, lineNo)});
-    }
-    if (rows.empty())
+                          "must be auto, yes or no, not " + quoteUserData(options.header));
+    LineReader lines(text);
+    std::string_view line;
+    Row first, second;
+    if (!lines.next(line, first.line))
         throw DatasetError(name, 1, "file holds no rows", true);
-    const std::size_t cols = rows[0].cells.size();
+    splitLine(line, name, first);
+    const std::size_t cols = first.cells.size();
     if (cols < 2)
-        throw DatasetError(name, rows[0].line,
-                           "needs at least one feature column and a label column", true);
-    for (const Row& r : rows)
+        throw DatasetError(name, first.line, "needs at least one feature column and a label column",
+                           true);
+    const auto requireWidth = [&](const Row& r) {
         if (r.cells.size() != cols)
             throw DatasetError(name, r.line,
                                "row has " + std::to_string(r.cells.size()) + " cells, expected " +
                                    std::to_string(cols),
                                true);
+    };
+    const bool hasSecond = lines.next(line, second.line);
+    if (hasSecond) {
+        splitLine(line, name, second);
+        requireWidth(second);
+    }
     int64_t labelIndex = -1;
     const bool labelIsIndex = options.label.empty() || parseIndex(options.label, labelIndex);
     bool header = options.header == "yes";
     if (options.header == "auto") {
         header = !labelIsIndex;
-        for (std::size_t j = 0; j < cols && rows.size() > 1 && !header; ++j)
-            header = !isNumber(rows[0].cells[j]) && isNumber(rows[1].cells[j]);
+        for (std::size_t j = 0; j < cols && hasSecond && !header; ++j)
+            header = !isNumber(first.cells[j]) && isNumber(second.cells[j]);
     }
     if (options.label.empty()) {
         labelIndex = static_cast<int64_t>(cols) - 1;
     } else if (!labelIsIndex) {
         if (!header)
-            throw ConfigError("data.csv_label",
-                              "'" + options.label + "' names a column but the file has no header");
-        const auto& h = rows[0].cells;
+            throw ConfigError("data.csv_label", quoteUserData(options.label) +
+                                                    " names a column but the file has no header");
+        const auto& h = first.cells;
         const auto it = std::find(h.begin(), h.end(), options.label);
         if (it == h.end())
             throw ConfigError("data.csv_label",
-                              "no column named '" + options.label + "' in " + name);
+                              "no column named " + quoteUserData(options.label) + " in " + name);
         labelIndex = it - h.begin();
     }
     if (labelIndex >= static_cast<int64_t>(cols))
@@ -148,24 +183,22 @@ CsvTable parseCsv(std::string_view text, const std::string& name, const CsvOptio
     CsvTable t;
     for (std::size_t j = 0; j < cols; ++j)
         if (j != li)
-            t.featureNames.push_back(header ? rows[0].cells[j] : "x" + std::to_string(j));
-    const std::size_t first = header ? 1 : 0;
-    if (rows.size() <= first)
-        throw DatasetError(name, rows[0].line, "file holds a header but no data rows", true);
-    t.features.reserve((rows.size() - first) * (cols - 1));
+            t.featureNames.push_back(header ? first.cells[j] : "x" + std::to_string(j));
+    if (header && !hasSecond)
+        throw DatasetError(name, first.line, "file holds a header but no data rows", true);
     std::vector<std::string> labelText;
     bool integerLabels = true;
-    for (std::size_t r = first; r < rows.size(); ++r) {
-        const Row& row = rows[r];
+    const auto addRow = [&](const Row& row) {
         for (std::size_t j = 0; j < cols; ++j) {
             if (j == li)
                 continue;
             float v = 0;
             if (!parseNumber(row.cells[j], v))
-                throw DatasetError(name, row.line,
-                                   "column '" + (header ? rows[0].cells[j] : std::to_string(j)) +
-                                       "' holds '" + row.cells[j] + "', which is not a number",
-                                   true);
+                throw DatasetError(
+                    name, row.line,
+                    "column " + (header ? quoteUserData(first.cells[j]) : std::to_string(j)) +
+                        " holds " + quoteUserData(row.cells[j]) + ", which is not a number",
+                    true);
             t.features.push_back(v);
         }
         const std::string& l = row.cells[li];
@@ -174,6 +207,16 @@ CsvTable parseCsv(std::string_view text, const std::string& name, const CsvOptio
         int64_t k = 0;
         integerLabels = integerLabels && parseIndex(l, k) && k < 100000;
         labelText.push_back(l);
+    };
+    if (!header)
+        addRow(first);
+    if (hasSecond)
+        addRow(second);
+    Row row;
+    while (lines.next(line, row.line)) {
+        splitLine(line, name, row);
+        requireWidth(row);
+        addRow(row);
     }
     if (integerLabels) {
         int64_t maxLabel = 0;

@@ -62,7 +62,8 @@ RawSplits openRawSplits(const DataConfig& config, uint64_t seed) {
         std::string known;
         for (const std::string& n : datasetNames())
             known += (known.empty() ? "" : ", ") + n;
-        throw ConfigError("dataset", "unknown dataset '" + config.name + "'; known: " + known);
+        throw ConfigError("dataset",
+                          "unknown dataset " + quoteUserData(config.name) + "; known: " + known);
     }
     if (config.imageSize < 4 || config.imageSize > 1024)
         throw ConfigError("data.image_size", "must be between 4 and 1024");

@@ -13,7 +13,7 @@ long long parseInt(const std::string& key, const std::string& v) {
     long long out = 0;
     const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
     if (ec != std::errc() || end != v.data() + v.size())
-        throw ConfigError(key, "'" + v + "' is not a whole number");
+        throw ConfigError(key, quoteUserData(v) + " is not a whole number");
     return out;
 }
 
@@ -22,7 +22,7 @@ bool parseBool(const std::string& key, const std::string& v) {
         return true;
     if (v == "false" || v == "0" || v == "off" || v == "no")
         return false;
-    throw ConfigError(key, "'" + v + "' is not true or false");
+    throw ConfigError(key, quoteUserData(v) + " is not true or false");
 }
 
 } // namespace
@@ -49,7 +49,7 @@ bool applyDataSetting(DataConfig& config, const std::string& key, const std::str
         double v = 0;
         const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
         if (ec != std::errc() || end != value.data() + value.size() || !(v >= 0.0 && v < 1.0))
-            throw ConfigError(key, "'" + value + "' is not a number in [0, 1)");
+            throw ConfigError(key, quoteUserData(value) + " is not a number in [0, 1)");
         config.valFraction = v;
     } else if (key == "data.augment") {
         config.augment = parseBool(key, value);

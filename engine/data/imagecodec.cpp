@@ -2,6 +2,8 @@
 #include "data/imagecodec.h"
 
 #include "core/errors.h"
+#include "core/hostmemory.h"
+#include "core/regularfile.h"
 
 #include <png.h>
 // jpeglib.h needs FILE and size_t declared first.
@@ -108,15 +110,19 @@ RgbImage decodeImage(std::span<const uint8_t> bytes, const std::string& name) {
 }
 
 std::vector<uint8_t> readWholeFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    const uint64_t size = regularFileSize(path);
+    // Only large files are worth reading /proc for; an ImageFolder reads one image per sample.
+    constexpr uint64_t kCheckMemoryAbove = uint64_t{64} << 20;
+    if (const auto memory = size > kCheckMemoryAbove ? hostMemory() : std::nullopt;
+        memory && size > memory->available)
+        throw DatasetError(path, -1,
+                           "the file is " + formatBytes(size) + ", more than the " +
+                               formatBytes(memory->available) + " of memory available to read it");
+    std::ifstream in(path, std::ios::binary);
     if (!in)
         throw DatasetError(path, -1, "cannot open the file");
-    const std::streamsize size = in.tellg();
-    if (size < 0)
-        throw DatasetError(path, -1, "cannot read the file size");
     std::vector<uint8_t> bytes(static_cast<std::size_t>(size));
-    in.seekg(0);
-    if (!in.read(reinterpret_cast<char*>(bytes.data()), size))
+    if (!in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size)))
         throw DatasetError(path, -1, "cannot read the file");
     return bytes;
 }

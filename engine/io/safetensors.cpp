@@ -2,6 +2,7 @@
 #include "io/safetensors.h"
 
 #include "core/errors.h"
+#include "core/regularfile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -86,12 +87,10 @@ void writeSafetensors(const std::string& path, const std::vector<SafetensorsEntr
 }
 
 SafetensorsFile readSafetensors(const std::string& path) {
+    const uint64_t size = regularFileSize(path);
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw DatasetError(path, -1, "cannot open the checkpoint");
-    in.seekg(0, std::ios::end);
-    const auto size = static_cast<uint64_t>(in.tellg());
-    in.seekg(0);
     unsigned char len[8];
     if (size < 8 || !in.read(reinterpret_cast<char*>(len), 8))
         throw DatasetError(path, 0, "too short to be a safetensors file");
@@ -119,22 +118,23 @@ SafetensorsFile readSafetensors(const std::string& path) {
         }
         DType dtype{};
         if (!info.is_object() || !parseDtype(info.value("dtype", ""), dtype))
-            throw DatasetError(path, 8, "tensor '" + name + "' has an unsupported dtype");
+            throw DatasetError(path, 8,
+                               "tensor " + quoteUserData(name) + " has an unsupported dtype");
         const auto dims = info.at("shape").get<std::vector<int64_t>>();
         const auto offsets = info.at("data_offsets").get<std::vector<uint64_t>>();
         const Shape shape(dims);
         if (offsets.size() != 2 || offsets[1] < offsets[0] ||
             offsets[1] - offsets[0] != static_cast<uint64_t>(shape.numel()) * dtypeSize(dtype) ||
             dataStart + offsets[1] > size)
-            throw DatasetError(path,
-                               static_cast<int64_t>(dataStart + (offsets.empty() ? 0 : offsets[0])),
-                               "tensor '" + name + "' lies outside the file or has the wrong size");
+            throw DatasetError(
+                path, static_cast<int64_t>(dataStart + (offsets.empty() ? 0 : offsets[0])),
+                "tensor " + quoteUserData(name) + " lies outside the file or has the wrong size");
         Tensor t = Tensor::host(shape, dtype);
         in.seekg(static_cast<std::streamoff>(dataStart + offsets[0]));
         in.read(static_cast<char*>(t.raw()), static_cast<std::streamsize>(t.bytes()));
         if (!in)
             throw DatasetError(path, static_cast<int64_t>(dataStart + offsets[0]),
-                               "truncated tensor '" + name + "'");
+                               "truncated tensor " + quoteUserData(name));
         file.tensors.emplace(name, std::move(t));
     }
     return file;

@@ -46,7 +46,7 @@ Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint6
         const std::string name =
             ls.value("name", node->layer->type() + "_" + std::to_string(index));
         if (byName.count(name))
-            throw ConfigError("model", "two layers are named '" + name + "'");
+            throw ConfigError("model", "two layers are named " + quoteUserData(name));
         node->layer->setName(name);
         std::vector<std::string> inputNames;
         if (ls.contains("inputs")) {
@@ -61,7 +61,7 @@ Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint6
         for (const auto& in : inputNames) {
             const auto it = byName.find(in);
             if (it == byName.end())
-                layerError(name, "input '" + in + "' is not an earlier layer");
+                layerError(name, "input " + quoteUserData(in) + " is not an earlier layer");
             node->inputs.push_back(it->second);
         }
         node->inputNames = inputNames;

@@ -39,7 +39,7 @@ bool boolOption(const nlohmann::json& spec, const char* key, bool fallback) {
 }
 
 void layerError(const std::string& layer, const std::string& message) {
-    throw ConfigError("model", "layer '" + layer + "': " + message);
+    throw ConfigError("model", "layer " + quoteUserData(layer) + ": " + message);
 }
 
 void ensureTensor(Backend& b, Tensor& t, const Shape& shape, DType dtype) {
@@ -54,6 +54,8 @@ void ensureTensor(Backend& b, Tensor& t, const Shape& shape, DType dtype) {
 }
 
 void uniformInit(Backend& b, Tensor& t, float bound, uint64_t seed) {
+    if (t.device().isMeta())
+        return; // a shape without memory: nothing to fill, and no host copy to make
     Tensor host = Tensor::host(t.shape(), DType::F32);
     float* p = host.data<float>();
     for (int64_t i = 0; i < t.numel(); ++i)

@@ -2,6 +2,7 @@
 #include "nn/modelzoo.h"
 
 #include "core/errors.h"
+#include "core/regularfile.h"
 
 #include <fstream>
 #include <sstream>
@@ -30,8 +31,8 @@ std::vector<int64_t> parseWidths(const std::string& text) {
                 throw std::invalid_argument(item);
             widths.push_back(v);
         } catch (const std::exception&) {
-            throw ConfigError("model.hidden", "'" + text +
-                                                  "' must be positive widths separated by commas, "
+            throw ConfigError("model.hidden", quoteUserData(text) +
+                                                  " must be positive widths separated by commas, "
                                                   "e.g. 256,128");
         }
     }
@@ -93,7 +94,7 @@ json fmnistCnn() {
 // CIFAR ResNet (He et al. 2016, sec. 4.2): 6n+2 layers, widths 16/32/64.
 json resnet(int depth, const std::string& shortcut) {
     if (shortcut != "A" && shortcut != "B")
-        throw ConfigError("model.shortcut", "'" + shortcut + "' must be A or B");
+        throw ConfigError("model.shortcut", quoteUserData(shortcut) + " must be A or B");
     const int n = (depth - 2) / 6;
     json layers = json::array({
         layer("conv2d", "stem.conv",
@@ -177,6 +178,11 @@ json vggSmall(const json& options) {
 }
 
 json loadSpecFile(const std::string& path) {
+    try { // a FIFO or a folder fails here, naming it, instead of blocking in open()
+        regularFileSize(path);
+    } catch (const DatasetError& e) {
+        throw ConfigError("model", e.what());
+    }
     std::ifstream in(path);
     if (!in)
         throw ConfigError("model", "cannot read the model spec file '" + path + "'");
@@ -230,8 +236,8 @@ nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int 
         std::string known;
         for (const auto& e : modelZoo())
             known += (known.empty() ? "" : ", ") + e.name;
-        throw ConfigError("model", "unknown model '" + nameOrPath + "'; the zoo has " + known +
-                                       ", or give the path of a spec file ending in .json");
+        throw ConfigError("model", "unknown model " + quoteUserData(nameOrPath) + "; the zoo has " +
+                                       known + ", or give the path of a spec file ending in .json");
     }
     for (auto& l : layers)
         if (l.value("out_features", json()) == "CLASSES")

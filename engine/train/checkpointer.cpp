@@ -7,8 +7,10 @@
 #include "nn/structural.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -53,12 +55,41 @@ Checkpointer::Checkpointer(const RunConfig& config, const std::string& runId,
                 ? config.checkpointDir
                 : (root.empty() ? defaultCheckpointRoot() : root) + "/" + runId) {}
 
+Checkpointer::~Checkpointer() {
+    std::error_code ec;
+    if (m_createdDir && fs::is_empty(m_dir, ec))
+        fs::remove(m_dir, ec);
+}
+
+void Checkpointer::prepareDirectory() {
+    const auto fail = [&](const std::string& what, const std::string& reason) {
+        throw ConfigError("checkpoint_dir", "cannot " + what + " the checkpoint folder " + m_dir +
+                                                ": " + reason +
+                                                (m_config.checkpointDir.empty()
+                                                     ? " (set checkpoint_dir to use another folder)"
+                                                     : ""));
+    };
+    std::error_code ec;
+    m_createdDir = fs::create_directories(m_dir, ec) || m_createdDir;
+    if (ec)
+        fail("create", ec.message());
+    if (!fs::is_directory(m_dir, ec))
+        fail("use", "it is not a folder");
+    const std::string probe = m_dir + "/.write-test-" + m_runId; // runs may share a folder
+    std::FILE* f = std::fopen(probe.c_str(), "wb");
+    if (!f)
+        fail("write to", std::strerror(errno));
+    const bool written = std::fputc('\n', f) != EOF;
+    const bool closed = std::fclose(f) == 0;
+    fs::remove(probe, ec);
+    if (!written || !closed)
+        fail("write to", std::strerror(errno));
+}
+
 std::string Checkpointer::save(const Position& pos, Graph& graph, Optimizer& optimizer,
                                GradScaler* scaler, bool best) {
+    prepareDirectory(); // the folder may have gone since the run started
     std::error_code ec;
-    fs::create_directories(m_dir, ec);
-    if (ec)
-        throw Error("cannot create the checkpoint folder " + m_dir + ": " + ec.message());
     Backend& b = graph.backend();
     std::vector<SafetensorsEntry> tensors;
     for (const NamedTensor& t : graph.stateDict())

@@ -25,7 +25,16 @@ class Checkpointer {
 public:
     // Files go to config.checkpoint_dir, else <root>/<runId>.
     Checkpointer(const RunConfig& config, const std::string& runId, const std::string& root);
+    // Removes the folder prepareDirectory() created when nothing was saved in it, so a run
+    // that failed before its first checkpoint leaves no empty folder behind.
+    ~Checkpointer();
+    Checkpointer(const Checkpointer&) = delete;
+    Checkpointer& operator=(const Checkpointer&) = delete;
 
+    // Creates the checkpoint folder and proves it writable with a probe file, so a run fails
+    // before its first step rather than at its first save. Throws ConfigError("checkpoint_dir")
+    // naming the folder and the reason.
+    void prepareDirectory();
     // Writes a checkpoint and returns its path. Epoch-end saves are rotated; `best` also
     // refreshes best.safetensors.
     std::string save(const Position& pos, Graph& graph, Optimizer& optimizer, GradScaler* scaler,
@@ -43,6 +52,7 @@ private:
     RunConfig m_config;
     std::string m_runId;
     std::string m_dir;
+    bool m_createdDir = false; // by prepareDirectory(), not there before
 };
 
 // Default checkpoint root: $XDG_DATA_HOME/TrainBench/checkpoints (else ~/.local/share/...).

@@ -2,10 +2,15 @@
 // "will batch N fit on this GPU?", for `summary`, the trainer's log and an out-of-memory error.
 #pragma once
 
+#include "core/dtype.h"
+
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 
 namespace tb {
 
+class Backend;
 class Graph;
 struct OptimizerConfig;
 
@@ -26,5 +31,15 @@ struct MemoryEstimate {
 // mixed precision the transient 16-bit copy of one layer's weights and the GradScaler's few bytes.
 MemoryEstimate estimateTrainingMemory(Graph& graph, int64_t batch,
                                       const OptimizerConfig& optimizer);
+
+// The same for a model spec, built on a MetaBackend: nothing is allocated, so it is safe for a
+// model too large for the machine. Throws ConfigError("model") for a bad spec, as Graph does.
+MemoryEstimate estimateTrainingMemory(const nlohmann::json& spec, DType actDtype, int64_t batch,
+                                      const OptimizerConfig& optimizer);
+
+// Throws OutOfMemoryError (with the estimate, its parts and what is free) when `estimate`
+// exceeds the free memory of `backend`'s device: host memory for the CPU backend. Does nothing
+// when the device does not say how much it has.
+void requireMemoryFits(const MemoryEstimate& estimate, int64_t batch, const Backend& backend);
 
 } // namespace tb

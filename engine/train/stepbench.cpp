@@ -9,6 +9,7 @@
 #include "nn/modelzoo.h"
 #include "optim/gradscaler.h"
 #include "optim/optimizer.h"
+#include "train/memoryestimate.h"
 #include "train/runconfig.h"
 
 #include <algorithm>
@@ -41,7 +42,10 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
         sample = Shape::parse(o.input, "input");
     const int classes = 10;
     const DType act = activationDtypeOf(o.precision, "--precision");
-    Graph graph(modelSpec(o.model, sample, classes, o.modelOptions), *backend, act, 0);
+    const nlohmann::json spec = modelSpec(o.model, sample, classes, o.modelOptions);
+    requireMemoryFits(estimateTrainingMemory(spec, act, o.batch, OptimizerConfig{}), o.batch,
+                      *backend); // before allocating: a model too large fails with its estimate
+    Graph graph(spec, *backend, act, 0);
     Optimizer optimizer(*backend, graph.params(), OptimizerConfig{});
     std::unique_ptr<GradScaler> scaler;
     if (o.precision == "16-mixed")

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstdio>
 #include <deque>
 #include <mutex>
 
@@ -80,6 +81,39 @@ private:
     std::deque<StepEvents> m_pendingSteps;
 };
 
+// What to change when the loss diverges, for NonFiniteLossError.
+std::string divergenceAdvice(float lr, const std::string& precision) {
+    char now[32];
+    std::snprintf(now, sizeof now, "%g", static_cast<double>(lr));
+    const std::string lower = std::string("Lower lr (now ") + now +
+                              ") or add warmup_steps, and check the data for bad values";
+    if (precision == "16-mixed")
+        return "The GradScaler skipped steps until its scale fell below 1 and the loss is still "
+               "not finite, so this is not an overflow that loss scaling fixes. " +
+               lower + "; gradient clipping also tames exploding gradients.";
+    return lower + "; gradient clipping also tames exploding gradients, and with "
+                   "precision=16-mixed loss scaling skips the steps whose gradients overflow.";
+}
+
+// A training split that yields no batch would run epochs of nothing, forever under max_steps,
+// and call an untrained model `completed`.
+void requireTrainingStep(const RunConfig& config, const Dataset& train, const Dataset& validation) {
+    if (train.size() >= (config.dropLast ? config.batchSize : 1))
+        return;
+    const std::string split = "the training split (" + train.description() + ") holds ";
+    if (train.size() > 0)
+        throw ConfigError("drop_last", split + std::to_string(train.size()) +
+                                           " samples, fewer than batch_size " +
+                                           std::to_string(config.batchSize) +
+                                           ", and drop_last drops that one short batch: no "
+                                           "training step can run; lower batch_size or set "
+                                           "drop_last=false");
+    throw ConfigError(config.data.valFraction > 0 ? "data.val_fraction" : "data.root",
+                      split + "no samples (the validation split holds " +
+                          std::to_string(validation.size()) +
+                          "): no training step can run; lower data.val_fraction or add data");
+}
+
 } // namespace
 
 struct Trainer::State {
@@ -122,7 +156,7 @@ struct Trainer::State {
     bool trainEpoch(std::stop_token& stop);
     void logInterval(Interval& interval, float lr);
     void waitWhilePaused(Interval& interval, float lr, std::stop_token& stop);
-    void evaluate(EpochEvent& epoch);
+    bool evaluate(EpochEvent& epoch, std::stop_token& stop);
     bool done() const {
         return (config.maxSteps > 0 && pos.step >= config.maxSteps) ||
                (config.maxEpochs > 0 && pos.epoch >= config.maxEpochs);
@@ -140,10 +174,21 @@ void Trainer::State::setup() {
     backend = createBackend(device, config.threads);
     backend->setDeterministic(config.deterministic);
     const DatasetSplits data = openDatasets(config.data, config.seed);
+    requireTrainingStep(config, *data.train, *data.validation);
+    // Before the model takes memory and time: a folder that cannot be written fails now, not at
+    // the first save after an epoch of training.
+    checkpointer = std::make_unique<Checkpointer>(config, options.runId, options.checkpointRoot);
+    checkpointer->prepareDirectory();
     const nlohmann::json spec = modelSpec(config.model, data.train->sampleShape(),
                                           data.train->numClasses(), config.modelOptions);
-    graph =
-        std::make_unique<Graph>(spec, *backend, activationDtypeOf(config.precision), config.seed);
+    const DType actDtype = activationDtypeOf(config.precision);
+    // From shapes alone, before the model takes any memory: one too large for the machine fails
+    // here with its estimate, not with std::bad_alloc minutes into allocating it.
+    const MemoryEstimate estimate =
+        estimateTrainingMemory(spec, actDtype, config.batchSize, config.optimizer);
+    requireMemoryFits(estimate, config.batchSize, *backend);
+    memory = estimate;
+    graph = std::make_unique<Graph>(spec, *backend, actDtype, config.seed);
     if (!(graph->inputShape() == data.train->sampleShape()))
         throw ConfigError("model", "the model takes " + graph->inputShape().toString() +
                                        " samples but " + config.data.name + " has " +
@@ -174,7 +219,6 @@ void Trainer::State::setup() {
     if (config.maxSteps > 0)
         totalSteps = std::min(totalSteps, config.maxSteps);
     optimizer = std::make_unique<Optimizer>(*backend, graph->params(), config.optimizer);
-    memory = estimateTrainingMemory(*graph, config.batchSize, config.optimizer);
     const uint64_t deviceBytes = backend->memoryStats().deviceTotal;
     log(LogLevel::Info,
         "training memory estimate at batch " + std::to_string(config.batchSize) + ": about " +
@@ -190,7 +234,6 @@ void Trainer::State::setup() {
     lossSum = backend->empty({2}, DType::F32);
     lossHost = Tensor::host({2}, DType::F32);
     graph->zeroGrad();
-    checkpointer = std::make_unique<Checkpointer>(config, options.runId, options.checkpointRoot);
     advisor = std::make_unique<Advisor>(
         AdvisorContext{config.numWorkers, config.precision, backend->device().toString()});
     if (!options.resumeFrom.empty()) {
@@ -314,6 +357,12 @@ void Trainer::State::logInterval(Interval& interval, float lr) {
         ev.lossScale = scaler->scale();
         backend->fill(skippedSteps, 0.0f);
     }
+    // Checked here, where the loss is read back anyway: no extra sync per step. Under 16-mixed an
+    // overflow is the GradScaler's to handle (it skipped the step and lowered the scale), until
+    // the scale has backed off below 1 and the loss is still not finite: then no scale helps.
+    const bool scalerHandlesIt = ev.skipped && ev.lossScale >= 1.0;
+    if (!std::isfinite(ev.loss) && !scalerHandlesIt)
+        throw NonFiniteLossError(pos.step, ev.loss, divergenceAdvice(lr, config.precision));
     backend->fill(lossSum, 0.0f);
     samplesPerSecSum += ev.samplesPerSec;
     ++samplesPerSecCount;
@@ -340,7 +389,8 @@ void Trainer::State::waitWhilePaused(Interval& interval, float lr, std::stop_tok
     interval.reset(); // the next interval's clock starts now, not before the pause
 }
 
-void Trainer::State::evaluate(EpochEvent& epoch) {
+// Validation over the whole split. Returns false when stopped before the end.
+bool Trainer::State::evaluate(EpochEvent& epoch, std::stop_token& stop) {
     valLoader->startEpoch(0);
     // The loss op adds each batch's mean. Every batch is full but the last, which goes to its own
     // sums, so the mean over samples weighs a short last batch by its size (no sync per batch).
@@ -350,6 +400,8 @@ void Trainer::State::evaluate(EpochEvent& epoch) {
     backend->fill(last, 0.0f);
     int64_t samples = 0, shortBatch = 0;
     while (auto batch = valLoader->next()) {
+        if (stop.stop_requested())
+            return false;
         const Tensor& x = toDevice(batch->inputs, deviceInputs);
         const Tensor& y = toDevice(batch->labels, deviceLabels);
         const Tensor& logits = graph->forward(x, false);
@@ -368,6 +420,7 @@ void Trainer::State::evaluate(EpochEvent& epoch) {
     const double correct = static_cast<double>(a.data<float>()[1]) + b.data<float>()[1];
     epoch.valLoss = samples ? lossTotal / static_cast<double>(samples) : 0.0;
     epoch.valAcc = samples ? correct / static_cast<double>(samples) : 0.0;
+    return true;
 }
 
 RunFinishedEvent Trainer::run(std::stop_token stop) {
@@ -405,6 +458,10 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
             s.log(LogLevel::Info, "training on the CPU: " + probeCuda().reason);
         bool stopped = false;
         while (!s.done() && !stopped) {
+            if (stop.stop_requested()) { // asked during setup or validation
+                stopped = true;
+                break;
+            }
             const auto epochStart = std::chrono::steady_clock::now();
             const int64_t samplesBefore = s.pos.samplesSeen;
             stopped = !s.trainEpoch(stop);
@@ -419,7 +476,11 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
             epoch.step = s.pos.step;
             epoch.trainLoss = s.trainLossBatches > 0 ? s.trainLossSum / s.trainLossBatches : 0.0;
             epoch.trainAcc = s.trainSamples > 0 ? s.trainCorrect / s.trainSamples : 0.0;
-            s.evaluate(epoch);
+            s.summary.epochs = epoch.epoch;
+            if (!s.evaluate(epoch, stop)) {
+                stopped = true; // the epoch trained; the checkpoint resumes after it
+                break;
+            }
             epoch.seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - epochStart)
                     .count();
@@ -433,7 +494,6 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
             s.pos.bestEpoch = s.summary.bestEpoch;
             s.summary.finalValLoss = epoch.valLoss;
             s.summary.finalValAcc = epoch.valAcc;
-            s.summary.epochs = epoch.epoch;
             const bool periodic =
                 s.config.saveEveryNEpochs > 0 && epoch.epoch % s.config.saveEveryNEpochs == 0;
             if (periodic || s.done())

@@ -7,6 +7,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/stat.h>
+
 #include <csignal>
 
 namespace {
@@ -143,7 +145,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError()).contains("step"), 60000);
         ::kill(static_cast<pid_t>(p.processId()), SIGINT);
         QVERIFY(p.waitForFinished(60000));
-        QCOMPARE(p.exitCode(), 0);
+        QCOMPARE(p.exitCode(), 130); // 128 + SIGINT: the run did not finish
         const QJsonObject stopped = lastJsonLine(QString::fromUtf8(p.readAllStandardOutput()));
         QCOMPARE(stopped["status"].toString(), QString("stopped"));
         const QString id = stopped["run_id"].toString();
@@ -160,6 +162,61 @@ private slots:
         QCOMPARE(QJsonDocument::fromJson(list.out.toUtf8()).array().size(), 1);
     }
 
+    // SIGTERM (a service manager, `kill`, a closing session) stops like Ctrl-C: after the step,
+    // with a checkpoint and the run recorded as stopped, and exits 143 (128 + SIGTERM).
+    void sigtermStopsLikeCtrlC() {
+        QTemporaryDir home;
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("XDG_DATA_HOME", home.path());
+        p.setProcessEnvironment(env);
+        p.start(TB_CLI_PATH, {"train", "--json", "--set", "dataset=blobs", "--set", "model=mlp",
+                              "--set", "max_epochs=100000", "--set", "device=cpu"});
+        QVERIFY(p.waitForStarted());
+        QByteArray err;
+        QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError()).contains("step"), 60000);
+        ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 143);
+        const QJsonObject stopped = lastJsonLine(QString::fromUtf8(p.readAllStandardOutput()));
+        QCOMPARE(stopped["status"].toString(), QString("stopped"));
+        QVERIFY(QFile::exists(stopped["checkpoint"].toString()));
+        const Result list = runCli({"runs", "list", "--json"}, home.path());
+        const QJsonArray runs = QJsonDocument::fromJson(list.out.toUtf8()).array();
+        QCOMPARE(runs.size(), 1);
+        QCOMPARE(runs.first().toObject()["status"].toString(), QString("stopped"));
+    }
+
+    // A FIFO named as a data file, a model spec or a config file fails at once with the file named,
+    // instead of blocking in open() until a writer comes (and ignoring Ctrl-C and SIGTERM
+    // meanwhile).
+    void fifoFailsAtOnce_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QStringList>("sets");
+        QTest::newRow("data.root")
+            << "table.csv" << QStringList{"dataset=csv", "data.root=%1", "model=mlp"};
+        QTest::newRow("model spec") << "net.json" << QStringList{"dataset=blobs", "model=%1"};
+        QTest::newRow("--config") << "run.json" << QStringList{};
+    }
+    void fifoFailsAtOnce() {
+        QFETCH(QString, name);
+        QFETCH(QStringList, sets);
+        QTemporaryDir home;
+        const QString fifo = home.filePath(name);
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        QStringList args{"train", "--no-db", "--set", "device=cpu"};
+        for (const QString& s : sets)
+            args << "--set" << s.arg(fifo);
+        if (sets.isEmpty())
+            args << "--config" << fifo;
+        const Result r = runCli(args, home.path(), {}, 30000);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(fifo + ": is a FIFO (named pipe), expected a regular file"),
+                 qPrintable(r.err));
+        QVERIFY2(!r.err.contains("internal error"), qPrintable(r.err));
+    }
+
     void benchPrintsJson() {
         QTemporaryDir home;
         const Result r = runCli({"bench", "--model", "mlp", "--batch", "32", "--steps", "5",
@@ -169,6 +226,18 @@ private slots:
         const QJsonObject j = lastJsonLine(r.out);
         for (const char* key : {"median_step_ms", "samples_per_s", "peak_rss_mb"})
             QVERIFY2(j[key].toDouble() > 0.0, key);
+    }
+
+    // A model too large for the machine fails before anything is allocated, with its estimate.
+    void benchOfAModelTooLargeFailsAtOnce() {
+        QTemporaryDir home;
+        const Result r = runCli(
+            {"bench", "--model", "mlp", "--hidden", "100000000", "--batch", "8", "--steps", "3"},
+            home.path(), {}, 60000);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("out of memory on cpu: this run needs about 900.4 GiB at "
+                                "batch_size 8 (weights 296.2 GiB"),
+                 qPrintable(r.err));
     }
 
     // oneDNN's convolutions meet at barriers sized by the team they asked for: asking for more

@@ -7,6 +7,10 @@
 
 #include <QtTest>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <set>
 
 using namespace tb;
@@ -116,6 +120,64 @@ private slots:
         }
     }
 
+    // A file larger than the memory available is refused before it is read: a sparse 1 TiB
+    // file (no disk used) used to end in std::bad_alloc.
+    void rejectsFilesLargerThanMemory() {
+        QTemporaryDir dir;
+        QFile file(dir.filePath("huge.csv"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        if (!file.resize(qint64{1} << 40))
+            QSKIP("this file system cannot hold a sparse 1 TiB file");
+        file.close();
+        DataConfig config;
+        config.name = "csv";
+        config.root = file.fileName().toStdString();
+        try {
+            openDatasets(config, 1);
+            QFAIL("read a 1 TiB file");
+        } catch (const DatasetError& e) {
+            QCOMPARE(e.file(), config.root);
+            QVERIFY2(QString(e.what()).contains("the file is 1.0 TiB, more than the "), e.what());
+        }
+    }
+
+    // A row of millions of cells is refused where the limit is crossed, naming the file, the
+    // line and the column, instead of splitting it into gigabytes of strings first.
+    void rejectsTablesTooWide() {
+        std::string row;
+        for (int j = 0; j < 2'000'000; ++j)
+            row += "1,";
+        const std::string text = row + "0\n" + row + "1\n";
+        try {
+            parseCsv(text, "wide.csv", {});
+            QFAIL("accepted 2M columns");
+        } catch (const DatasetError& e) {
+            QCOMPARE(e.file(), std::string("wide.csv"));
+            QVERIFY(e.lineBased());
+            QCOMPARE(e.offset(), int64_t{1});
+            QVERIFY2(QString(e.what()).contains("column 100001 starts at character 200001: a "
+                                                "table may have at most 100000 columns"),
+                     e.what());
+        }
+    }
+
+    // Cells are quoted in messages at most kMaxQuotedChars long: a 10 MB cell made a 10 MB
+    // error, printed and stored in the run record.
+    void quotesAtMostFortyCharactersOfACell() {
+        const std::string cell(10'000'000, 'x');
+        const std::string text = "a,y\n1,0\n" + cell + ",1\n";
+        try {
+            parseCsv(text, "t.csv", {});
+            QFAIL("accepted a non-numeric cell");
+        } catch (const DatasetError& e) {
+            const QString what = e.what();
+            QVERIFY2(what.size() < 200, qPrintable(what.left(200)));
+            QVERIFY2(what.endsWith("column 'a' holds '" + QString(40, 'x') +
+                                   "...' (10000000 bytes), which is not a number"),
+                     qPrintable(what.left(200)));
+        }
+    }
+
     void rejectsBadOptions() {
         QVERIFY_THROWS_EXCEPTION(ConfigError, parse("a,y\n1,0\n2,1\n", "z"));
         QVERIFY_THROWS_EXCEPTION(ConfigError, parse("1,0\n2,1\n", "y", "no"));
@@ -185,6 +247,47 @@ private slots:
         } catch (const DatasetError& e) {
             QCOMPARE(e.file(), config.root);
         }
+    }
+
+    // Only regular files are read: a FIFO would block in open() until a writer came, a folder
+    // read as a file gave a bare std::bad_alloc. The error names the file and what it is.
+    void rejectsNonRegularFiles_data() {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("fifo") << "fifo"
+                              << "is a FIFO (named pipe), expected a regular file";
+        QTest::newRow("folder") << "folder"
+                                << "is a folder, expected a regular file";
+        QTest::newRow("device") << "device"
+                                << "is a character device, expected a regular file";
+    }
+    void rejectsNonRegularFiles() {
+        QFETCH(QString, kind);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        const std::string path = (dir.path() + "/t.csv").toStdString();
+        int writer = -1; // holds the FIFO open, so an unguarded reader fails instead of hanging
+        if (kind == "fifo") {
+            QCOMPARE(::mkfifo(path.c_str(), 0600), 0);
+            writer = ::open(path.c_str(), O_RDWR | O_NONBLOCK);
+            QVERIFY(writer >= 0);
+        } else if (kind == "folder") {
+            QVERIFY(QDir().mkdir(QString::fromStdString(path)));
+        } else {
+            QCOMPARE(::symlink("/dev/zero", path.c_str()), 0);
+        }
+        DataConfig config;
+        config.name = "csv";
+        config.root = path;
+        try {
+            openDatasets(config, 1);
+            QFAIL("read a file that is not a regular file");
+        } catch (const DatasetError& e) {
+            QCOMPARE(e.file(), path);
+            QVERIFY2(QString(e.what()).endsWith(expected), e.what());
+        }
+        if (writer >= 0)
+            ::close(writer);
     }
 
 private:

@@ -4,10 +4,12 @@
 #include "train/memoryestimate.h"
 
 #include "backend/devices.h"
+#include "core/errors.h"
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
 #include "optim/optimizer.h"
 #include "support/testdata.h"
+#include "telemetry/hostsampler.h"
 #include "train/stepbench.h"
 
 #include <QtTest>
@@ -35,6 +37,14 @@ private slots:
         OptimizerConfig oc;
         oc.name = optimizer.toStdString();
         const MemoryEstimate e = estimateTrainingMemory(graph, batch, oc);
+        // Planned from the spec on the meta backend, before anything is allocated: the same.
+        const MemoryEstimate planned = estimateTrainingMemory(
+            modelSpec(model.toStdString(), sample, 10), DType::F32, batch, oc);
+        QCOMPARE(planned.weights, e.weights);
+        QCOMPARE(planned.gradients, e.gradients);
+        QCOMPARE(planned.optimizerState, e.optimizerState);
+        QCOMPARE(planned.activations, e.activations);
+        QCOMPARE(planned.activationGradients, e.activationGradients);
 
         Optimizer opt(*backend, graph.params(), oc);
         Tensor x = backend->empty(sample.withBatch(batch), DType::F32);
@@ -55,6 +65,37 @@ private slots:
               e.activationGradients / 1048576.0, measured / 1048576.0, ratio);
         // Measured over the zoo: 0.97 (mlp: small per-layer scratch) to 0.999.
         QVERIFY2(ratio > 0.95 && ratio < 1.02, qPrintable(QString::number(ratio)));
+    }
+
+    // A model no machine holds is planned without allocating it: 13 x 2^32 parameters (208 GiB
+    // of f32 weights, over 600 GiB with gradients, momentum and activations) cost no memory on
+    // the meta backend, and the check against the CPU backend's host memory refuses it.
+    void plansAModelTooLargeToAllocate() {
+        const nlohmann::json spec = {{"input", {1, 2, 2}},
+                                     {"classes", 8},
+                                     {"layers",
+                                      {{{"type", "flatten"}},
+                                       {{"type", "linear"}, {"out_features", int64_t{1} << 32}},
+                                       {{"type", "linear"}, {"out_features", 8}}}}};
+        const uint64_t peakBefore = processPeakRssBytes().value_or(0);
+        const MemoryEstimate e = estimateTrainingMemory(spec, DType::F32, 1, OptimizerConfig{});
+        QVERIFY(processPeakRssBytes().value_or(0) - peakBefore < (uint64_t{64} << 20));
+        const int64_t params = (4 + 1 + 8) * (int64_t{1} << 32) + 8;
+        QCOMPARE(e.weights, params * 4);
+        QCOMPARE(e.gradients, params * 4);
+        auto backend = createCpuBackend(1);
+        try {
+            requireMemoryFits(e, 1, *backend);
+            QFAIL("a 600 GiB run fitted");
+        } catch (const OutOfMemoryError& error) {
+            QCOMPARE(error.requested(), static_cast<uint64_t>(e.total()));
+            QVERIFY2(
+                QString(error.what()).startsWith("out of memory on cpu: this run needs about "),
+                error.what());
+        }
+        MemoryEstimate small;
+        small.weights = 1 << 20;
+        requireMemoryFits(small, 1, *backend); // fits: no throw
     }
 
     // Mixed precision stores activations and their gradients in 16 bits: those halve (pooling
