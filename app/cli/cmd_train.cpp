@@ -5,6 +5,7 @@
 #include "progress.h"
 
 #include "core/errors.h"
+#include "io/jsontext.h"
 #include "store/runrecorder.h"
 #include "store/runstore.h"
 #include "telemetry/telemetrysampler.h"
@@ -15,7 +16,6 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 namespace tb::cli {
@@ -57,16 +57,7 @@ RunConfig buildConfig(const Args& args, std::string& resumePath) {
                                               defaultCheckpointRoot());
         config = Trainer::configFromCheckpoint(resumePath);
     } else if (const auto file = args.value("config")) {
-        std::ifstream in(*file);
-        if (!in)
-            throw ConfigError("--config", "cannot read '" + *file + "'");
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(in);
-        } catch (const nlohmann::json::parse_error& e) {
-            throw ConfigError("--config", "'" + *file + "' is not valid JSON: " + e.what());
-        }
-        config.applyJson(j);
+        config.applyJson(parseJsonFile(*file));
     }
     for (const std::string& kv : args.values("set")) {
         const auto eq = kv.find('=');

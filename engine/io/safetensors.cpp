@@ -2,6 +2,7 @@
 #include "io/safetensors.h"
 
 #include "core/errors.h"
+#include "io/jsontext.h"
 
 #include <nlohmann/json.hpp>
 
@@ -98,12 +99,7 @@ SafetensorsFile readSafetensors(const std::string& path) {
                                " exceeds the file size " + std::to_string(size));
     std::string text(headerLen, '\0');
     in.read(text.data(), static_cast<std::streamsize>(headerLen));
-    nlohmann::json header;
-    try {
-        header = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw DatasetError(path, 8, std::string("header is not valid JSON: ") + e.what());
-    }
+    const nlohmann::json header = parseJson(text, path + ": header");
     const uint64_t dataStart = 8 + headerLen;
     SafetensorsFile file;
     for (const auto& [name, info] : header.items()) {

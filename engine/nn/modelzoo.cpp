@@ -2,8 +2,9 @@
 #include "nn/modelzoo.h"
 
 #include "core/errors.h"
+#include "io/jsontext.h"
 
-#include <fstream>
+#include <filesystem>
 #include <sstream>
 
 namespace tb {
@@ -177,14 +178,10 @@ json vggSmall(const json& options) {
 }
 
 json loadSpecFile(const std::string& path) {
-    std::ifstream in(path);
-    if (!in)
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
         throw ConfigError("model", "cannot read the model spec file '" + path + "'");
-    try {
-        return json::parse(in);
-    } catch (const json::parse_error& e) {
-        throw ConfigError("model", "'" + path + "' is not valid JSON: " + e.what());
-    }
+    return parseJsonFile(path);
 }
 
 } // namespace

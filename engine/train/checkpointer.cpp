@@ -2,6 +2,7 @@
 #include "train/checkpointer.h"
 
 #include "core/errors.h"
+#include "io/jsontext.h"
 #include "io/safetensors.h"
 #include "nn/structural.h"
 #include "store/runstore.h"
@@ -126,7 +127,7 @@ Position Checkpointer::load(const std::string& path, Graph& graph, Optimizer& op
         restore("optimizer." + name, *t);
     if (scaler)
         restore("scaler.state", scaler->state());
-    const auto p = nlohmann::json::parse(file.metadata.at("position"));
+    const auto p = parseJson(file.metadata.at("position"), path + ": metadata 'position'");
     Position pos;
     pos.epoch = p.at("epoch");
     pos.batchInEpoch = p.at("batch_in_epoch");
@@ -152,7 +153,7 @@ RunConfig Checkpointer::configOf(const std::string& path) {
     const auto it = file.metadata.find("config");
     if (it == file.metadata.end())
         throw DatasetError(path, -1, "not a TrainBench checkpoint (no config)");
-    return RunConfig::fromJson(nlohmann::json::parse(it->second));
+    return RunConfig::fromJson(parseJson(it->second, path + ": metadata 'config'"));
 }
 
 } // namespace tb
