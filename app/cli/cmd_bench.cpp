@@ -62,7 +62,19 @@ private:
 } // namespace
 
 int cmdBench(const Argv& argv) {
-    const Args args(argv, {"json", "compare-cpu"});
+    const Args args(argv, {{"model", "input", "batch", "steps", "warmup", "threads", "device",
+                            "precision", "hidden", "shortcut"},
+                           {"json", "compare-cpu"}});
+    if (args.flag("help")) {
+        std::puts("usage: trainbench-cli bench [--model mlp] [--input C,H,W] [--batch 128]\n"
+                  "                            [--steps 30] [--warmup 5] [--threads 0]\n"
+                  "                            [--device cpu|cuda:N|auto] [--precision 32]\n"
+                  "                            [--hidden 256,128] [--shortcut A|B]\n"
+                  "                            [--compare-cpu] [--json]\n\n"
+                  "Times whole training steps on synthetic batches after warm-up: median, p90\n"
+                  "and max step time, samples/s and peak memory.");
+        return 0;
+    }
     StepBenchOptions o;
     o.model = args.valueOr("model", "mlp");
     o.input = args.valueOr("input", "");

@@ -53,7 +53,7 @@ std::string joinDims(const Shape& s) {
 } // namespace
 
 int cmdDatasets(const Argv& argv) {
-    const Args args(argv, {"json", "help"});
+    const Args args(argv, {{}, {"json"}});
     if (args.flag("help")) {
         std::puts("usage: trainbench-cli datasets [--json]\n\nLists the dataset names and whether "
                   "each is found on this machine.");
@@ -75,7 +75,7 @@ int cmdDatasets(const Argv& argv) {
 }
 
 int cmdDatasetInfo(const Argv& argv) {
-    const Args args(argv, {"json", "help"});
+    const Args args(argv, {{"dataset", "set", "grid"}, {"json"}});
     if (args.flag("help") || !args.value("dataset")) {
         std::puts("usage: trainbench-cli dataset-info --dataset NAME [--set data.KEY=VALUE ...] "
                   "[--grid out.png] [--json]");
@@ -119,7 +119,8 @@ int cmdDatasetInfo(const Argv& argv) {
 }
 
 int cmdBenchData(const Argv& argv) {
-    const Args args(argv, {"json", "augment", "pin-memory", "help"});
+    const Args args(argv, {{"dataset", "batch", "workers", "prefetch", "batches", "seed", "set"},
+                           {"json", "augment", "pin-memory"}});
     if (args.flag("help")) {
         std::puts("usage: trainbench-cli bench-data [--dataset fashion-mnist] [--batch 64] "
                   "[--workers 0] [--prefetch 2] [--augment] [--pin-memory] [--batches N] "

@@ -201,7 +201,7 @@ void printText(const CpuFacts& cpu, const MemoryFacts& mem, const std::string& d
 } // namespace
 
 int cmdDoctor(const Argv& argv) {
-    const Args args(argv, {"json", "help"});
+    const Args args(argv, {{}, {"json"}});
     if (args.flag("help")) {
         std::puts(
             "usage: trainbench-cli doctor [--json]\n\n"
@@ -209,8 +209,6 @@ int cmdDoctor(const Argv& argv) {
             "backend cannot be used when it cannot.");
         return 0;
     }
-    if (!args.positional().empty())
-        throw ConfigError("doctor", "takes no positional arguments");
     const CpuFacts cpu = readCpu();
     const MemoryFacts mem = readMemory();
     const std::string dnnl = onednnVersion();

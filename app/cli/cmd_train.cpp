@@ -92,7 +92,7 @@ nlohmann::json resultJson(const std::string& runId, const RunFinishedEvent& f,
 } // namespace
 
 int cmdTrain(const Argv& argv) {
-    const Args args(argv, {"json", "no-db", "help", "quiet"});
+    const Args args(argv, {{"config", "set", "db", "resume"}, {"json", "no-db", "quiet"}});
     if (args.flag("help")) {
         printHelp();
         return 0;
