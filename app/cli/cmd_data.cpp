@@ -9,7 +9,7 @@
 #include "data/dataloader.h"
 #include "data/datasetinfo.h"
 #include "data/datasets.h"
-#include "data/datasettings.h"
+#include "train/runconfig.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,22 +22,23 @@ namespace tb::cli {
 
 namespace {
 
-// --dataset NAME plus any --set data.*=VALUE.
+// --dataset NAME plus any --set data.*=VALUE, parsed and checked by RunConfig's schema.
 DataConfig dataConfigFrom(const Args& args) {
-    DataConfig config;
-    config.name = args.valueOr("dataset", config.name);
+    RunConfig config;
+    if (const auto name = args.value("dataset"))
+        config.set("dataset", *name);
     for (const std::string& kv : args.values("set")) {
         const auto eq = kv.find('=');
-        if (eq == std::string::npos)
-            throw ConfigError("--set", "'" + kv + "' is not KEY=VALUE");
-        if (!applyDataSetting(config, kv.substr(0, eq), kv.substr(eq + 1))) {
-            std::string keys;
-            for (const std::string& k : dataSettingKeys())
-                keys += (keys.empty() ? "" : ", ") + k;
-            throw ConfigError("--set", "unknown key '" + kv.substr(0, eq) + "'; known: " + keys);
-        }
+        if (eq == std::string::npos || eq == 0)
+            throw ConfigError("--set", "'" + kv + "' must look like key=value");
+        const std::string key = kv.substr(0, eq);
+        const ConfigField* field = findConfigField(key);
+        if (field && field->group != ConfigGroup::Data)
+            throw ConfigError(key, "is not a data key; this command takes dataset and data.*");
+        config.set(key, kv.substr(eq + 1));
     }
-    return config;
+    config.validate();
+    return config.data;
 }
 
 double peakRssMb() {

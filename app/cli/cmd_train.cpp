@@ -2,6 +2,7 @@
 // run in the run store with live telemetry, and trains with terminal progress.
 #include "args.h"
 #include "commands.h"
+#include "confighelp.h"
 #include "progress.h"
 
 #include "core/errors.h"
@@ -29,19 +30,12 @@ void onInterrupt(int) {
 }
 
 void printHelp() {
-    std::puts("usage: trainbench-cli train [--config run.json] [--set key=value]... [--json]\n"
-              "                            [--db PATH | --no-db] [--resume RUN_ID|PATH]\n\n"
-              "With no options it trains fmnist-cnn on Fashion-MNIST. Ctrl-C stops after the\n"
-              "current step and saves a checkpoint; --resume continues it.\n\nconfig keys:");
-    for (const ConfigField& f : configFields()) {
-        std::string type = f.type;
-        if (!f.choices.empty()) {
-            type.clear();
-            for (const auto& c : f.choices)
-                type += (type.empty() ? "" : "|") + c;
-        }
-        std::printf("  %-26s %-22s %s\n", f.key.c_str(), type.c_str(), f.help.c_str());
-    }
+    std::puts(
+        "usage: trainbench-cli train [--config run.json] [--set key=value]... [--json]\n"
+        "                            [--db PATH | --no-db] [--resume RUN_ID|PATH] [--quiet]\n\n"
+        "With no options it trains fmnist-cnn on Fashion-MNIST. Ctrl-C stops after the\n"
+        "current step and saves a checkpoint; --resume continues it.");
+    printConfigKeys(stdout);
 }
 
 RunConfig buildConfig(const Args& args, std::string& resumePath) {

@@ -12,7 +12,8 @@ namespace {
 
 // A dimension or class count: a whole number from 1 to kMaxLayerSize.
 bool isSize(const nlohmann::json& v) {
-    return v.is_number_integer() && !(v.is_number_unsigned() && v.get<uint64_t>() > kMaxLayerSize) &&
+    return v.is_number_integer() &&
+           !(v.is_number_unsigned() && v.get<uint64_t>() > kMaxLayerSize) &&
            v.get<int64_t>() >= 1 && v.get<int64_t>() <= kMaxLayerSize;
 }
 
@@ -37,8 +38,8 @@ Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint6
         spec["layers"].empty())
         throw ConfigError("model", "a model spec is an object with a non-empty \"layers\" array");
     if (spec.contains("name") && !spec["name"].is_string())
-        throw ConfigError("model", "the spec's \"name\" must be a string, got " +
-                                       spec["name"].dump());
+        throw ConfigError("model",
+                          "the spec's \"name\" must be a string, got " + spec["name"].dump());
     m_name = spec.value("name", "custom");
     const nlohmann::json classes = spec.value("classes", nlohmann::json(10));
     if (!isSize(classes))
@@ -71,8 +72,8 @@ Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint6
         std::vector<std::string> inputNames;
         if (ls.contains("inputs")) {
             if (!ls["inputs"].is_array())
-                layerError(name, "\"inputs\" must be a list of layer names, got " +
-                                     ls["inputs"].dump());
+                layerError(name,
+                           "\"inputs\" must be a list of layer names, got " + ls["inputs"].dump());
             for (const auto& in : ls["inputs"]) {
                 if (!in.is_string())
                     layerError(name, "\"inputs\" must hold layer names, got " + in.dump());

@@ -33,12 +33,14 @@ int64_t intOption(const nlohmann::json& spec, const char* key, int64_t fallback,
         return fallback;
     const auto& v = spec.at(key);
     // Unsigned JSON numbers above INT64_MAX are out of range too, not wrapped.
-    const bool fits = v.is_number_integer() && !(v.is_number_unsigned() &&
-                                                 v.get<uint64_t>() > static_cast<uint64_t>(maximum));
+    const bool fits =
+        v.is_number_integer() &&
+        !(v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(maximum));
     if (!fits || v.get<int64_t>() < minimum || v.get<int64_t>() > maximum)
-        layerError(layerLabel(spec), std::string("option '") + key + "' must be a whole number from " +
-                                         std::to_string(minimum) + " to " + std::to_string(maximum) +
-                                         ", got " + v.dump());
+        layerError(layerLabel(spec), std::string("option '") + key +
+                                         "' must be a whole number from " +
+                                         std::to_string(minimum) + " to " +
+                                         std::to_string(maximum) + ", got " + v.dump());
     return v.get<int64_t>();
 }
 
