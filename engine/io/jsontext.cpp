@@ -14,13 +14,6 @@ namespace {
 // Thrown out of the parser callback to stop at the first level too deep.
 struct TooDeep {};
 
-// nlohmann's message without its "[json.exception.parse_error.101] " prefix.
-std::string wordsOf(const nlohmann::json::exception& e) {
-    const std::string what = e.what();
-    const auto end = what.find("] ");
-    return end == std::string::npos ? what : what.substr(end + 2);
-}
-
 nlohmann::json parseBounded(std::string_view text) {
     const nlohmann::json::parser_callback_t limitDepth =
         [](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
@@ -35,6 +28,12 @@ nlohmann::json parseBounded(std::string_view text) {
 
 } // namespace
 
+std::string jsonErrorText(const nlohmann::json::exception& e) {
+    const std::string what = e.what();
+    const auto end = what.find("] ");
+    return end == std::string::npos ? what : what.substr(end + 2);
+}
+
 nlohmann::json parseJson(std::string_view text, const std::string& source) {
     try {
         return parseBounded(text);
@@ -43,10 +42,11 @@ nlohmann::json parseJson(std::string_view text, const std::string& source) {
                            "JSON nested more than " + std::to_string(kMaxJsonDepth) +
                                " levels deep is not accepted");
     } catch (const nlohmann::json::parse_error& e) {
-        throw DatasetError(source, static_cast<int64_t>(e.byte), "not valid JSON: " + wordsOf(e));
+        throw DatasetError(source, static_cast<int64_t>(e.byte),
+                           "not valid JSON: " + jsonErrorText(e));
     } catch (const nlohmann::json::exception& e) {
         // A number beyond double's range (1e999) is out_of_range.406, without an offset.
-        throw DatasetError(source, -1, "not valid JSON: " + wordsOf(e));
+        throw DatasetError(source, -1, "not valid JSON: " + jsonErrorText(e));
     }
 }
 

@@ -24,6 +24,10 @@ nlohmann::json parseJson(std::string_view text, const std::string& source);
 // directory, a missing file) or does not parse.
 nlohmann::json parseJsonFile(const std::string& path);
 
+// nlohmann's message without its "[json.exception.type_error.302] " prefix, for messages that
+// wrap an error from reading a parsed document.
+std::string jsonErrorText(const nlohmann::json::exception& e);
+
 // For text whose loss is harmless (caches, probes, stored copies): nullopt instead of an error.
 std::optional<nlohmann::json> tryParseJson(std::string_view text);
 

@@ -11,11 +11,11 @@
 
 namespace tb {
 
-// Largest size a layer option may ask for (channels, features, kernel sides): far beyond any
-// model that fits in memory, small enough that shapes never overflow.
-inline constexpr int64_t kMaxLayerSize = int64_t{1} << 20;
+// Largest size a layer option or a spec's input may ask for (channels, features, classes): far
+// beyond any model that fits in memory; what is allocated is checked when it is allocated.
+inline constexpr int64_t kMaxLayerSize = int64_t{1} << 24;
 // Largest kernel side, stride or padding.
-inline constexpr int64_t kMaxKernel = 1024;
+inline constexpr int64_t kMaxKernel = 256;
 
 // Allowed values of a float option; an open end excludes its bound.
 struct FloatRange {
