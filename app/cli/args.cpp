@@ -121,15 +121,19 @@ std::string Args::valueOr(const std::string& name, const std::string& fallback) 
     return value(name).value_or(fallback);
 }
 
-std::optional<long long> Args::intValue(const std::string& name, long long min) const {
+std::optional<long long> Args::intValue(const std::string& name, long long min,
+                                        long long max) const {
     const auto text = value(name);
     if (!text)
         return std::nullopt;
     long long v = 0;
     const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-    if (ec != std::errc() || end != text->data() + text->size() || v < min)
+    if (ec != std::errc() || end != text->data() + text->size() || v < min || v > max)
         throw ConfigError("--" + name,
-                          "'" + *text + "' is not a whole number >= " + std::to_string(min));
+                          "'" + *text + "' is not a whole number " +
+                              (max == std::numeric_limits<long long>::max()
+                                   ? ">= " + std::to_string(min)
+                                   : "from " + std::to_string(min) + " to " + std::to_string(max)));
     return v;
 }
 

@@ -3,6 +3,7 @@
 // mistyped option or a stray word is an error instead of being ignored.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,8 +29,10 @@ public:
     std::optional<std::string> value(const std::string& name) const;
     std::vector<std::string> values(const std::string& name) const;
     std::string valueOr(const std::string& name, const std::string& fallback) const;
-    // Integer option; throws ConfigError naming the option when it is not a whole number >= min.
-    std::optional<long long> intValue(const std::string& name, long long min = 0) const;
+    // Integer option; throws ConfigError naming the option when it is not a whole number in
+    // [min, max].
+    std::optional<long long> intValue(const std::string& name, long long min = 0,
+                                      long long max = std::numeric_limits<long long>::max()) const;
 
 private:
     void parse(const std::vector<std::string>& argv, const ArgSpec& spec);

@@ -81,7 +81,9 @@ int cmdBench(const Argv& argv) {
     o.batch = args.intValue("batch", 1).value_or(128);
     o.steps = static_cast<int>(args.intValue("steps", 3).value_or(30));
     o.warmup = static_cast<int>(args.intValue("warmup", 0).value_or(5));
-    o.threads = static_cast<int>(args.intValue("threads", 0).value_or(0));
+    // The same bound as the threads config key: this machine's hardware threads.
+    const long long maxThreads = findConfigField("threads")->max.get<long long>();
+    o.threads = static_cast<int>(args.intValue("threads", 0, maxThreads).value_or(0));
     o.device = args.valueOr("device", "cpu");
     o.precision = args.valueOr("precision", "32");
     (void)activationDtypeOf(o.precision, "--precision"); // refuse a bad value before any work

@@ -295,6 +295,9 @@ private slots:
                                 << QByteArray() << "lr must be a finite number";
         QTest::newRow("threads=1024") << QStringList{"train", "--no-db", "--set", "threads=1024"}
                                       << QByteArray() << "threads: 1024 is out of range";
+        QTest::newRow("bench --threads 1024")
+            << QStringList{"bench", "--threads", "1024"} << QByteArray()
+            << "--threads: '1024' is not a whole number from 0 to";
         QTest::newRow("seed > uint64")
             << QStringList{"train", "--no-db", "--set", "seed=18446744073709551616"} << QByteArray()
             << "'18446744073709551616'";
