@@ -119,14 +119,16 @@ json checkValue(const FieldBinding& b, const json& v) {
             bad(f.key, v.dump() + " is not a whole number");
         const long double x = numberOf(v);
         if (x < numberOf(f.min) || (!f.max.is_null() && x > numberOf(f.max)))
-            bad(f.key, v.dump() + " is out of range; allowed " + rangeText(f) + " (" + f.help + ")");
+            bad(f.key,
+                v.dump() + " is out of range; allowed " + rangeText(f) + " (" + f.help + ")");
     } else if (f.type == "float") {
         if (!v.is_number())
             bad(f.key, v.dump() + " is not a number");
         const long double x = numberOf(v);
         const long double lo = numberOf(f.min);
         if (!(f.minOpen ? x > lo : x >= lo) || x > numberOf(f.max))
-            bad(f.key, v.dump() + " is out of range; allowed " + rangeText(f) + " (" + f.help + ")");
+            bad(f.key,
+                v.dump() + " is out of range; allowed " + rangeText(f) + " (" + f.help + ")");
     } else if (f.type == "bool") {
         if (!v.is_boolean())
             bad(f.key, v.dump() + " is not true or false");
@@ -172,6 +174,12 @@ FieldBinding when(const std::string& key, Choices values, FieldBinding b) {
 
 FieldBinding withChoices(Choices choices, FieldBinding b) {
     b.field.choices = std::move(choices);
+    return b;
+}
+
+FieldBinding withRange(json min, json max, FieldBinding b) {
+    b.field.min = std::move(min);
+    b.field.max = std::move(max);
     return b;
 }
 
@@ -289,9 +297,9 @@ const FieldBinding& binding(const std::string& key) {
                              [](RunConfig& c, const json& v) { c.member = v.get<std::string>(); }, \
                              [](const RunConfig& c) { return json(c.member); }})
 // model.* options live in RunConfig::modelOptions; absent means the model's own default.
-#define TB_MODEL_OPTION(key, option, type, fallback, help)                                         \
+#define TB_MODEL_OPTION(option, type, fallback, help)                                              \
     FieldBinding {                                                                                 \
-        makeField("model." key, type, help),                                                       \
+        makeField("model." option, type, help),                                                    \
             [](RunConfig& c, const json& v) { c.modelOptions[option] = v; },                       \
             [](const RunConfig& c) { return c.modelOptions.value(option, json(fallback)); }        \
     }
@@ -365,19 +373,15 @@ std::vector<FieldBinding> makeBindings() {
         ConfigGroup::Model,
         {model,
          when("model", {"mlp"},
-              TB_MODEL_OPTION("hidden", "hidden", "string", "256,128",
-                              "mlp hidden widths, e.g. 256,128")),
+              TB_MODEL_OPTION("hidden", "string", "256,128", "mlp hidden widths, e.g. 256,128")),
          when("model", resnets,
-              withChoices({"A", "B"}, TB_MODEL_OPTION("shortcut", "shortcut", "choice", "A",
-                                                      "ResNet shortcut: A parameter-free, B 1x1 "
-                                                      "conv"))),
-         when("model", {"mlp", "vgg-small"}, [] {
-             auto b = TB_MODEL_OPTION("dropout", "dropout", "float", 0.0,
-                                      "dropout probability in mlp / vgg-small classifiers");
-             b.field.min = 0.0;
-             b.field.max = 0.99;
-             return b;
-         }())}));
+              withChoices({"A", "B"},
+                          TB_MODEL_OPTION("shortcut", "choice", "A",
+                                          "ResNet shortcut: A parameter-free, B 1x1 conv"))),
+         when("model", {"mlp", "vgg-small"},
+              withRange(0.0, 0.99,
+                        TB_MODEL_OPTION("dropout", "float", 0.0,
+                                        "dropout probability in mlp / vgg-small classifiers")))}));
     groups.push_back(group(
         ConfigGroup::Optimization,
         {TB_INT("max_epochs", maxEpochs, 0, 100000, "epochs to train (0 = bounded by max_steps)"),
