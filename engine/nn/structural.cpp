@@ -66,7 +66,8 @@ void Add::backward(Backend& b, const Inputs&, const Tensor&, const Tensor& dout,
 }
 
 ShortcutPad::ShortcutPad(const nlohmann::json& spec)
-    : m_outChannels(intOption(spec, "out_channels", 0)), m_stride(intOption(spec, "stride", 2, 1, kMaxKernel)) {}
+    : m_outChannels(intOption(spec, "out_channels", 0)),
+      m_stride(intOption(spec, "stride", 2, 1, kMaxKernel)) {}
 
 Shape ShortcutPad::outputShape(const std::vector<Shape>& in) const {
     const int64_t extra = m_outChannels - in[0][1];
