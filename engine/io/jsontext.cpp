@@ -5,7 +5,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 namespace tb {
 
@@ -57,11 +56,19 @@ nlohmann::json parseJsonFile(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw DatasetError(path, -1, "cannot be opened for reading");
-    std::ostringstream text;
-    text << in.rdbuf();
+    // Read in chunks rather than by size: pipes (--config <(...)) and devices have none.
+    std::string text;
+    char chunk[1 << 16];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+        text.append(chunk, static_cast<std::size_t>(in.gcount()));
+        if (text.size() > kMaxJsonFileBytes)
+            throw DatasetError(path, -1,
+                               "is larger than " + formatBytes(kMaxJsonFileBytes) +
+                                   "; a config file or model spec is a few kilobytes");
+    }
     if (in.bad())
         throw DatasetError(path, -1, "could not be read");
-    return parseJson(text.str(), path);
+    return parseJson(text, path);
 }
 
 std::optional<nlohmann::json> tryParseJson(std::string_view text) {

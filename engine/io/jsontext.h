@@ -20,8 +20,11 @@ inline constexpr std::size_t kMaxJsonDepth = 128;
 // or nests deeper than kMaxJsonDepth; source names the file (or "file: field") in the message.
 nlohmann::json parseJson(std::string_view text, const std::string& source);
 
+// Config files and model specs are small; a larger "file" is a mistake (/dev/zero, a dataset).
+inline constexpr std::size_t kMaxJsonFileBytes = std::size_t{64} << 20;
+
 // Reads and parses a whole file. Throws DatasetError(path, ...) when it cannot be read (a
-// directory, a missing file) or does not parse.
+// directory, a missing file), is larger than kMaxJsonFileBytes, or does not parse.
 nlohmann::json parseJsonFile(const std::string& path);
 
 // nlohmann's message without its "[json.exception.type_error.302] " prefix, for messages that

@@ -78,6 +78,8 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(DatasetError, parseJsonFile(path + "/missing.json"));
         std::ofstream(path + "/ok.json") << R"({"batch_size": 8})";
         QCOMPARE(parseJsonFile(path + "/ok.json").at("batch_size").get<int>(), 8);
+        // An endless device is refused after kMaxJsonFileBytes instead of read forever.
+        QVERIFY_THROWS_EXCEPTION(DatasetError, parseJsonFile("/dev/zero"));
     }
 };
 
