@@ -31,10 +31,12 @@ case "$mode" in
     ;;
   test)
     ctest --preset "$preset" "$@"
-    # The dataset readers' libFuzzer targets need clang's fuzzer runtime (30 s each).
+    # The libFuzzer targets need clang's fuzzer runtime: the dataset readers (30 s each) and the
+    # JSON a user hands us, config files, model specs and checkpoint headers (20 s each).
     if command -v clang++ >/dev/null && compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null; then
       cmake --preset fuzz >/dev/null
-      cmake --build build/fuzz -j2 --target fuzz_idx fuzz_cifar fuzz_csv
+      cmake --build build/fuzz -j2 --target fuzz_idx fuzz_cifar fuzz_csv \
+        fuzz_json_config fuzz_model_spec fuzz_checkpoint
       ctest --test-dir build/fuzz -L fuzz --output-on-failure
     fi
     ;;

@@ -3,8 +3,8 @@
 #include "runcontroller.h"
 
 #include "core/errors.h"
+#include "core/runid.h"
 #include "store/runrecorder.h"
-#include "store/runstore.h"
 #include "train/trainer.h"
 
 #include <QThread>
@@ -64,11 +64,18 @@ bool RunController::start(const RunConfig& config) {
         m_trainer->run(token);
         if (!m_recorder)
             return;
-        // Off the UI thread: a busy store may take a while to take the last rows.
+        // Off the UI thread: a locked store may take a while to take the last rows.
         m_sampler.removeSink(m_recorder.get());
-        if (!m_recorder->flush())
+        if (!m_recorder->flush(std::chrono::seconds(1)) && !m_recorder->failed())
+            m_queue.onEvent(LogEvent{LogLevel::Warning,
+                                     "waiting for the run database (" + m_recorder->lastError() +
+                                         ") to record the rest of this run",
+                                     0.0});
+        if (!m_recorder->close())
             m_queue.onEvent(LogEvent{LogLevel::Error,
-                                     "the run store stopped recording: " + m_recorder->lastError(),
+                                     "not all of this run was recorded (" +
+                                         std::to_string(m_recorder->lostEvents()) +
+                                         " events lost): " + m_recorder->lastError(),
                                      0.0});
     });
     m_thread->setObjectName(QStringLiteral("trainer"));

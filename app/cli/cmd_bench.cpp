@@ -62,14 +62,28 @@ private:
 } // namespace
 
 int cmdBench(const Argv& argv) {
-    const Args args(argv, {"json", "compare-cpu"});
+    const Args args(argv, {{"model", "input", "batch", "steps", "warmup", "threads", "device",
+                            "precision", "hidden", "shortcut"},
+                           {"json", "compare-cpu"}});
+    if (args.flag("help")) {
+        std::puts("usage: trainbench-cli bench [--model mlp] [--input C,H,W] [--batch 128]\n"
+                  "                            [--steps 30] [--warmup 5] [--threads 0]\n"
+                  "                            [--device cpu|cuda:N|auto] [--precision 32]\n"
+                  "                            [--hidden 256,128] [--shortcut A|B]\n"
+                  "                            [--compare-cpu] [--json]\n\n"
+                  "Times whole training steps on synthetic batches after warm-up: median, p90\n"
+                  "and max step time, samples/s and peak memory.");
+        return 0;
+    }
     StepBenchOptions o;
     o.model = args.valueOr("model", "mlp");
     o.input = args.valueOr("input", "");
     o.batch = args.intValue("batch", 1).value_or(128);
     o.steps = static_cast<int>(args.intValue("steps", 3).value_or(30));
     o.warmup = static_cast<int>(args.intValue("warmup", 0).value_or(5));
-    o.threads = static_cast<int>(args.intValue("threads", 0).value_or(0));
+    // The same bound as the threads config key: this machine's hardware threads.
+    const long long maxThreads = findConfigField("threads")->max.get<long long>();
+    o.threads = static_cast<int>(args.intValue("threads", 0, maxThreads).value_or(0));
     o.device = args.valueOr("device", "cpu");
     o.precision = args.valueOr("precision", "32");
     (void)activationDtypeOf(o.precision, "--precision"); // refuse a bad value before any work

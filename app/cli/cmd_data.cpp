@@ -9,7 +9,7 @@
 #include "data/dataloader.h"
 #include "data/datasetinfo.h"
 #include "data/datasets.h"
-#include "data/datasettings.h"
+#include "train/runconfig.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,22 +22,23 @@ namespace tb::cli {
 
 namespace {
 
-// --dataset NAME plus any --set data.*=VALUE.
+// --dataset NAME plus any --set data.*=VALUE, parsed and checked by RunConfig's schema.
 DataConfig dataConfigFrom(const Args& args) {
-    DataConfig config;
-    config.name = args.valueOr("dataset", config.name);
+    RunConfig config;
+    if (const auto name = args.value("dataset"))
+        config.set("dataset", *name);
     for (const std::string& kv : args.values("set")) {
         const auto eq = kv.find('=');
-        if (eq == std::string::npos)
-            throw ConfigError("--set", "'" + kv + "' is not KEY=VALUE");
-        if (!applyDataSetting(config, kv.substr(0, eq), kv.substr(eq + 1))) {
-            std::string keys;
-            for (const std::string& k : dataSettingKeys())
-                keys += (keys.empty() ? "" : ", ") + k;
-            throw ConfigError("--set", "unknown key '" + kv.substr(0, eq) + "'; known: " + keys);
-        }
+        if (eq == std::string::npos || eq == 0)
+            throw ConfigError("--set", "'" + kv + "' must look like key=value");
+        const std::string key = kv.substr(0, eq);
+        const ConfigField* field = findConfigField(key);
+        if (field && field->group != ConfigGroup::Data)
+            throw ConfigError(key, "is not a data key; this command takes dataset and data.*");
+        config.set(key, kv.substr(eq + 1));
     }
-    return config;
+    config.validate();
+    return config.data;
 }
 
 double peakRssMb() {
@@ -53,7 +54,7 @@ std::string joinDims(const Shape& s) {
 } // namespace
 
 int cmdDatasets(const Argv& argv) {
-    const Args args(argv, {"json", "help"});
+    const Args args(argv, {{}, {"json"}});
     if (args.flag("help")) {
         std::puts("usage: trainbench-cli datasets [--json]\n\nLists the dataset names and whether "
                   "each is found on this machine.");
@@ -75,7 +76,7 @@ int cmdDatasets(const Argv& argv) {
 }
 
 int cmdDatasetInfo(const Argv& argv) {
-    const Args args(argv, {"json", "help"});
+    const Args args(argv, {{"dataset", "set", "grid"}, {"json"}});
     if (args.flag("help") || !args.value("dataset")) {
         std::puts("usage: trainbench-cli dataset-info --dataset NAME [--set data.KEY=VALUE ...] "
                   "[--grid out.png] [--json]");
@@ -119,7 +120,8 @@ int cmdDatasetInfo(const Argv& argv) {
 }
 
 int cmdBenchData(const Argv& argv) {
-    const Args args(argv, {"json", "augment", "pin-memory", "help"});
+    const Args args(argv, {{"dataset", "batch", "workers", "prefetch", "batches", "seed", "set"},
+                           {"json", "augment", "pin-memory"}});
     if (args.flag("help")) {
         std::puts("usage: trainbench-cli bench-data [--dataset fashion-mnist] [--batch 64] "
                   "[--workers 0] [--prefetch 2] [--augment] [--pin-memory] [--batches N] "

@@ -86,7 +86,7 @@ void printText(const HostFacts& host, const NvmlFacts& nvml, const CudaStatus& s
 } // namespace
 
 int cmdDoctor(const Argv& argv) {
-    const Args args(argv, {"json", "help"});
+    const Args args(argv, {{}, {"json"}});
     if (args.flag("help")) {
         std::puts(
             "usage: trainbench-cli doctor [--json]\n\n"
@@ -94,8 +94,6 @@ int cmdDoctor(const Argv& argv) {
             "backend cannot be used when it cannot.");
         return 0;
     }
-    if (!args.positional().empty())
-        throw ConfigError("doctor", "takes no positional arguments");
     const HostFacts host = readHostFacts();
     const CudaStatus& status = probeCudaLibraries();
     const NvmlFacts nvml = NvmlSampler().facts();

@@ -32,7 +32,13 @@ std::string human(int64_t v) {
 } // namespace
 
 int cmdModels(const Argv& argv) {
-    const Args args(argv, {"json"});
+    const Args args(argv, {{}, {"json"}});
+    if (args.flag("help")) {
+        std::puts(
+            "usage: trainbench-cli models [--json]\n\nLists the model zoo: each model's name, "
+            "default input shape and description.");
+        return 0;
+    }
     if (args.flag("json")) {
         nlohmann::json out = nlohmann::json::array();
         for (const auto& m : modelZoo())
@@ -50,7 +56,18 @@ int cmdModels(const Argv& argv) {
 }
 
 int cmdSummary(const Argv& argv) {
-    const Args args(argv, {"json"});
+    const Args args(argv, {{"model", "input", "classes", "batch", "hidden", "shortcut", "precision",
+                            "optimizer"},
+                           {"json"}});
+    if (args.flag("help")) {
+        std::puts("usage: trainbench-cli summary [--model fmnist-cnn|spec.json] [--input C,H,W]\n"
+                  "                              [--classes 10] [--batch 1] [--precision 32]\n"
+                  "                              [--optimizer sgd|adamw] [--hidden 256,128]\n"
+                  "                              [--shortcut A|B] [--json]\n\n"
+                  "Prints the layer table (output shapes, parameters, FLOPs, activations) and the\n"
+                  "training memory estimate at the given batch size.");
+        return 0;
+    }
     const std::string model = args.valueOr("model", "fmnist-cnn");
     Shape input = zooInputShape(model, {1, 28, 28});
     if (const auto in = args.value("input"))

@@ -313,7 +313,10 @@ int edit(RunStore& store, const Args& args) {
 } // namespace
 
 int cmdRuns(const Argv& argv) {
-    const Args args(argv, {"json", "help"});
+    const Args args(
+        argv, {{"db", "status", "model", "dataset", "tag", "limit", "epochs", "format", "out"},
+               {"json"},
+               /*positionals=*/true});
     if (args.flag("help") || args.positional().empty()) {
         std::cout << kUsage << '\n';
         return args.flag("help") ? 0 : 2;

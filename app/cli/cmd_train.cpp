@@ -2,11 +2,13 @@
 // run in the run store with live telemetry, and trains with terminal progress.
 #include "args.h"
 #include "commands.h"
+#include "confighelp.h"
 #include "progress.h"
 
 #include "core/errors.h"
-#include "core/runid.h"
 #include "core/regularfile.h"
+#include "core/runid.h"
+#include "io/jsontext.h"
 #include "store/runrecorder.h"
 #include "store/runstore.h"
 #include "telemetry/telemetrysampler.h"
@@ -17,7 +19,6 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 namespace tb::cli {
@@ -39,20 +40,13 @@ int signalExitCode() {
 }
 
 void printHelp() {
-    std::puts("usage: trainbench-cli train [--config run.json] [--set key=value]... [--json]\n"
-              "                            [--db PATH | --no-db] [--resume RUN_ID|PATH]\n\n"
-              "With no options it trains fmnist-cnn on Fashion-MNIST. Ctrl-C or SIGTERM stops\n"
-              "after the current step, saves a checkpoint and exits with status 130 (143 for\n"
-              "SIGTERM); --resume continues it. A second one exits at once.\n\nconfig keys:");
-    for (const ConfigField& f : configFields()) {
-        std::string type = f.type;
-        if (!f.choices.empty()) {
-            type.clear();
-            for (const auto& c : f.choices)
-                type += (type.empty() ? "" : "|") + c;
-        }
-        std::printf("  %-26s %-22s %s\n", f.key.c_str(), type.c_str(), f.help.c_str());
-    }
+    std::puts(
+        "usage: trainbench-cli train [--config run.json] [--set key=value]... [--json]\n"
+        "                            [--db PATH | --no-db] [--resume RUN_ID|PATH] [--quiet]\n\n"
+        "With no options it trains fmnist-cnn on Fashion-MNIST. Ctrl-C or SIGTERM stops\n"
+        "after the current step, saves a checkpoint and exits with status 130 (143 for\n"
+        "SIGTERM); --resume continues it. A second one exits at once.");
+    printConfigKeys(stdout);
 }
 
 RunConfig buildConfig(const Args& args, std::string& resumePath) {
@@ -73,16 +67,7 @@ RunConfig buildConfig(const Args& args, std::string& resumePath) {
         } catch (const DatasetError& e) {
             throw ConfigError("--config", e.what());
         }
-        std::ifstream in(*file);
-        if (!in)
-            throw ConfigError("--config", "cannot read '" + *file + "'");
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(in);
-        } catch (const nlohmann::json::parse_error& e) {
-            throw ConfigError("--config", "'" + *file + "' is not valid JSON: " + e.what());
-        }
-        config.applyJson(j);
+        config.applyJson(parseJsonFile(*file));
     }
     for (const std::string& kv : args.values("set")) {
         const auto eq = kv.find('=');
@@ -117,7 +102,7 @@ nlohmann::json resultJson(const std::string& runId, const RunFinishedEvent& f,
 } // namespace
 
 int cmdTrain(const Argv& argv) {
-    const Args args(argv, {"json", "no-db", "help", "quiet"});
+    const Args args(argv, {{"config", "set", "db", "resume"}, {"json", "no-db", "quiet"}});
     if (args.flag("help")) {
         printHelp();
         return 0;

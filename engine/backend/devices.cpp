@@ -4,6 +4,7 @@
 
 #include "backend/cudaplugin.h"
 #include "core/errors.h"
+#include "io/jsontext.h"
 
 #include <dlfcn.h>
 
@@ -106,8 +107,8 @@ void readProbe(CudaStatus& s, ProbeFn probe) {
         buf.resize(needed);
         needed = probe(buf.data(), buf.size());
     }
-    const nlohmann::json j = nlohmann::json::parse(buf.data(), nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
+    const nlohmann::json j = tryParseJson(buf.data()).value_or(nlohmann::json());
+    if (!j.is_object()) {
         s.reason = "the CUDA plugin returned an unreadable probe";
         s.advice = "Reinstall TrainBench so engine and plugin come from one build.";
         return;

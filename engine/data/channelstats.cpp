@@ -2,6 +2,7 @@
 #include "data/channelstats.h"
 
 #include "data/transforms.h"
+#include "io/jsontext.h"
 
 #include <nlohmann/json.hpp>
 
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include <unistd.h>
@@ -28,7 +30,9 @@ nlohmann::json readCache(const fs::path& file) {
     std::ifstream in(file);
     if (!in)
         return nlohmann::json::object();
-    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    std::ostringstream text;
+    text << in.rdbuf();
+    nlohmann::json j = tryParseJson(text.str()).value_or(nlohmann::json());
     return j.is_object() ? j : nlohmann::json::object();
 }
 

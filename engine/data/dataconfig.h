@@ -6,6 +6,11 @@
 
 namespace tb {
 
+// Limits of the data.* keys: RunConfig's schema enforces them, openDatasets() relies on them.
+inline constexpr int kMinImageSize = 8, kMaxImageSize = 512;
+inline constexpr int64_t kMinSyntheticSamples = 10, kMaxSyntheticSamples = 10'000'000;
+inline constexpr int kMaxSyntheticClasses = 16; // spirals and blobs; shapes draws at most 6
+
 struct DataConfig {
     // fashion-mnist, mnist, cifar10, cifar100, imagefolder, csv, spirals, blobs, shapes
     std::string name = "fashion-mnist";

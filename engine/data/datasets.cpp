@@ -65,8 +65,9 @@ RawSplits openRawSplits(const DataConfig& config, uint64_t seed) {
         throw ConfigError("dataset",
                           "unknown dataset " + quoteUserData(config.name) + "; known: " + known);
     }
-    if (config.imageSize < 4 || config.imageSize > 1024)
-        throw ConfigError("data.image_size", "must be between 4 and 1024");
+    if (config.imageSize < kMinImageSize || config.imageSize > kMaxImageSize)
+        throw ConfigError("data.image_size", "must be between " + std::to_string(kMinImageSize) +
+                                                 " and " + std::to_string(kMaxImageSize));
     if (!(config.valFraction >= 0.0 && config.valFraction < 1.0))
         throw ConfigError("data.val_fraction", "must be in [0, 1)");
     return family->open(config, seed);

@@ -15,5 +15,4 @@ set(TB_MODULE_SOURCES
     batchpool.cpp
     dataloader.cpp
     datasets.cpp
-    datasetinfo.cpp
-    datasettings.cpp)
+    datasetinfo.cpp)

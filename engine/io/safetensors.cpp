@@ -3,6 +3,7 @@
 
 #include "core/errors.h"
 #include "core/regularfile.h"
+#include "io/jsontext.h"
 
 #include <nlohmann/json.hpp>
 
@@ -39,7 +40,70 @@ bool parseDtype(const std::string& s, DType& out) {
     return false;
 }
 
+// One tensor's entry: {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]}.
+SafetensorsTensorInfo tensorInfo(const std::string& name, const nlohmann::json& info,
+                                 uint64_t dataBytes, const std::string& path) {
+    const auto fail = [&](const std::string& why) -> SafetensorsTensorInfo {
+        throw DatasetError(path, 8, "header: tensor " + quoteUserData(name) + " " + why);
+    };
+    SafetensorsTensorInfo t;
+    t.name = name;
+    if (!info.is_object())
+        return fail("is " + info.dump() + ", not an object");
+    const auto dtype = info.find("dtype");
+    if (dtype == info.end() || !dtype->is_string() ||
+        !parseDtype(dtype->get<std::string>(), t.dtype))
+        return fail("has an unsupported dtype");
+    const auto shape = info.find("shape");
+    if (shape == info.end() || !shape->is_array() ||
+        shape->size() > static_cast<std::size_t>(Shape::kMaxRank))
+        return fail("needs a \"shape\" of at most " + std::to_string(Shape::kMaxRank) + " sizes");
+    // Sizes multiply without overflow: each factor is checked against the data that exists.
+    uint64_t bytes = dtypeSize(t.dtype);
+    std::vector<int64_t> dims;
+    for (const auto& d : *shape) {
+        if (!d.is_number_unsigned() ||
+            (d.get<uint64_t>() > 0 && bytes > dataBytes / d.get<uint64_t>()))
+            return fail("has the shape " + shape->dump() + ", not sizes that fit in the file");
+        bytes *= d.get<uint64_t>();
+        dims.push_back(d.get<int64_t>());
+    }
+    t.shape = Shape(dims);
+    const auto offsets = info.find("data_offsets");
+    if (offsets == info.end() || !offsets->is_array() || offsets->size() != 2 ||
+        !(*offsets)[0].is_number_unsigned() || !(*offsets)[1].is_number_unsigned())
+        return fail("needs \"data_offsets\": [begin, end]");
+    t.begin = (*offsets)[0].get<uint64_t>();
+    t.end = (*offsets)[1].get<uint64_t>();
+    if (t.end < t.begin || t.end - t.begin != bytes || t.end > dataBytes)
+        return fail("lies outside the file or has the wrong size");
+    return t;
+}
+
 } // namespace
+
+SafetensorsHeader parseSafetensorsHeader(std::string_view json, uint64_t dataBytes,
+                                         const std::string& path) {
+    const nlohmann::json header = parseJson(json, path + ": header");
+    if (!header.is_object())
+        throw DatasetError(path, 8, "header is not a JSON object");
+    SafetensorsHeader out;
+    for (const auto& [name, info] : header.items()) {
+        if (name != "__metadata__") {
+            out.tensors.push_back(tensorInfo(name, info, dataBytes, path));
+            continue;
+        }
+        if (!info.is_object())
+            throw DatasetError(path, 8, "header: __metadata__ is not an object");
+        for (const auto& [key, value] : info.items()) {
+            if (!value.is_string())
+                throw DatasetError(
+                    path, 8, "header: __metadata__ " + quoteUserData(key) + " is not a string");
+            out.metadata[key] = value.get<std::string>();
+        }
+    }
+    return out;
+}
 
 void writeSafetensors(const std::string& path, const std::vector<SafetensorsEntry>& tensors,
                       const std::map<std::string, std::string>& metadata) {
@@ -103,39 +167,18 @@ SafetensorsFile readSafetensors(const std::string& path) {
                                " exceeds the file size " + std::to_string(size));
     std::string text(headerLen, '\0');
     in.read(text.data(), static_cast<std::streamsize>(headerLen));
-    nlohmann::json header;
-    try {
-        header = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw DatasetError(path, 8, std::string("header is not valid JSON: ") + e.what());
-    }
     const uint64_t dataStart = 8 + headerLen;
+    SafetensorsHeader header = parseSafetensorsHeader(text, size - dataStart, path);
     SafetensorsFile file;
-    for (const auto& [name, info] : header.items()) {
-        if (name == "__metadata__") {
-            file.metadata = info.get<std::map<std::string, std::string>>();
-            continue;
-        }
-        DType dtype{};
-        if (!info.is_object() || !parseDtype(info.value("dtype", ""), dtype))
-            throw DatasetError(path, 8,
-                               "tensor " + quoteUserData(name) + " has an unsupported dtype");
-        const auto dims = info.at("shape").get<std::vector<int64_t>>();
-        const auto offsets = info.at("data_offsets").get<std::vector<uint64_t>>();
-        const Shape shape(dims);
-        if (offsets.size() != 2 || offsets[1] < offsets[0] ||
-            offsets[1] - offsets[0] != static_cast<uint64_t>(shape.numel()) * dtypeSize(dtype) ||
-            dataStart + offsets[1] > size)
-            throw DatasetError(
-                path, static_cast<int64_t>(dataStart + (offsets.empty() ? 0 : offsets[0])),
-                "tensor " + quoteUserData(name) + " lies outside the file or has the wrong size");
-        Tensor t = Tensor::host(shape, dtype);
-        in.seekg(static_cast<std::streamoff>(dataStart + offsets[0]));
+    file.metadata = std::move(header.metadata);
+    for (const SafetensorsTensorInfo& info : header.tensors) {
+        Tensor t = Tensor::host(info.shape, info.dtype);
+        in.seekg(static_cast<std::streamoff>(dataStart + info.begin));
         in.read(static_cast<char*>(t.raw()), static_cast<std::streamsize>(t.bytes()));
         if (!in)
-            throw DatasetError(path, static_cast<int64_t>(dataStart + offsets[0]),
-                               "truncated tensor " + quoteUserData(name));
-        file.tensors.emplace(name, std::move(t));
+            throw DatasetError(path, static_cast<int64_t>(dataStart + info.begin),
+                               "truncated tensor " + quoteUserData(info.name));
+        file.tensors.emplace(info.name, std::move(t));
     }
     return file;
 }

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tb {
@@ -20,6 +21,25 @@ struct SafetensorsEntry {
 // Throws Error naming the path on failure.
 void writeSafetensors(const std::string& path, const std::vector<SafetensorsEntry>& tensors,
                       const std::map<std::string, std::string>& metadata);
+
+// Where one tensor lies, as the header says: bytes [begin, end) after the header.
+struct SafetensorsTensorInfo {
+    std::string name;
+    DType dtype{};
+    Shape shape;
+    uint64_t begin = 0, end = 0;
+};
+
+struct SafetensorsHeader {
+    std::vector<SafetensorsTensorInfo> tensors;
+    std::map<std::string, std::string> metadata;
+};
+
+// Parses the JSON header and checks every tensor against the dataBytes that follow it, before
+// anything is allocated. Throws DatasetError(path, offset, ...) for anything malformed: bad JSON,
+// a wrong type, an unknown dtype, a size that does not match or lies outside the data.
+SafetensorsHeader parseSafetensorsHeader(std::string_view json, uint64_t dataBytes,
+                                         const std::string& path);
 
 struct SafetensorsFile {
     std::map<std::string, Tensor> tensors; // host tensors

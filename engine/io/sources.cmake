@@ -1,1 +1,1 @@
-set(TB_MODULE_SOURCES safetensors.cpp)
+set(TB_MODULE_SOURCES jsontext.cpp safetensors.cpp)

@@ -6,7 +6,7 @@
 namespace tb {
 
 ActivationLayer::ActivationLayer(Activation kind, const nlohmann::json& spec)
-    : m_kind(kind), m_alpha(floatOption(spec, "negative_slope", 0.01f)) {}
+    : m_kind(kind), m_alpha(floatOption(spec, "negative_slope", 0.01f, {0.0, 1.0})) {}
 
 std::string ActivationLayer::type() const {
     switch (m_kind) {

@@ -8,11 +8,13 @@
 namespace tb {
 
 Conv2d::Conv2d(const nlohmann::json& spec)
-    : m_outChannels(intOption(spec, "out_channels", 0)), m_kernel(intOption(spec, "kernel", 3)),
-      m_stride(intOption(spec, "stride", 1)), m_padding(intOption(spec, "padding", 0, 0)),
+    : m_outChannels(intOption(spec, "out_channels", 0)),
+      m_kernel(intOption(spec, "kernel", 3, 1, kMaxKernel)),
+      m_stride(intOption(spec, "stride", 1, 1, kMaxKernel)),
+      m_padding(intOption(spec, "padding", 0, 0, kMaxKernel)),
       m_hasBias(boolOption(spec, "bias", true)) {
     if (m_outChannels <= 0)
-        layerError(spec.value("name", "conv2d"), "needs out_channels");
+        layerError(layerLabel(spec), "needs out_channels");
 }
 
 ConvDesc Conv2d::describe(const Shape& x) const {

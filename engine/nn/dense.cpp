@@ -10,7 +10,7 @@ namespace tb {
 Linear::Linear(const nlohmann::json& spec)
     : m_outFeatures(intOption(spec, "out_features", 0)), m_hasBias(boolOption(spec, "bias", true)) {
     if (m_outFeatures <= 0)
-        layerError(spec.value("name", "linear"), "needs out_features");
+        layerError(layerLabel(spec), "needs out_features");
 }
 
 Shape Linear::outputShape(const std::vector<Shape>& in) const {

@@ -8,6 +8,17 @@
 
 namespace tb {
 
+namespace {
+
+// A dimension or class count: a whole number from 1 to kMaxLayerSize.
+bool isSize(const nlohmann::json& v) {
+    return v.is_number_integer() &&
+           !(v.is_number_unsigned() && v.get<uint64_t>() > kMaxLayerSize) &&
+           v.get<int64_t>() >= 1 && v.get<int64_t>() <= kMaxLayerSize;
+}
+
+} // namespace
+
 struct Graph::Node {
     std::unique_ptr<Layer> layer;
     std::vector<int> inputs; // node indices; -1 is the graph input
@@ -26,14 +37,22 @@ Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint6
     if (!spec.is_object() || !spec.contains("layers") || !spec["layers"].is_array() ||
         spec["layers"].empty())
         throw ConfigError("model", "a model spec is an object with a non-empty \"layers\" array");
+    if (spec.contains("name") && !spec["name"].is_string())
+        throw ConfigError("model",
+                          "the spec's \"name\" must be a string, got " + spec["name"].dump());
     m_name = spec.value("name", "custom");
-    m_classes = spec.value("classes", 10);
+    const nlohmann::json classes = spec.value("classes", nlohmann::json(10));
+    if (!isSize(classes))
+        throw ConfigError("model", "\"classes\" must be a whole number from 1 to " +
+                                       std::to_string(kMaxLayerSize) + ", got " + classes.dump());
+    m_classes = classes.get<int>();
     if (!spec.contains("input") || !spec["input"].is_array())
         throw ConfigError("model", "the spec needs \"input\": the sample shape, e.g. [1, 28, 28]");
     std::vector<int64_t> dims;
     for (const auto& d : spec["input"]) {
-        if (!d.is_number_integer() || d.get<int64_t>() < 1)
-            throw ConfigError("model", "\"input\" must list positive sizes");
+        if (!isSize(d))
+            throw ConfigError("model", "\"input\" must list sizes from 1 to " +
+                                           std::to_string(kMaxLayerSize) + ", got " + d.dump());
         dims.push_back(d.get<int64_t>());
     }
     m_inputShape = Shape(dims);
@@ -43,6 +62,8 @@ Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint6
     for (const auto& ls : spec["layers"]) {
         auto node = std::make_unique<Node>();
         node->layer = createLayer(ls);
+        if (ls.contains("name") && !ls["name"].is_string())
+            layerError(layerLabel(ls), "\"name\" must be a string, got " + ls["name"].dump());
         const std::string name =
             ls.value("name", node->layer->type() + "_" + std::to_string(index));
         if (byName.count(name))
@@ -50,8 +71,14 @@ Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint6
         node->layer->setName(name);
         std::vector<std::string> inputNames;
         if (ls.contains("inputs")) {
-            for (const auto& in : ls["inputs"])
+            if (!ls["inputs"].is_array())
+                layerError(name,
+                           "\"inputs\" must be a list of layer names, got " + ls["inputs"].dump());
+            for (const auto& in : ls["inputs"]) {
+                if (!in.is_string())
+                    layerError(name, "\"inputs\" must hold layer names, got " + in.dump());
                 inputNames.push_back(in.get<std::string>());
+            }
         } else {
             inputNames.push_back(index == 0 ? "input" : m_nodes.back()->layer->name());
         }

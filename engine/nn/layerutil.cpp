@@ -5,27 +5,59 @@
 #include "backend/kernels/random_math.h"
 #include "nn/layer.h"
 
+#include <cmath>
+#include <sstream>
+
 namespace tb {
 
-int64_t intOption(const nlohmann::json& spec, const char* key, int64_t fallback, int64_t minimum) {
+namespace {
+
+std::string number(double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+} // namespace
+
+std::string layerLabel(const nlohmann::json& spec) {
+    for (const char* key : {"name", "type"})
+        if (spec.is_object() && spec.contains(key) && spec[key].is_string())
+            return spec[key].get<std::string>();
+    return "?";
+}
+
+int64_t intOption(const nlohmann::json& spec, const char* key, int64_t fallback, int64_t minimum,
+                  int64_t maximum) {
     if (!spec.contains(key))
         return fallback;
     const auto& v = spec.at(key);
-    if (!v.is_number_integer() || v.get<int64_t>() < minimum)
-        layerError(spec.value("name", spec.value("type", "?")),
-                   std::string("option '") + key +
-                       "' must be an integer >= " + std::to_string(minimum) + ", got " + v.dump());
+    // Unsigned JSON numbers above INT64_MAX are out of range too, not wrapped.
+    const bool fits =
+        v.is_number_integer() &&
+        !(v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(maximum));
+    if (!fits || v.get<int64_t>() < minimum || v.get<int64_t>() > maximum)
+        layerError(layerLabel(spec), std::string("option '") + key +
+                                         "' must be a whole number from " +
+                                         std::to_string(minimum) + " to " +
+                                         std::to_string(maximum) + ", got " + v.dump());
     return v.get<int64_t>();
 }
 
-float floatOption(const nlohmann::json& spec, const char* key, float fallback) {
+float floatOption(const nlohmann::json& spec, const char* key, float fallback, FloatRange range) {
     if (!spec.contains(key))
         return fallback;
     const auto& v = spec.at(key);
-    if (!v.is_number())
-        layerError(spec.value("name", spec.value("type", "?")),
-                   std::string("option '") + key + "' must be a number, got " + v.dump());
-    return v.get<float>();
+    const double x = v.is_number() ? v.get<double>() : 0.0;
+    const bool inRange = v.is_number() && std::isfinite(x) &&
+                         (range.minOpen ? x > range.min : x >= range.min) &&
+                         (range.maxOpen ? x < range.max : x <= range.max);
+    if (!inRange)
+        layerError(layerLabel(spec), std::string("option '") + key + "' must be a number in " +
+                                         (range.minOpen ? "(" : "[") + number(range.min) + ", " +
+                                         number(range.max) + (range.maxOpen ? ")" : "]") +
+                                         ", got " + v.dump());
+    return static_cast<float>(x);
 }
 
 bool boolOption(const nlohmann::json& spec, const char* key, bool fallback) {
@@ -33,7 +65,7 @@ bool boolOption(const nlohmann::json& spec, const char* key, bool fallback) {
         return fallback;
     const auto& v = spec.at(key);
     if (!v.is_boolean())
-        layerError(spec.value("name", spec.value("type", "?")),
+        layerError(layerLabel(spec),
                    std::string("option '") + key + "' must be true or false, got " + v.dump());
     return v.get<bool>();
 }

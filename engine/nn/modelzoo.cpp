@@ -3,8 +3,8 @@
 
 #include "core/errors.h"
 #include "core/regularfile.h"
+#include "io/jsontext.h"
 
-#include <fstream>
 #include <sstream>
 
 namespace tb {
@@ -183,14 +183,7 @@ json loadSpecFile(const std::string& path) {
     } catch (const DatasetError& e) {
         throw ConfigError("model", e.what());
     }
-    std::ifstream in(path);
-    if (!in)
-        throw ConfigError("model", "cannot read the model spec file '" + path + "'");
-    try {
-        return json::parse(in);
-    } catch (const json::parse_error& e) {
-        throw ConfigError("model", "'" + path + "' is not valid JSON: " + e.what());
-    }
+    return parseJsonFile(path);
 }
 
 } // namespace

@@ -6,7 +6,8 @@
 namespace tb {
 
 BatchNorm2d::BatchNorm2d(const nlohmann::json& spec)
-    : m_momentum(floatOption(spec, "momentum", 0.1f)), m_eps(floatOption(spec, "eps", 1e-5f)) {}
+    : m_momentum(floatOption(spec, "momentum", 0.1f, {0.0, 1.0})),
+      m_eps(floatOption(spec, "eps", 1e-5f, {0.0, 1.0, /*minOpen=*/true})) {}
 
 void BatchNorm2d::init(Backend& b, const std::vector<Shape>& in, uint64_t) {
     if (in[0].rank() != 4)

@@ -6,10 +6,11 @@
 namespace tb {
 
 Pool2d::Pool2d(PoolKind kind, bool global, const nlohmann::json& spec)
-    : m_kind(kind), m_global(global), m_kernel(intOption(spec, "kernel", 2)),
-      m_stride(intOption(spec, "stride", m_kernel)), m_padding(intOption(spec, "padding", 0, 0)) {
+    : m_kind(kind), m_global(global), m_kernel(intOption(spec, "kernel", 2, 1, kMaxKernel)),
+      m_stride(intOption(spec, "stride", m_kernel, 1, kMaxKernel)),
+      m_padding(intOption(spec, "padding", 0, 0, kMaxKernel)) {
     if (m_padding * 2 > m_kernel)
-        layerError(spec.value("name", "pool"), "padding must be at most half the kernel");
+        layerError(layerLabel(spec), "padding must be at most half the kernel");
 }
 
 std::string Pool2d::type() const {

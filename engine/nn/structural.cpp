@@ -22,10 +22,8 @@ void Flatten::backward(Backend& b, const Inputs& in, const Tensor&, const Tensor
     b.copy(dout, flat);
 }
 
-Dropout::Dropout(const nlohmann::json& spec) : m_p(floatOption(spec, "p", 0.5f)) {
-    if (m_p < 0.0f || m_p >= 1.0f)
-        layerError(spec.value("name", "dropout"), "p must be in [0, 1)");
-}
+Dropout::Dropout(const nlohmann::json& spec)
+    : m_p(floatOption(spec, "p", 0.5f, {0.0, 1.0, false, /*maxOpen=*/true})) {}
 
 void Dropout::init(Backend&, const std::vector<Shape>&, uint64_t seed) {
     m_seed = seed;
@@ -68,7 +66,8 @@ void Add::backward(Backend& b, const Inputs&, const Tensor&, const Tensor& dout,
 }
 
 ShortcutPad::ShortcutPad(const nlohmann::json& spec)
-    : m_outChannels(intOption(spec, "out_channels", 0)), m_stride(intOption(spec, "stride", 2)) {}
+    : m_outChannels(intOption(spec, "out_channels", 0)),
+      m_stride(intOption(spec, "stride", 2, 1, kMaxKernel)) {}
 
 Shape ShortcutPad::outputShape(const std::vector<Shape>& in) const {
     const int64_t extra = m_outChannels - in[0][1];

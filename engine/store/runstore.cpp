@@ -2,6 +2,7 @@
 #include "store/runstore.h"
 
 #include "core/datadirectory.h"
+#include "io/jsontext.h"
 #include "store/processidentity.h"
 #include "store/schema.h"
 #include "store/sqlitedb.h"
@@ -26,8 +27,7 @@ constexpr const char* kRunColumns =
     "duration_s, steps, epochs, error, checkpoint, writer_pid, writer_host";
 
 nlohmann::json parseJson(const std::string& text) {
-    auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    return j.is_discarded() ? nlohmann::json() : j;
+    return tryParseJson(text).value_or(nlohmann::json());
 }
 
 RunRecord readRun(const SqliteStatement& q) {

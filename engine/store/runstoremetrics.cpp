@@ -1,4 +1,5 @@
 // RunStore: reading a run's metric series, system samples and log for charts and export.
+#include "io/jsontext.h"
 #include "store/runstore.h"
 #include "store/sqlitedb.h"
 
@@ -79,7 +80,7 @@ std::vector<SystemSample> RunStore::systemSamples(const std::string& runId) {
         ids.push_back(q.integer(0));
         s.unixTime = q.real(1);
         s.host.cpuPercent = q.optReal(2);
-        const auto cores = nlohmann::json::parse(q.text(3), nullptr, false);
+        const auto cores = tryParseJson(q.text(3)).value_or(nlohmann::json());
         if (cores.is_array())
             for (const auto& c : cores)
                 s.host.perCorePercent.push_back(c.is_number() ? c.get<double>() : 0.0);

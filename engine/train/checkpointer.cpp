@@ -3,6 +3,7 @@
 
 #include "core/datadirectory.h"
 #include "core/errors.h"
+#include "io/jsontext.h"
 #include "io/safetensors.h"
 #include "nn/structural.h"
 
@@ -20,6 +21,15 @@ namespace tb {
 namespace {
 
 constexpr const char* kFormat = "trainbench-checkpoint-1";
+
+const std::string& metadataOf(const SafetensorsFile& file, const std::string& key,
+                              const std::string& path) {
+    const auto it = file.metadata.find(key);
+    if (it == file.metadata.end())
+        throw DatasetError(path, -1,
+                           "not a TrainBench checkpoint (no " + key + " in its metadata)");
+    return it->second;
+}
 
 Tensor toHost(Backend& b, const Tensor& t) {
     Tensor h = Tensor::host(t.shape(), t.dtype());
@@ -172,18 +182,23 @@ Position Checkpointer::load(const std::string& path, Graph& graph, Optimizer& op
         restore("optimizer." + name, *t);
     if (scaler)
         restore("scaler.state", scaler->state());
-    const auto p = nlohmann::json::parse(file.metadata.at("position"));
+    const auto p = parseJson(metadataOf(file, "position", path), path + ": metadata 'position'");
     Position pos;
-    pos.epoch = p.at("epoch");
-    pos.batchInEpoch = p.at("batch_in_epoch");
-    pos.step = p.at("step");
-    pos.samplesSeen = p.at("samples_seen");
-    pos.bestValAcc = p.at("best_val_acc");
-    pos.bestEpoch = p.at("best_epoch");
-    optimizer.setSteps(p.at("optimizer_steps"));
-    for (const auto& [name, passes] : p.at("dropout_passes").items())
-        if (auto* d = dynamic_cast<Dropout*>(graph.layer(name)))
-            d->setPasses(passes.get<uint64_t>());
+    try {
+        pos.epoch = p.at("epoch");
+        pos.batchInEpoch = p.at("batch_in_epoch");
+        pos.step = p.at("step");
+        pos.samplesSeen = p.at("samples_seen");
+        pos.bestValAcc = p.at("best_val_acc");
+        pos.bestEpoch = p.at("best_epoch");
+        optimizer.setSteps(p.at("optimizer_steps"));
+        for (const auto& [name, passes] : p.at("dropout_passes").items())
+            if (auto* d = dynamic_cast<Dropout*>(graph.layer(name)))
+                d->setPasses(passes.get<uint64_t>());
+    } catch (const nlohmann::json::exception& e) {
+        // A missing or mistyped field: the file was edited or written by something else.
+        throw DatasetError(path, -1, "metadata 'position' is malformed: " + jsonErrorText(e));
+    }
     return pos;
 }
 
@@ -195,10 +210,8 @@ std::string Checkpointer::runIdOf(const std::string& path) {
 
 RunConfig Checkpointer::configOf(const std::string& path) {
     const SafetensorsFile file = readSafetensors(path);
-    const auto it = file.metadata.find("config");
-    if (it == file.metadata.end())
-        throw DatasetError(path, -1, "not a TrainBench checkpoint (no config)");
-    return RunConfig::fromJson(nlohmann::json::parse(it->second));
+    return RunConfig::fromJson(
+        parseJson(metadataOf(file, "config", path), path + ": metadata 'config'"));
 }
 
 } // namespace tb

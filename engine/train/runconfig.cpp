@@ -1,49 +1,90 @@
 // RunConfig parsing and validation. One table maps each key to its schema and its member, so
-// set(), toJson() and configFields() cannot disagree.
+// set(), toJson(), validateField() and configSchema() cannot disagree.
 #include "train/runconfig.h"
 
 #include "core/errors.h"
+#include "data/datasets.h"
+#include "data/synthetic.h"
+#include "nn/modelzoo.h"
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <sstream>
+#include <thread>
 
 namespace tb {
 
 namespace {
 
 using nlohmann::json;
+using Choices = std::vector<std::string>;
 
 struct FieldBinding {
     ConfigField field;
-    std::function<void(RunConfig&, const json&)> set;
+    // Stores a value that checkValue() accepted.
+    std::function<void(RunConfig&, const json&)> assign;
     std::function<json(const RunConfig&)> get;
+    // Rules beyond type and range (list items, device names); throws ConfigError.
+    std::function<void(const json&)> check = nullptr;
 };
 
 [[noreturn]] void bad(const std::string& key, const std::string& what) {
     throw ConfigError(key, what);
 }
 
-// Values arrive either as JSON (config files) or as text (--set); text is converted by type.
+// Exact comparisons of int64, uint64 and double values: long double holds all of them.
+long double numberOf(const json& v) {
+    if (v.is_number_unsigned())
+        return static_cast<long double>(v.get<uint64_t>());
+    if (v.is_number_integer())
+        return static_cast<long double>(v.get<int64_t>());
+    return static_cast<long double>(v.get<double>());
+}
+
+// A float member as JSON: its shortest decimal (0.05, not 0.05000000074505806), which reads
+// back as the same float.
+json floatJson(float v) {
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    double d = 0;
+    std::from_chars(buf, r.ptr, d);
+    return d;
+}
+
+std::string join(const Choices& items, const char* separator) {
+    std::string out;
+    for (const auto& item : items)
+        out += (out.empty() ? "" : separator) + item;
+    return out;
+}
+
+// Values arrive either as JSON (config files) or as text (--set, a form); text is converted by
+// type, and what cannot be represented is refused here with the text as given.
 json fromText(const ConfigField& f, const std::string& text) {
     if (f.type == "int") {
-        long long v = 0;
-        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-        if (ec != std::errc() || end != text.data() + text.size())
-            bad(f.key, "'" + text + "' is not a whole number");
-        return v;
+        const char* end = text.data() + text.size();
+        int64_t v = 0;
+        if (const auto r = std::from_chars(text.data(), end, v);
+            r.ec == std::errc() && r.ptr == end)
+            return v;
+        uint64_t u = 0; // seed takes the whole uint64 range
+        if (const auto r = std::from_chars(text.data(), end, u);
+            r.ec == std::errc() && r.ptr == end)
+            return u;
+        bad(f.key, "'" + text + "' is not a whole number" +
+                       (f.max.is_null() ? "" : " from " + f.min.dump() + " to " + f.max.dump()));
     }
     if (f.type == "float") {
-        try {
-            std::size_t used = 0;
-            const double v = std::stod(text, &used);
-            if (used != text.size())
-                throw std::invalid_argument(text);
-            return v;
-        } catch (const std::exception&) {
-            bad(f.key, "'" + text + "' is not a number");
-        }
+        double v = 0;
+        const char* end = text.data() + text.size();
+        const auto r = std::from_chars(text.data(), end, v);
+        if (r.ec != std::errc() || r.ptr != end || !std::isfinite(v))
+            bad(f.key, "'" + text + "' is not a finite number; " + f.key + " must be a finite " +
+                           "number from " + f.min.dump() + " to " + f.max.dump());
+        return v;
     }
     if (f.type == "bool") {
         if (text == "true" || text == "1" || text == "yes" || text == "on")
@@ -64,45 +105,130 @@ json fromText(const ConfigField& f, const std::string& text) {
     return text;
 }
 
-int64_t asInt(const ConfigField& f, const json& v, int64_t min, int64_t max = INT64_MAX) {
-    if (!v.is_number_integer())
-        bad(f.key, v.dump() + " is not a whole number");
-    const auto x = v.get<int64_t>();
-    if (x < min || x > max)
-        bad(f.key, std::to_string(x) + " is out of range; allowed " + std::to_string(min) +
-                       (max == INT64_MAX ? " or more" : " to " + std::to_string(max)));
-    return x;
+std::string rangeText(const ConfigField& f) {
+    if (f.max.is_null())
+        return (f.minOpen ? "above " : "") + f.min.dump() + (f.minOpen ? "" : " or more");
+    return (f.minOpen ? "above " : "from ") + f.min.dump() + " to " + f.max.dump();
 }
 
-double asFloat(const ConfigField& f, const json& v, double min, double max, bool minOpen = false) {
-    if (!v.is_number())
-        bad(f.key, v.dump() + " is not a number");
-    const double x = v.get<double>();
-    if (!(minOpen ? x > min : x >= min) || x > max)
-        bad(f.key, v.dump() + " is out of range; allowed " + (minOpen ? "above " : "from ") +
-                       std::to_string(min) + " to " + std::to_string(max));
-    return x;
-}
-
-bool asBool(const ConfigField& f, const json& v) {
-    if (!v.is_boolean())
-        bad(f.key, v.dump() + " is not true or false");
-    return v.get<bool>();
-}
-
-std::string asString(const ConfigField& f, const json& v) {
-    if (v.is_number())
-        return v.dump(); // precision: 32 written as a number
-    if (!v.is_string())
-        bad(f.key, v.dump() + " is not a string");
-    const auto s = v.get<std::string>();
-    if (!f.choices.empty() && std::find(f.choices.begin(), f.choices.end(), s) == f.choices.end()) {
-        std::string allowed;
-        for (const auto& c : f.choices)
-            allowed += (allowed.empty() ? "" : ", ") + c;
-        bad(f.key, "'" + s + "' is not allowed; choose one of " + allowed);
+// Type, range and choice checks every key gets. Returns the value in its stored form.
+json checkValue(const FieldBinding& b, const json& v) {
+    const ConfigField& f = b.field;
+    if (f.type == "int") {
+        if (!v.is_number_integer())
+            bad(f.key, v.dump() + " is not a whole number");
+        const long double x = numberOf(v);
+        if (x < numberOf(f.min) || (!f.max.is_null() && x > numberOf(f.max)))
+            bad(f.key,
+                v.dump() + " is out of range; allowed " + rangeText(f) + " (" + f.help + ")");
+    } else if (f.type == "float") {
+        if (!v.is_number())
+            bad(f.key, v.dump() + " is not a number");
+        const long double x = numberOf(v);
+        const long double lo = numberOf(f.min);
+        if (!(f.minOpen ? x > lo : x >= lo) || x > numberOf(f.max))
+            bad(f.key,
+                v.dump() + " is out of range; allowed " + rangeText(f) + " (" + f.help + ")");
+    } else if (f.type == "bool") {
+        if (!v.is_boolean())
+            bad(f.key, v.dump() + " is not true or false");
+    } else if (f.type == "list") {
+        if (!v.is_array())
+            bad(f.key, v.dump() + " is not a list");
+    } else {
+        if (!v.is_string() && !v.is_number()) // precision: 32 written as a number
+            bad(f.key, v.dump() + " is not a string");
+        const std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+        if (f.type == "choice" &&
+            std::find(f.choices.begin(), f.choices.end(), s) == f.choices.end())
+            bad(f.key, "'" + s + "' is not allowed; choose one of " + join(f.choices, ", "));
+        if (b.check)
+            b.check(s);
+        return s;
     }
-    return s;
+    if (b.check)
+        b.check(v);
+    return v;
+}
+
+// ---- the schema --------------------------------------------------------------------------
+
+ConfigField makeField(std::string key, std::string type, std::string help, json min = nullptr,
+                      json max = nullptr, bool minOpen = false) {
+    ConfigField f;
+    f.key = std::move(key);
+    f.type = std::move(type);
+    f.help = std::move(help);
+    f.min = std::move(min);
+    f.max = std::move(max);
+    f.minOpen = minOpen;
+    return f;
+}
+
+// The binding for `key`, only while it applies: used in the table below.
+FieldBinding when(const std::string& key, Choices values, FieldBinding b) {
+    b.field.appliesWhenKey = key;
+    b.field.appliesWhenValues = std::move(values);
+    return b;
+}
+
+FieldBinding withChoices(Choices choices, FieldBinding b) {
+    b.field.choices = std::move(choices);
+    return b;
+}
+
+FieldBinding withRange(json min, json max, FieldBinding b) {
+    b.field.min = std::move(min);
+    b.field.max = std::move(max);
+    return b;
+}
+
+int hardwareThreads() {
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+void checkDevice(const json& v) {
+    const std::string d = v.get<std::string>();
+    const bool cuda =
+        d.rfind("cuda:", 0) == 0 && d.size() > 5 &&
+        std::all_of(d.begin() + 5, d.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (d != "auto" && d != "cpu" && !cuda)
+        bad("device", "'" + d + "' must be auto, cpu or cuda:N");
+}
+
+void checkModel(const json& v) {
+    const std::string m = v.get<std::string>();
+    for (const ZooEntry& e : modelZoo())
+        if (e.name == m)
+            return;
+    if (m.size() > 5 && m.ends_with(".json"))
+        return;
+    Choices known;
+    for (const ZooEntry& e : modelZoo())
+        known.push_back(e.name);
+    bad("model", "unknown model '" + m + "'; the zoo has " + join(known, ", ") +
+                     ", or give the path of a spec file ending in .json");
+}
+
+void checkTags(const json& v) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+        if (!v[i].is_string())
+            bad("tags",
+                "item " + std::to_string(i + 1) + " is " + v[i].dump() + "; tags are strings");
+}
+
+int64_t milestoneOf(const json& m) {
+    const std::string s = m.is_string() ? m.get<std::string>() : m.dump();
+    int64_t x = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
+    if (ec != std::errc() || end != s.data() + s.size() || x < 1)
+        bad("lr_milestones", "'" + s + "' is not a positive step number");
+    return x;
+}
+
+void checkMilestones(const json& v) {
+    for (const json& m : v)
+        (void)milestoneOf(m);
 }
 
 std::vector<FieldBinding> makeBindings();
@@ -112,10 +238,16 @@ const std::vector<FieldBinding>& bindings() {
     return b;
 }
 
-const FieldBinding& binding(const std::string& key) {
+const FieldBinding* findBinding(const std::string& key) {
     for (const auto& b : bindings())
         if (b.field.key == key)
-            return b;
+            return &b;
+    return nullptr;
+}
+
+const FieldBinding& binding(const std::string& key) {
+    if (const FieldBinding* b = findBinding(key))
+        return *b;
     // Suggest a key the text starts (best) or appears in.
     std::string hint;
     for (const auto& b : bindings())
@@ -132,144 +264,200 @@ const FieldBinding& binding(const std::string& key) {
 
 } // namespace
 
+// Each macro binds a key to a member; the range goes into the schema and is checked there.
 #define TB_INT(key, member, min, max, help)                                                        \
-    {                                                                                              \
-        {key, "int", {}, help},                                                                    \
-            [](RunConfig& c, const json& v) {                                                      \
-                c.member =                                                                         \
-                    static_cast<decltype(c.member)>(asInt(binding(key).field, v, min, max));       \
-            },                                                                                     \
+    FieldBinding {                                                                                 \
+        makeField(key, "int", help, min, max),                                                     \
+            [](RunConfig& c, const json& v) { c.member = v.get<decltype(c.member)>(); },           \
             [](const RunConfig& c) { return json(c.member); }                                      \
     }
 #define TB_FLOAT(key, member, min, max, minOpen, help)                                             \
-    {                                                                                              \
-        {key, "float", {}, help},                                                                  \
+    FieldBinding {                                                                                 \
+        makeField(key, "float", help, min, max, minOpen),                                          \
             [](RunConfig& c, const json& v) {                                                      \
-                c.member = static_cast<decltype(c.member)>(                                        \
-                    asFloat(binding(key).field, v, min, max, minOpen));                            \
+                c.member = static_cast<decltype(c.member)>(v.get<double>());                       \
             },                                                                                     \
-            [](const RunConfig& c) { return json(c.member); }                                      \
+            [](const RunConfig& c) { return floatJson(c.member); }                                 \
     }
 #define TB_BOOL(key, member, help)                                                                 \
-    {                                                                                              \
-        {key, "bool", {}, help},                                                                   \
-            [](RunConfig& c, const json& v) { c.member = asBool(binding(key).field, v); },         \
+    FieldBinding {                                                                                 \
+        makeField(key, "bool", help),                                                              \
+            [](RunConfig& c, const json& v) { c.member = v.get<bool>(); },                         \
             [](const RunConfig& c) { return json(c.member); }                                      \
     }
-#define TB_STRING(key, member, choices, help)                                                      \
-    {                                                                                              \
-        {key, choices.empty() ? "string" : "choice", choices, help},                               \
-            [](RunConfig& c, const json& v) { c.member = asString(binding(key).field, v); },       \
+#define TB_STRING(key, member, help)                                                               \
+    FieldBinding {                                                                                 \
+        makeField(key, "string", help),                                                            \
+            [](RunConfig& c, const json& v) { c.member = v.get<std::string>(); },                  \
             [](const RunConfig& c) { return json(c.member); }                                      \
+    }
+#define TB_CHOICE(key, member, choices, help)                                                      \
+    withChoices(choices,                                                                           \
+                FieldBinding{makeField(key, "choice", help),                                       \
+                             [](RunConfig& c, const json& v) { c.member = v.get<std::string>(); }, \
+                             [](const RunConfig& c) { return json(c.member); }})
+// model.* options live in RunConfig::modelOptions; absent means the model's own default.
+#define TB_MODEL_OPTION(option, type, fallback, help)                                              \
+    FieldBinding {                                                                                 \
+        makeField("model." option, type, help),                                                    \
+            [](RunConfig& c, const json& v) { c.modelOptions[option] = v; },                       \
+            [](const RunConfig& c) { return c.modelOptions.value(option, json(fallback)); }        \
     }
 
 namespace {
 
-using Choices = std::vector<std::string>;
-const Choices kNone;
+constexpr int64_t kMaxStepCount = 1'000'000'000'000'000; // far beyond any run, exact in a double
+
+std::vector<FieldBinding> group(ConfigGroup g, std::vector<FieldBinding> fields) {
+    for (auto& b : fields)
+        b.field.group = g;
+    return fields;
+}
 
 std::vector<FieldBinding> makeBindings() {
-    return {
-        TB_STRING("name", name, kNone, "run name shown in lists (default: model-dataset)"),
-        {{"tags", "list", {}, "comma-separated tags"},
-         [](RunConfig& c, const json& v) {
-             if (!v.is_array())
-                 bad("tags", "must be a list of strings");
-             c.tags = v.get<std::vector<std::string>>();
-         },
-         [](const RunConfig& c) { return json(c.tags); }},
-        TB_STRING("model", model, kNone, "zoo name (trainbench-cli models) or a spec .json path"),
-        {{"model.hidden", "string", {}, "mlp hidden widths, e.g. 256,128"},
-         [](RunConfig& c, const json& v) {
-             c.modelOptions["hidden"] = asString(binding("model.hidden").field, v);
-         },
-         [](const RunConfig& c) { return c.modelOptions.value("hidden", json("256,128")); }},
-        {{"model.shortcut", "choice", {"A", "B"}, "ResNet shortcut: A parameter-free, B 1x1 conv"},
-         [](RunConfig& c, const json& v) {
-             c.modelOptions["shortcut"] = asString(binding("model.shortcut").field, v);
-         },
-         [](const RunConfig& c) { return c.modelOptions.value("shortcut", json("A")); }},
-        {{"model.dropout", "float", {}, "dropout probability in mlp / vgg-small classifiers"},
-         [](RunConfig& c, const json& v) {
-             c.modelOptions["dropout"] = asFloat(binding("model.dropout").field, v, 0.0, 0.99);
-         },
-         [](const RunConfig& c) { return c.modelOptions.value("dropout", json(0.0)); }},
-        TB_STRING("dataset", data.name,
-                  (Choices{"fashion-mnist", "mnist", "cifar10", "cifar100", "imagefolder", "csv",
-                           "spirals", "blobs", "shapes"}),
-                  "dataset to train on"),
-        TB_STRING("data.root", data.root, kNone,
-                  "dataset folder or file (default: its usual place)"),
-        TB_FLOAT("data.val_fraction", data.valFraction, 0.0, 0.9, false,
-                 "held-out fraction for sets without a test split"),
-        TB_BOOL("data.augment", data.augment, "random crop + flip while training"),
-        TB_BOOL("data.normalize", data.normalize, "per-channel mean/std normalisation"),
-        TB_INT("data.image_size", data.imageSize, 8, 512, "image side for imagefolder and shapes"),
-        TB_STRING("data.csv_label", data.csvLabel, kNone, "CSV label column: name or index"),
-        TB_STRING("data.csv_header", data.csvHeader, (Choices{"auto", "yes", "no"}),
-                  "whether the CSV's first row is a header"),
-        TB_INT("data.synthetic_samples", data.syntheticSamples, 10, 10000000,
-               "training samples of a synthetic set"),
-        TB_INT("data.synthetic_classes", data.syntheticClasses, 2, 6, "classes of a synthetic set"),
-        TB_INT("batch_size", batchSize, 1, 65536, "samples per micro-batch"),
-        TB_INT("num_workers", numWorkers, 0, 64, "DataLoader worker threads; 0 loads inline"),
-        TB_BOOL("pin_memory", pinMemory, "page-locked batches for asynchronous GPU copies"),
-        TB_INT("prefetch_factor", prefetchFactor, 1, 64, "batches each worker prepares ahead"),
-        TB_BOOL("shuffle", shuffle, "reshuffle the training set every epoch"),
-        TB_BOOL("drop_last", dropLast, "drop the last incomplete batch"),
-        TB_STRING("precision", precision, (Choices{"32", "16-mixed", "bf16-mixed"}),
-                  "32, or mixed precision with fp16 (loss scaling) or bf16 activations"),
-        TB_INT("accumulate_grad_batches", accumulateGradBatches, 1, 4096,
-               "micro-batches per optimizer step"),
-        TB_INT("max_epochs", maxEpochs, 0, 100000, "epochs to train (0 = bounded by max_steps)"),
-        TB_INT("max_steps", maxSteps, -1, INT64_MAX / 2, "optimizer steps to train; -1 = no limit"),
-        TB_FLOAT("lr", lr, 0.0, 100.0, true, "base learning rate"),
-        TB_STRING("optimizer", optimizer.name, (Choices{"sgd", "adamw"}), "sgd or adamw"),
-        TB_FLOAT("momentum", optimizer.momentum, 0.0, 0.999, false, "SGD momentum"),
-        TB_BOOL("nesterov", optimizer.nesterov, "Nesterov momentum"),
-        TB_FLOAT("weight_decay", optimizer.weightDecay, 0.0, 1.0, false,
-                 "L2 (SGD) or decoupled (AdamW) weight decay"),
-        TB_FLOAT("beta1", optimizer.beta1, 0.0, 0.9999, false, "AdamW beta1"),
-        TB_FLOAT("beta2", optimizer.beta2, 0.0, 0.99999, false, "AdamW beta2"),
-        TB_FLOAT("eps", optimizer.eps, 0.0, 1.0, true, "AdamW epsilon"),
-        TB_STRING("lr_schedule", schedule.name,
-                  (Choices{"constant", "step", "multistep", "cosine", "onecycle"}),
-                  "learning-rate schedule by optimizer step"),
-        TB_INT("warmup_steps", schedule.warmupSteps, 0, INT64_MAX / 2, "linear warm-up steps"),
-        TB_INT("lr_step_size", schedule.stepSize, 1, INT64_MAX / 2, "step schedule period"),
-        {{"lr_milestones", "list", {}, "multistep decay steps, e.g. 3000,6000"},
-         [](RunConfig& c, const json& v) {
-             c.schedule.milestones.clear();
-             for (const auto& m : v) {
-                 long long x = 0;
-                 const std::string s = m.is_string() ? m.get<std::string>() : m.dump();
-                 const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
-                 if (ec != std::errc() || end != s.data() + s.size() || x < 1)
-                     bad("lr_milestones", "'" + s + "' is not a positive step number");
-                 c.schedule.milestones.push_back(x);
-             }
-         },
-         [](const RunConfig& c) { return json(c.schedule.milestones); }},
-        TB_FLOAT("lr_gamma", schedule.gamma, 0.0, 1.0, true, "step/multistep decay factor"),
-        TB_FLOAT("min_lr", schedule.minLr, 0.0, 100.0, false, "cosine schedule floor"),
-        TB_FLOAT("label_smoothing", labelSmoothing, 0.0, 0.99, false,
-                 "cross-entropy label smoothing"),
-        TB_INT("seed", seed, 0, INT64_MAX, "seed for init, shuffling, augmentation and dropout"),
-        TB_STRING("device", device, kNone, "auto, cpu or cuda:N"),
-        TB_BOOL("deterministic", deterministic,
-                "bit-identical GPU runs for the same seed (deterministic cuDNN algorithms)"),
-        TB_INT("threads", threads, 0, 1024, "CPU compute threads; 0 = one per core"),
-        TB_INT("log_every_n_steps", logEveryNSteps, 1, 100000,
-               "optimizer steps between logged points"),
-        TB_STRING("checkpoint_dir", checkpointDir, kNone, "where checkpoints go"),
-        TB_INT("save_every_n_epochs", saveEveryNEpochs, 0, 100000,
-               "checkpoint period in epochs; 0 = only at the end"),
-        TB_INT("keep_last_checkpoints", keepLastCheckpoints, 1, 1000,
-               "epoch checkpoints kept besides the best"),
-        TB_FLOAT("amp.init_scale", scaler.initScale, 1.0, 1e38, false, "GradScaler initial scale"),
-        TB_INT("amp.growth_interval", scaler.growthInterval, 1, 1000000,
-               "clean steps before the loss scale doubles"),
-    };
+    const Choices resnets{"resnet20", "resnet32", "resnet56"};
+    const Choices withHoldout{"imagefolder", "csv", "spirals", "blobs", "shapes"};
+    const Choices synthetic{"spirals", "blobs", "shapes"};
+    const Choices warmupSchedules{"constant", "step", "multistep", "cosine"};
+    Choices zoo;
+    for (const ZooEntry& e : modelZoo())
+        zoo.push_back(e.name);
+
+    auto dataset = TB_CHOICE("dataset", data.name, datasetNames(), "dataset to train on");
+    auto model = withChoices(
+        zoo, TB_STRING("model", model, "zoo name (trainbench-cli models) or a spec .json path"));
+    model.check = checkModel;
+    auto tags = FieldBinding{
+        makeField("tags", "list", "comma-separated tags"),
+        [](RunConfig& c, const json& v) { c.tags = v.get<std::vector<std::string>>(); },
+        [](const RunConfig& c) { return json(c.tags); }, checkTags};
+    auto milestones = FieldBinding{
+        makeField("lr_milestones", "list", "multistep decay steps, e.g. 3000,6000"),
+        [](RunConfig& c, const json& v) {
+            c.schedule.milestones.clear();
+            for (const json& m : v)
+                c.schedule.milestones.push_back(milestoneOf(m));
+        },
+        [](const RunConfig& c) { return json(c.schedule.milestones); }, checkMilestones};
+    auto device = TB_STRING("device", device, "auto, cpu or cuda:N");
+    device.check = checkDevice;
+
+    std::vector<std::vector<FieldBinding>> groups;
+    groups.push_back(group(
+        ConfigGroup::Data,
+        {dataset,
+         TB_STRING("data.root", data.root, "dataset folder or file (default: its usual place)"),
+         when("dataset", withHoldout,
+              TB_FLOAT("data.val_fraction", data.valFraction, 0.0, 0.9, false,
+                       "held-out fraction for sets without a test split")),
+         TB_BOOL("data.augment", data.augment, "random crop + flip while training"),
+         TB_BOOL("data.normalize", data.normalize, "per-channel mean/std normalisation"),
+         when("dataset", {"imagefolder", "shapes"},
+              TB_INT("data.image_size", data.imageSize, kMinImageSize, kMaxImageSize,
+                     "image side for imagefolder and shapes")),
+         when("dataset", {"csv"},
+              TB_STRING("data.csv_label", data.csvLabel, "CSV label column: name or index")),
+         when("dataset", {"csv"},
+              TB_CHOICE("data.csv_header", data.csvHeader, (Choices{"auto", "yes", "no"}),
+                        "whether the CSV's first row is a header")),
+         when("dataset", synthetic,
+              TB_INT("data.synthetic_samples", data.syntheticSamples, kMinSyntheticSamples,
+                     kMaxSyntheticSamples, "training samples of a synthetic set")),
+         when("dataset", synthetic,
+              TB_INT("data.synthetic_classes", data.syntheticClasses, 2, kMaxSyntheticClasses,
+                     "classes of a synthetic set (shapes has at most 6)")),
+         TB_INT("batch_size", batchSize, 1, 65536, "samples per micro-batch"),
+         TB_BOOL("shuffle", shuffle, "reshuffle the training set every epoch"),
+         TB_BOOL("drop_last", dropLast, "drop the last incomplete batch")}));
+    groups.push_back(group(
+        ConfigGroup::Model,
+        {model,
+         when("model", {"mlp"},
+              TB_MODEL_OPTION("hidden", "string", "256,128", "mlp hidden widths, e.g. 256,128")),
+         when("model", resnets,
+              withChoices({"A", "B"},
+                          TB_MODEL_OPTION("shortcut", "choice", "A",
+                                          "ResNet shortcut: A parameter-free, B 1x1 conv"))),
+         when("model", {"mlp", "vgg-small"},
+              withRange(0.0, 0.99,
+                        TB_MODEL_OPTION("dropout", "float", 0.0,
+                                        "dropout probability in mlp / vgg-small classifiers")))}));
+    groups.push_back(group(
+        ConfigGroup::Optimization,
+        {TB_INT("max_epochs", maxEpochs, 0, 100000, "epochs to train (0 = bounded by max_steps)"),
+         TB_INT("max_steps", maxSteps, -1, kMaxStepCount,
+                "optimizer steps to train; -1 = no limit"),
+         TB_INT("accumulate_grad_batches", accumulateGradBatches, 1, 4096,
+                "micro-batches per optimizer step"),
+         TB_FLOAT("lr", lr, 0.0, 100.0, true, "base learning rate"),
+         TB_CHOICE("optimizer", optimizer.name, (Choices{"sgd", "adamw"}), "sgd or adamw"),
+         when("optimizer", {"sgd"},
+              TB_FLOAT("momentum", optimizer.momentum, 0.0, 0.999, false, "SGD momentum")),
+         when("optimizer", {"sgd"}, TB_BOOL("nesterov", optimizer.nesterov, "Nesterov momentum")),
+         TB_FLOAT("weight_decay", optimizer.weightDecay, 0.0, 1.0, false,
+                  "L2 (SGD) or decoupled (AdamW) weight decay"),
+         when("optimizer", {"adamw"},
+              TB_FLOAT("beta1", optimizer.beta1, 0.0, 0.9999, false, "AdamW beta1")),
+         when("optimizer", {"adamw"},
+              TB_FLOAT("beta2", optimizer.beta2, 0.0, 0.99999, false, "AdamW beta2")),
+         when("optimizer", {"adamw"},
+              TB_FLOAT("eps", optimizer.eps, 0.0, 1.0, true, "AdamW epsilon")),
+         TB_CHOICE("lr_schedule", schedule.name,
+                   (Choices{"constant", "step", "multistep", "cosine", "onecycle"}),
+                   "learning-rate schedule by optimizer step"),
+         when("lr_schedule", warmupSchedules,
+              TB_INT("warmup_steps", schedule.warmupSteps, 0, kMaxStepCount,
+                     "linear warm-up steps")),
+         when("lr_schedule", {"step"},
+              TB_INT("lr_step_size", schedule.stepSize, 1, kMaxStepCount, "step schedule period")),
+         when("lr_schedule", {"multistep"}, milestones),
+         when("lr_schedule", {"step", "multistep"},
+              TB_FLOAT("lr_gamma", schedule.gamma, 0.0, 1.0, true, "step/multistep decay factor")),
+         when("lr_schedule", {"cosine"},
+              TB_FLOAT("min_lr", schedule.minLr, 0.0, 100.0, false, "cosine schedule floor")),
+         TB_FLOAT("label_smoothing", labelSmoothing, 0.0, 0.99, false,
+                  "cross-entropy label smoothing"),
+         TB_INT("seed", seed, 0, std::numeric_limits<uint64_t>::max(),
+                "seed for init, shuffling, augmentation and dropout")}));
+    groups.push_back(group(
+        ConfigGroup::Performance,
+        {device,
+         TB_INT("threads", threads, 0, hardwareThreads(),
+                "CPU compute threads; 0 = one per core, at most this machine's hardware threads"),
+         TB_INT("num_workers", numWorkers, 0, 64, "DataLoader worker threads; 0 loads inline"),
+         TB_BOOL("pin_memory", pinMemory, "page-locked batches for asynchronous GPU copies"),
+         TB_INT("prefetch_factor", prefetchFactor, 1, 64, "batches each worker prepares ahead"),
+         TB_BOOL("deterministic", deterministic,
+                 "bit-identical GPU runs for the same seed (deterministic cuDNN algorithms)")}));
+    groups.push_back(
+        group(ConfigGroup::Precision,
+              {TB_CHOICE("precision", precision, (Choices{"32", "16-mixed", "bf16-mixed"}),
+                         "32, or mixed precision with fp16 (loss scaling) or bf16 activations"),
+               when("precision", {"16-mixed"},
+                    TB_FLOAT("amp.init_scale", scaler.initScale, 1.0, 1e38, false,
+                             "GradScaler initial scale")),
+               when("precision", {"16-mixed"},
+                    TB_INT("amp.growth_interval", scaler.growthInterval, 1, 1000000,
+                           "clean steps before the loss scale doubles"))}));
+    groups.push_back(
+        group(ConfigGroup::Logging,
+              {TB_STRING("name", name, "run name shown in lists (default: model-dataset)"), tags,
+               TB_INT("log_every_n_steps", logEveryNSteps, 1, 100000,
+                      "optimizer steps between logged points"),
+               TB_STRING("checkpoint_dir", checkpointDir, "where checkpoints go"),
+               TB_INT("save_every_n_epochs", saveEveryNEpochs, 0, 100000,
+                      "checkpoint period in epochs; 0 = only at the end"),
+               TB_INT("keep_last_checkpoints", keepLastCheckpoints, 1, 1000,
+                      "epoch checkpoints kept besides the best")}));
+
+    std::vector<FieldBinding> all;
+    const RunConfig defaults;
+    for (auto& g : groups)
+        for (auto& b : g) {
+            b.field.defaultValue = b.get(defaults);
+            all.push_back(std::move(b));
+        }
+    return all;
 }
 
 } // namespace
@@ -278,8 +466,37 @@ std::vector<FieldBinding> makeBindings() {
 #undef TB_FLOAT
 #undef TB_BOOL
 #undef TB_STRING
+#undef TB_CHOICE
+#undef TB_MODEL_OPTION
 
-const std::vector<ConfigField>& configFields() {
+const char* toString(ConfigGroup group) {
+    switch (group) {
+    case ConfigGroup::Data:
+        return "data";
+    case ConfigGroup::Model:
+        return "model";
+    case ConfigGroup::Optimization:
+        return "optimization";
+    case ConfigGroup::Performance:
+        return "performance";
+    case ConfigGroup::Precision:
+        return "precision";
+    case ConfigGroup::Logging:
+        return "logging";
+    }
+    return "?";
+}
+
+bool ConfigField::appliesTo(const RunConfig& config) const {
+    if (appliesWhenKey.empty())
+        return true;
+    const json current = binding(appliesWhenKey).get(config);
+    const std::string value = current.is_string() ? current.get<std::string>() : current.dump();
+    return std::find(appliesWhenValues.begin(), appliesWhenValues.end(), value) !=
+           appliesWhenValues.end();
+}
+
+const std::vector<ConfigField>& configSchema() {
     static const std::vector<ConfigField> fields = [] {
         std::vector<ConfigField> out;
         for (const auto& b : bindings())
@@ -289,13 +506,31 @@ const std::vector<ConfigField>& configFields() {
     return fields;
 }
 
+const ConfigField* findConfigField(const std::string& key) {
+    for (const ConfigField& f : configSchema())
+        if (f.key == key)
+            return &f;
+    return nullptr;
+}
+
+std::optional<std::string> validateField(const std::string& key, const std::string& text) {
+    try {
+        const FieldBinding& b = binding(key);
+        (void)checkValue(b, fromText(b.field, text));
+        return std::nullopt;
+    } catch (const ConfigError& e) {
+        return std::string(e.what());
+    }
+}
+
 void RunConfig::set(const std::string& key, const std::string& value) {
     const FieldBinding& b = binding(key);
-    b.set(*this, fromText(b.field, value));
+    b.assign(*this, checkValue(b, fromText(b.field, value)));
 }
 
 void RunConfig::setJson(const std::string& key, const json& value) {
-    binding(key).set(*this, value);
+    const FieldBinding& b = binding(key);
+    b.assign(*this, checkValue(b, value));
 }
 
 void RunConfig::applyJson(const json& object, const std::string& prefix) {
@@ -315,10 +550,12 @@ void RunConfig::validate() const {
         bad("max_epochs", "0 with max_steps = -1 would never stop; set one of them");
     if (maxSteps == 0)
         bad("max_steps", "must be -1 (no limit) or at least 1");
-    if (device != "auto" && device != "cpu" && device.rfind("cuda:", 0) != 0)
-        bad("device", "'" + device + "' must be auto, cpu or cuda:N");
     if (schedule.name == "multistep" && schedule.milestones.empty())
         bad("lr_milestones", "the multistep schedule needs at least one milestone");
+    if (data.name == "shapes" && data.syntheticClasses > ShapesDataset::kMaxClasses)
+        bad("data.synthetic_classes", std::to_string(data.syntheticClasses) + " is more than the " +
+                                          std::to_string(ShapesDataset::kMaxClasses) +
+                                          " shapes the shapes dataset draws");
 }
 
 json RunConfig::toJson() const {

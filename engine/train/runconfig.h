@@ -1,6 +1,7 @@
-// RunConfig: every setting of a training run, with PyTorch/Lightning key names. Each field has a
-// schema entry (type, default, allowed values, help) so a form can be generated from it and
-// every value is validated on its own, naming the key, before anything runs.
+// RunConfig: every setting of a training run, with PyTorch/Lightning key names. Each key has a
+// schema entry (type, default, range or choices, group, when it applies, help) so a form can be
+// generated from it and every value is validated on its own, naming the key, before anything
+// runs.
 #pragma once
 
 #include "core/dtype.h"
@@ -11,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,7 +54,8 @@ struct RunConfig {
     void setJson(const std::string& key, const nlohmann::json& value);
     // Applies a config file's object; nested objects become dotted keys ("data": {"root": ...}).
     void applyJson(const nlohmann::json& object, const std::string& prefix = "");
-    // Cross-field checks (e.g. max_epochs and max_steps both 0). Throws ConfigError.
+    // Cross-field checks (e.g. max_epochs and max_steps both 0), for a whole config built from
+    // values that each passed validateField(). Throws ConfigError naming a key.
     void validate() const;
     nlohmann::json toJson() const;
     static RunConfig fromJson(const nlohmann::json& object);
@@ -61,15 +64,41 @@ struct RunConfig {
     std::string displayName() const;
 };
 
-// One configurable key, for forms, `--help` and error messages.
+// The section of a form (and of `train --help`) a key belongs to.
+enum class ConfigGroup { Data, Model, Optimization, Performance, Precision, Logging };
+const char* toString(ConfigGroup group);
+
+// One configurable key, as data a form is generated from: what it holds, its default, the
+// allowed range or choices, where it goes and when it matters.
 struct ConfigField {
     std::string key;
-    std::string type;                 // int | float | bool | string | choice | list
-    std::vector<std::string> choices; // for choice
+    std::string type; // int | float | bool | string | choice | list
+    // choice: the allowed values. string: suggestions (model also takes a spec .json path).
+    std::vector<std::string> choices;
     std::string help;
+    ConfigGroup group = ConfigGroup::Optimization;
+    nlohmann::json defaultValue; // as toJson() writes it
+    // Numeric range, inclusive (exclusive at min when minOpen); null where unbounded. Integers
+    // stay exact (seed's max is 2^64 - 1).
+    nlohmann::json min, max;
+    bool minOpen = false;
+    // The key matters only while appliesWhenKey has one of appliesWhenValues (momentum only for
+    // optimizer=sgd); an empty appliesWhenKey means always.
+    std::string appliesWhenKey;
+    std::vector<std::string> appliesWhenValues;
+
+    bool appliesTo(const RunConfig& config) const;
 };
 
-const std::vector<ConfigField>& configFields();
+// Every key in form order, grouped. The same table drives set(), toJson() and validation, so
+// they cannot disagree.
+const std::vector<ConfigField>& configSchema();
+// The field of a key, or nullptr for an unknown key.
+const ConfigField* findConfigField(const std::string& key);
+
+// Checks one value as typed (the text --set takes), without a RunConfig: nullopt when valid,
+// else the message (naming the key). Cross-field rules are RunConfig::validate()'s.
+std::optional<std::string> validateField(const std::string& key, const std::string& text);
 
 // The activation dtype of a `precision` value: f32 for 32, f16 for 16-mixed, bf16 for
 // bf16-mixed. Throws ConfigError(field) for anything else.

@@ -37,6 +37,28 @@ Result runCli(const QStringList& args, const QString& home,
             QString::fromUtf8(p.readAllStandardError())};
 }
 
+void writeText(const QString& path, const QByteArray& text) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(text);
+}
+
+// JSON nested `levels` deep: {"a":{"a":...1...}}.
+QByteArray deepJson(int levels) {
+    return QByteArray("{\"a\":").repeated(levels) + "1" + QByteArray("}").repeated(levels);
+}
+
+// A .safetensors file holding only a header: 8-byte little-endian length, then the JSON.
+QByteArray safetensors(const QByteArray& header) {
+    QByteArray out(8, '\0');
+    for (int i = 0; i < 8; ++i)
+        out[i] = static_cast<char>((static_cast<quint64>(header.size()) >> (8 * i)) & 0xff);
+    return out + header;
+}
+
+const QStringList kCommands{"train",        "models",     "summary", "bench", "datasets",
+                            "dataset-info", "bench-data", "runs",    "doctor"};
+
 QJsonObject lastJsonLine(const QString& out) {
     const QStringList lines = out.trimmed().split('\n');
     return QJsonDocument::fromJson(lines.last().toUtf8()).object();
@@ -282,6 +304,169 @@ private slots:
         const Result bad = runCli({"summary", "--precision", "8"}, home.path());
         QCOMPARE(bad.code, 1);
         QVERIFY2(bad.err.contains("--precision"), qPrintable(bad.err));
+    }
+
+    // 100k levels of nesting overflowed the stack (rc 139) in every JSON the CLI reads.
+    void deeplyNestedJsonIsRefused_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QByteArray>("content");
+        const QByteArray deep = deepJson(100000);
+        QTest::newRow("config") << QStringList{"train", "--no-db", "--config", "FILE"} << "run.json"
+                                << deep;
+        QTest::newRow("model spec")
+            << QStringList{"summary", "--model", "FILE"} << "spec.json" << deep;
+        QTest::newRow("checkpoint header")
+            << QStringList{"train", "--no-db", "--resume", "FILE"} << "ck.safetensors"
+            << safetensors(QByteArray("[").repeated(100000));
+        const QByteArray config = QJsonDocument(QJsonObject{{"config", QString(deep)}}).toJson();
+        QTest::newRow("checkpoint metadata")
+            << QStringList{"train", "--no-db", "--resume", "FILE"} << "meta.safetensors"
+            << safetensors("{\"__metadata__\":" + config + "}");
+    }
+    void deeplyNestedJsonIsRefused() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, file);
+        QFETCH(QByteArray, content);
+        QTemporaryDir home;
+        const QString path = home.path() + "/" + file;
+        writeText(path, content);
+        args.replaceInStrings("FILE", path);
+        const Result r = runCli(args, home.path());
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(path) && r.err.contains("nested more than"), qPrintable(r.err));
+    }
+
+    // A corrupt statistics cache is only a cache: the statistics are computed again.
+    void deeplyNestedStatsCacheIsIgnored() {
+        QTemporaryDir home;
+        QDir().mkpath(home.path() + "/cache/TrainBench");
+        writeText(home.path() + "/cache/TrainBench/dataset-stats.json", deepJson(100000));
+        writeText(home.path() + "/d.csv", "x,y,label\n1,2,a\n3,4,b\n5,6,a\n7,8,b\n");
+        const Result r = runCli({"dataset-info", "--dataset", "csv", "--set",
+                                 "data.root=" + home.path() + "/d.csv", "--json"},
+                                home.path());
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+    }
+
+    // Each used to end in "internal error" or a bare nlohmann message, or trained to NaN.
+    void badInputNamesTheKeyOrFile_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QByteArray>("file");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("--config DIR") << QStringList{"train", "--no-db", "--config", "HOME"}
+                                      << QByteArray() << "is a directory";
+        QTest::newRow("lr 1e999") << QStringList{"train", "--no-db", "--config", "FILE"}
+                                  << QByteArray(R"({"lr": 1e999})") << "number overflow";
+        QTest::newRow("tags [a, 1]") << QStringList{"train", "--no-db", "--config", "FILE"}
+                                     << QByteArray(R"({"tags": ["a", 1]})") << "tags:";
+        QTest::newRow("lr=nan") << QStringList{"train", "--no-db", "--set", "lr=nan"}
+                                << QByteArray() << "lr must be a finite number";
+        QTest::newRow("threads=1024") << QStringList{"train", "--no-db", "--set", "threads=1024"}
+                                      << QByteArray() << "threads: 1024 is out of range";
+        QTest::newRow("bench --threads 1024")
+            << QStringList{"bench", "--threads", "1024"} << QByteArray()
+            << "--threads: '1024' is not a whole number from 0 to";
+        QTest::newRow("seed > uint64")
+            << QStringList{"train", "--no-db", "--set", "seed=18446744073709551616"} << QByteArray()
+            << "'18446744073709551616'";
+        const QByteArray spec = R"({"input": [1, 28, 28], "classes": 10, "layers": [
+            {"type": "conv2d", "name": "c1", "out_channels": 4}, LAYER,
+            {"type": "flatten"}, {"type": "linear", "name": "fc", "out_features": 10}]})";
+        QTest::newRow("spec: string for a number")
+            << QStringList{"summary", "--model", "FILE"}
+            << QByteArray(spec).replace("LAYER", R"({"type": "conv2d", "name": "c2",
+                                                     "out_channels": "8"})")
+            << "layer 'c2': option 'out_channels' must be a whole number";
+        QTest::newRow("spec: batch-norm eps -1")
+            << QStringList{"summary", "--model", "FILE"}
+            << QByteArray(spec).replace("LAYER", R"({"type": "batchnorm2d", "name": "bn",
+                                                     "eps": -1})")
+            << "layer 'bn': option 'eps' must be a number in (0, 1], got -1";
+        QTest::newRow("spec: number as a name")
+            << QStringList{"summary", "--model", "FILE"}
+            << QByteArray(spec).replace("LAYER", R"({"type": "relu", "name": 7})")
+            << "\"name\" must be a string";
+    }
+    void badInputNamesTheKeyOrFile() {
+        QFETCH(QStringList, args);
+        QFETCH(QByteArray, file);
+        QFETCH(QString, expected);
+        QTemporaryDir home;
+        const QString path = home.path() + "/input.json";
+        writeText(path, file);
+        args.replaceInStrings("FILE", path).replaceInStrings("HOME", home.path());
+        const Result r = runCli(args, home.path());
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+        QVERIFY2(!r.err.contains("internal error") && !r.err.contains("json.exception"),
+                 qPrintable(r.err));
+    }
+
+    // These were ignored and the run went to the default store (or, for --db '', nowhere).
+    void unknownArgumentsAreErrors_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("named");
+        QTest::newRow("--sett") << QStringList{"train", "--sett", "lr=5"} << "--sett";
+        QTest::newRow("stray word") << QStringList{"train", "lr=5"} << "'lr=5'";
+        QTest::newRow("--dbb") << QStringList{"train", "--dbb", "X"} << "--dbb";
+        QTest::newRow("--db ''") << QStringList{"train", "--db", ""} << "--db";
+        QTest::newRow("--db=") << QStringList{"train", "--db="} << "--db";
+        QTest::newRow("flag with a value") << QStringList{"train", "--json=yes"} << "--json";
+        QTest::newRow("models --jsn") << QStringList{"models", "--jsn"} << "--jsn";
+        QTest::newRow("bench stray word") << QStringList{"bench", "mlp"} << "'mlp'";
+        QTest::newRow("runs --db ''") << QStringList{"runs", "list", "--db", ""} << "--db";
+        QTest::newRow("dataset-info not data key")
+            << QStringList{"dataset-info", "--dataset", "spirals", "--set", "lr=1"} << "lr";
+    }
+    void unknownArgumentsAreErrors() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, named);
+        QTemporaryDir home;
+        const Result r = runCli(args, home.path(), {}, 60000);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(named + ":"), qPrintable(r.err));
+        QVERIFY2(!QFile::exists(home.path() + "/TrainBench/runs.db"), "a run was recorded");
+    }
+
+    void everyCommandTakesHelp_data() {
+        QTest::addColumn<QString>("command");
+        QTest::addColumn<QString>("option");
+        for (const QString& c : kCommands)
+            for (const char* option : {"--help", "-h"})
+                QTest::newRow(qPrintable(c + " " + option)) << c << QString(option);
+    }
+    void everyCommandTakesHelp() {
+        QFETCH(QString, command);
+        QFETCH(QString, option);
+        QTemporaryDir home;
+        const Result r = runCli({command, option}, home.path(), {}, 60000);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.startsWith("usage: trainbench-cli " + command), qPrintable(r.out));
+    }
+
+    void trainHelpPrintsTheSchema() {
+        QTemporaryDir home;
+        const Result r = runCli({"train", "--help"}, home.path());
+        QCOMPARE(r.code, 0);
+        for (const char* group : {"\ndata:", "\nmodel:", "\noptimization:", "\nperformance:",
+                                  "\nprecision:", "\nlogging:"})
+            QVERIFY2(r.out.contains(group), group);
+        QVERIFY(r.out.contains(QRegularExpression(R"(batch_size +int 1\.\.65536 +64 )")));
+        QVERIFY(r.out.contains(QRegularExpression(R"(momentum .*\[optimizer=sgd\])")));
+    }
+
+    // The whole uint64 range is a seed; it used to be stored and shown as -1.
+    void largestSeedIsKept() {
+        QTemporaryDir home;
+        const Result r =
+            runCli({"train", "--json", "--quiet", "--set", "dataset=blobs", "--set", "model=mlp",
+                    "--set", "max_steps=1", "--set", "seed=18446744073709551615"},
+                   home.path());
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QString id = lastJsonLine(r.out)["run_id"].toString();
+        const Result shown = runCli({"runs", "show", id, "--json"}, home.path());
+        QVERIFY2(shown.out.contains("18446744073709551615"), qPrintable(shown.out));
     }
 
     void unknownCommand() {

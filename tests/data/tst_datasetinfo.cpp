@@ -3,7 +3,6 @@
 #include "core/errors.h"
 #include "data/datasetinfo.h"
 #include "data/datasets.h"
-#include "data/datasettings.h"
 #include "data/imagecodec.h"
 #include "idxbytes.h"
 #include "support/testdata.h"
@@ -71,24 +70,6 @@ private slots:
         writeSampleGrid(config, path);
         const RgbImage img = decodeImage(readWholeFile(path), path);
         QCOMPARE(img.width, 320);
-    }
-
-    void parsesSettings() {
-        DataConfig c;
-        QVERIFY(applyDataSetting(c, "data.root", "/x"));
-        QVERIFY(applyDataSetting(c, "data.augment", "true"));
-        QVERIFY(applyDataSetting(c, "data.val_fraction", "0.25"));
-        QVERIFY(applyDataSetting(c, "data.image_size", "64"));
-        QVERIFY(applyDataSetting(c, "dataset", "shapes"));
-        QCOMPARE(c.root, std::string("/x"));
-        QVERIFY(c.augment);
-        QCOMPARE(c.valFraction, 0.25);
-        QCOMPARE(c.imageSize, 64);
-        QCOMPARE(c.name, std::string("shapes"));
-        QVERIFY(!applyDataSetting(c, "optimizer.lr", "1"));
-        QVERIFY_THROWS_EXCEPTION(ConfigError, applyDataSetting(c, "data.normalize", "maybe"));
-        QVERIFY_THROWS_EXCEPTION(ConfigError, applyDataSetting(c, "data.val_fraction", "1.5"));
-        QVERIFY_THROWS_EXCEPTION(ConfigError, applyDataSetting(c, "data.image_size", "x"));
     }
 
 private:

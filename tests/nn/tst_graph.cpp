@@ -116,6 +116,50 @@ private slots:
         QTest::newRow("pool-kernel-too-big-strided")
             << R"({"input":[1,2,2],"classes":2,"layers":[{"type":"maxpool2d","kernel":3,"stride":3}]})"
             << "does not fit";
+        // Wrong types used to escape as json type_error.302; out-of-range numbers trained to NaN.
+        const QString conv = R"({"input":[1,8,8],"classes":2,"layers":[LAYER,{"type":"flatten"},
+                                {"type":"linear","out_features":2}]})";
+        const auto with = [&](const char* layer) { return QString(conv).replace("LAYER", layer); };
+        QTest::newRow("bn-eps-negative")
+            << with(R"({"type":"batchnorm2d","name":"bn","eps":-1})")
+            << "layer 'bn': option 'eps' must be a number in (0, 1], got -1";
+        QTest::newRow("bn-eps-zero") << with(R"({"type":"batchnorm2d","eps":0})") << "'eps'";
+        QTest::newRow("bn-momentum") << with(R"({"type":"batchnorm2d","momentum":1.5})")
+                                     << "'momentum' must be a number in [0, 1]";
+        QTest::newRow("bn-eps-string")
+            << with(R"({"type":"batchnorm2d","eps":"small"})") << "'eps' must be a number";
+        QTest::newRow("dropout-p-1") << with(R"({"type":"dropout","p":1})") << "[0, 1)";
+        QTest::newRow("leaky-slope")
+            << with(R"({"type":"leakyrelu","negative_slope":-2})") << "'negative_slope'";
+        QTest::newRow("conv-channels-string")
+            << with(R"({"type":"conv2d","name":"c","out_channels":"4"})")
+            << "layer 'c': option 'out_channels' must be a whole number from 1 to";
+        QTest::newRow("conv-stride-0")
+            << with(R"({"type":"conv2d","out_channels":2,"stride":0})") << "'stride'";
+        QTest::newRow("conv-kernel-huge")
+            << with(R"({"type":"conv2d","out_channels":2,"kernel":100000})") << "'kernel'";
+        QTest::newRow("conv-bias-number")
+            << with(R"({"type":"conv2d","out_channels":2,"bias":1})") << "'bias' must be true";
+        QTest::newRow("pool-kernel-float")
+            << with(R"({"type":"maxpool2d","kernel":2.5})") << "'kernel' must be a whole number";
+        QTest::newRow("linear-huge")
+            << R"({"input":[4],"classes":2,"layers":[{"type":"linear","out_features":18446744073709551615}]})"
+            << "'out_features'";
+        QTest::newRow("name-number")
+            << with(R"({"type":"relu","name":7})") << "layer 'relu': \"name\" must be a string";
+        QTest::newRow("inputs-string")
+            << with(R"({"type":"relu","inputs":"input"})") << "\"inputs\" must be a list";
+        QTest::newRow("inputs-number")
+            << with(R"({"type":"relu","inputs":[1]})") << "\"inputs\" must hold layer names";
+        QTest::newRow("classes-string")
+            << R"({"input":[4],"classes":"2","layers":[{"type":"linear","out_features":2}]})"
+            << "\"classes\" must be a whole number";
+        QTest::newRow("spec-name-number")
+            << R"({"name":1,"input":[4],"classes":2,"layers":[{"type":"linear","out_features":2}]})"
+            << "\"name\" must be a string";
+        QTest::newRow("input-huge")
+            << R"({"input":[4000000000],"classes":2,"layers":[{"type":"linear","out_features":2}]})"
+            << "\"input\" must list sizes";
     }
     void badSpecsNameTheProblem() {
         QFETCH(QString, spec);

@@ -1,6 +1,13 @@
-// RunConfig: every invalid value is rejected with the key named; JSON round-trips.
+// RunConfig: every invalid value is rejected with the key named; JSON round-trips; the schema a
+// form is generated from is complete and agrees with what set() accepts.
 #include "core/errors.h"
+#include "data/datasets.h"
+#include "nn/modelzoo.h"
 #include "train/runconfig.h"
+
+#include <limits>
+#include <set>
+#include <thread>
 
 #include <QtTest>
 
@@ -38,6 +45,22 @@ private slots:
                                       << "-5";
         QTest::newRow("unknown-key") << "batchsize"
                                      << "64";
+        QTest::newRow("lr=nan") << "lr"
+                                << "nan";
+        QTest::newRow("lr=inf") << "lr"
+                                << "inf";
+        QTest::newRow("seed=2^64") << "seed"
+                                   << "18446744073709551616";
+        QTest::newRow("threads=1024") << "threads"
+                                      << "1024";
+        QTest::newRow("device=gpu") << "device"
+                                    << "gpu";
+        QTest::newRow("device=cuda:") << "device"
+                                      << "cuda:";
+        QTest::newRow("model=resnet9000") << "model"
+                                          << "resnet9000";
+        QTest::newRow("data.image_size=4") << "data.image_size"
+                                           << "4";
     }
     void rejectsInvalidValues() {
         QFETCH(QString, key);
@@ -68,7 +91,8 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(ConfigError, c.validate());
         c.set("max_steps", "10");
         c.validate();
-        c.set("device", "gpu");
+        c.set("data.synthetic_classes", "8"); // fine for spirals, too many for shapes
+        c.set("dataset", "shapes");
         QVERIFY_THROWS_EXCEPTION(ConfigError, c.validate());
     }
 
@@ -97,8 +121,240 @@ private slots:
     }
 
     void everyFieldHasHelp() {
-        for (const ConfigField& f : configFields())
+        for (const ConfigField& f : configSchema())
             QVERIFY2(!f.help.empty(), f.key.c_str());
+    }
+
+    void messagesSayWhatIsAllowed() {
+        const auto nan = validateField("lr", "nan");
+        QVERIFY(nan);
+        QVERIFY2(nan->find("lr must be a finite number") != std::string::npos, nan->c_str());
+        const auto seed = validateField("seed", "18446744073709551616");
+        QVERIFY(seed);
+        QVERIFY2(seed->find("'18446744073709551616'") != std::string::npos, seed->c_str());
+        QVERIFY(!validateField("seed", "18446744073709551615"));
+        const auto unknown = validateField("batch", "1");
+        QVERIFY(unknown && unknown->find("batch_size") != std::string::npos);
+    }
+
+    void fullSeedRange() {
+        RunConfig c;
+        c.set("seed", "18446744073709551615");
+        QCOMPARE(c.seed, std::numeric_limits<uint64_t>::max());
+        QCOMPARE(RunConfig::fromJson(c.toJson()).seed, c.seed);
+        QVERIFY_THROWS_EXCEPTION(ConfigError,
+                                 c.applyJson(nlohmann::json::parse(R"({"seed": -1})")));
+    }
+
+    void threadsBoundedByTheMachine() {
+        const auto hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        QVERIFY(!validateField("threads", std::to_string(hardware)));
+        QVERIFY(validateField("threads", std::to_string(hardware + 1)));
+    }
+
+    void jsonValuesOfTheWrongTypeNameTheKey() {
+        RunConfig c;
+        try {
+            c.applyJson(nlohmann::json::parse(R"({"tags": ["a", 1]})"));
+            QFAIL("accepted a number as a tag");
+        } catch (const ConfigError& e) {
+            QCOMPARE(e.field(), std::string("tags"));
+        }
+        QVERIFY_THROWS_EXCEPTION(ConfigError, c.applyJson(nlohmann::json::parse(R"({"tags": 5})")));
+        QVERIFY_THROWS_EXCEPTION(ConfigError,
+                                 c.applyJson(nlohmann::json::parse(R"({"lr_milestones": [0]})")));
+    }
+
+    // The data.* keys that dataset-info and bench-data take: one parser, RunConfig's limits.
+    void dataKeys() {
+        RunConfig c;
+        c.set("data.root", "/x");
+        c.set("data.augment", "true");
+        c.set("data.val_fraction", "0.25");
+        c.set("data.image_size", "64");
+        c.set("dataset", "shapes");
+        QCOMPARE(c.data.root, std::string("/x"));
+        QVERIFY(c.data.augment);
+        QCOMPARE(c.data.valFraction, 0.25);
+        QCOMPARE(c.data.imageSize, 64);
+        QCOMPARE(c.data.name, std::string("shapes"));
+        QVERIFY(validateField("data.normalize", "maybe"));
+        QVERIFY(validateField("data.val_fraction", "1.5"));
+        QVERIFY(validateField("data.image_size", "x"));
+        QVERIFY(validateField("data.synthetic_classes", "0"));
+        for (const char* key : {"dataset", "data.root", "data.image_size", "data.csv_header"})
+            QCOMPARE(findConfigField(key)->group, ConfigGroup::Data);
+    }
+
+    // ---- the schema a form is generated from ------------------------------------------------
+
+    void schemaKeysAreUniqueAndGrouped() {
+        std::set<std::string> keys;
+        std::set<ConfigGroup> finished;
+        ConfigGroup current = configSchema().front().group;
+        for (const ConfigField& f : configSchema()) {
+            QVERIFY2(keys.insert(f.key).second, f.key.c_str());
+            if (f.group != current) { // each group is one run of fields: one form section
+                finished.insert(current);
+                current = f.group;
+            }
+            QVERIFY2(!finished.count(f.group), f.key.c_str());
+            QVERIFY(findConfigField(f.key) == &f);
+        }
+        QCOMPARE(finished.size() + 1, std::size_t{6});
+        QVERIFY(!findConfigField("no_such_key"));
+    }
+
+    void everyDefaultValidates() {
+        const nlohmann::json defaults = RunConfig().toJson();
+        for (const ConfigField& f : configSchema()) {
+            QCOMPARE(f.defaultValue, defaults.at(f.key));
+            const auto problem = validateField(f.key, asText(f.defaultValue));
+            QVERIFY2(!problem, (f.key + ": " + problem.value_or("")).c_str());
+        }
+        RunConfig().validate();
+    }
+
+    void rangesAreEnforcedAtBothEnds() {
+        int numeric = 0;
+        for (const ConfigField& f : configSchema()) {
+            if (f.type != "int" && f.type != "float")
+                continue;
+            ++numeric;
+            QVERIFY2(!f.min.is_null() && !f.max.is_null(), f.key.c_str());
+            const std::string key = f.key;
+            QVERIFY2(!validateField(key, f.max.dump()), key.c_str());
+            QVERIFY2(validateField(key, above(f.max)), key.c_str());
+            QVERIFY2(validateField(key, below(f.min)), key.c_str());
+            QCOMPARE(!validateField(key, f.min.dump()), !f.minOpen);
+            QVERIFY2(validateField(key, "x"), key.c_str());
+        }
+        QVERIFY(numeric > 20);
+    }
+
+    void appliesToConditionalKeys_data() {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("setting");
+        QTest::addColumn<QString>("on");
+        QTest::addColumn<QString>("off");
+        QTest::newRow("momentum") << "momentum"
+                                  << "optimizer"
+                                  << "sgd"
+                                  << "adamw";
+        QTest::newRow("nesterov") << "nesterov"
+                                  << "optimizer"
+                                  << "sgd"
+                                  << "adamw";
+        QTest::newRow("beta1") << "beta1"
+                               << "optimizer"
+                               << "adamw"
+                               << "sgd";
+        QTest::newRow("eps") << "eps"
+                             << "optimizer"
+                             << "adamw"
+                             << "sgd";
+        QTest::newRow("amp.init_scale") << "amp.init_scale"
+                                        << "precision"
+                                        << "16-mixed"
+                                        << "bf16-mixed";
+        QTest::newRow("amp.growth_interval") << "amp.growth_interval"
+                                             << "precision"
+                                             << "16-mixed"
+                                             << "32";
+        QTest::newRow("warmup_steps") << "warmup_steps"
+                                      << "lr_schedule"
+                                      << "cosine"
+                                      << "onecycle";
+        QTest::newRow("lr_milestones") << "lr_milestones"
+                                       << "lr_schedule"
+                                       << "multistep"
+                                       << "step";
+        QTest::newRow("lr_step_size") << "lr_step_size"
+                                      << "lr_schedule"
+                                      << "step"
+                                      << "cosine";
+        QTest::newRow("min_lr") << "min_lr"
+                                << "lr_schedule"
+                                << "cosine"
+                                << "constant";
+        QTest::newRow("data.csv_label") << "data.csv_label"
+                                        << "dataset"
+                                        << "csv"
+                                        << "mnist";
+        QTest::newRow("data.image_size") << "data.image_size"
+                                         << "dataset"
+                                         << "shapes"
+                                         << "cifar10";
+        QTest::newRow("model.shortcut") << "model.shortcut"
+                                        << "model"
+                                        << "resnet20"
+                                        << "mlp";
+        QTest::newRow("model.hidden") << "model.hidden"
+                                      << "model"
+                                      << "mlp"
+                                      << "resnet20";
+    }
+    void appliesToConditionalKeys() {
+        QFETCH(QString, key);
+        QFETCH(QString, setting);
+        QFETCH(QString, on);
+        QFETCH(QString, off);
+        const ConfigField* f = findConfigField(key.toStdString());
+        QVERIFY(f);
+        QCOMPARE(QString::fromStdString(f->appliesWhenKey), setting);
+        RunConfig c;
+        c.set(setting.toStdString(), on.toStdString());
+        QVERIFY(f->appliesTo(c));
+        c.set(setting.toStdString(), off.toStdString());
+        QVERIFY(!f->appliesTo(c));
+    }
+
+    void unconditionalKeysAlwaysApply() {
+        RunConfig c;
+        c.set("optimizer", "adamw");
+        c.set("precision", "bf16-mixed");
+        for (const char* key : {"batch_size", "lr", "weight_decay", "precision", "seed"})
+            QVERIFY2(findConfigField(key)->appliesTo(c), key);
+    }
+
+    void choicesComeFromTheRegistries() {
+        QCOMPARE(findConfigField("dataset")->choices, datasetNames());
+        std::vector<std::string> zoo;
+        for (const ZooEntry& e : modelZoo())
+            zoo.push_back(e.name);
+        QCOMPARE(findConfigField("model")->choices, zoo);
+        for (const std::string& name : zoo)
+            QVERIFY2(!validateField("model", name), name.c_str());
+        QVERIFY(!validateField("model", "my/spec.json"));
+    }
+
+private:
+    // A value as a user would type it for --set.
+    static std::string asText(const nlohmann::json& v) {
+        if (v.is_string())
+            return v.get<std::string>();
+        if (v.is_array()) {
+            std::string out;
+            for (const auto& item : v)
+                out += (out.empty() ? "" : ",") +
+                       (item.is_string() ? item.get<std::string>() : item.dump());
+            return out;
+        }
+        return v.dump();
+    }
+    // Just outside a bound: the next integer, or a small step for floats.
+    static std::string above(const nlohmann::json& max) {
+        if (max.is_number_unsigned() && max.get<uint64_t>() == std::numeric_limits<uint64_t>::max())
+            return "18446744073709551616";
+        if (max.is_number_integer())
+            return std::to_string(max.get<int64_t>() + 1);
+        return nlohmann::json(max.get<double>() * (1 + 1e-6) + 1e-6).dump();
+    }
+    static std::string below(const nlohmann::json& min) {
+        if (min.is_number_integer())
+            return std::to_string(min.get<int64_t>() - 1);
+        const double m = min.get<double>();
+        return nlohmann::json(m - 1e-6 * std::max(1.0, std::abs(m))).dump();
     }
 };
 

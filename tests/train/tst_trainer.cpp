@@ -214,7 +214,7 @@ private slots:
     void badConfigFailsTheRunWithTheField() {
         QTemporaryDir d;
         RunConfig c = smallConfig(d.path());
-        c.set("model", "nosuchnet");
+        c.set("model", "/nonexistent/net.json"); // passes set(), fails when the trainer loads it
         test::RunLog col;
         const auto f = Trainer(c, col).run();
         QCOMPARE(status(f.status), QString("failed"));

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "charts/xaxismode.h"
-#include "telemetry/systemsample.h"
+#include "core/systemsample.h"
 #include "train/events.h"
 
 #include <QWidget>

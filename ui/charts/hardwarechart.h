@@ -6,7 +6,7 @@
 
 #include "charts/chartview.h"
 #include "charts/dataextent.h"
-#include "telemetry/systemsample.h"
+#include "core/systemsample.h"
 
 #include <array>
 #include <map>

@@ -2,7 +2,7 @@
 // used) and live gauges for every GPU, or the CPU and RAM, updating with or without a run.
 #pragma once
 
-#include "telemetry/systemsample.h"
+#include "core/systemsample.h"
 
 #include <QWidget>
 

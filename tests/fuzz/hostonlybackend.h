@@ -1,0 +1,104 @@
+// A Backend that only allocates, fills and copies host memory: enough to build a Graph from a
+// spec and print its summary, which is all the model-spec fuzzer does. The CPU backend is not
+// used because clang 14 (the fuzz preset's compiler) cannot compile it. Any compute op traps, so
+// a graph that computes while being built would be found.
+#pragma once
+
+#include "backend/backend.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace tb::fuzz {
+
+class HostOnlyBackend final : public Backend {
+public:
+    Device device() const override { return Device::cpu(); }
+    std::string description() const override { return "host-only (fuzzing)"; }
+    Tensor empty(const Shape& shape, DType dtype) override { return Tensor::host(shape, dtype); }
+    Tensor emptyHost(const Shape& shape, DType dtype, bool) override {
+        return Tensor::host(shape, dtype);
+    }
+    bool supportsPinnedMemory() const override { return false; }
+    void copy(const Tensor& src, Tensor& dst) override {
+        if (src.bytes() != dst.bytes())
+            __builtin_trap();
+        std::memcpy(dst.raw(), src.raw(), src.bytes());
+    }
+    void fill(Tensor& t, float value) override {
+        if (t.dtype() != DType::F32)
+            __builtin_trap();
+        std::fill_n(t.data<float>(), t.numel(), value);
+    }
+    void synchronize() override {}
+    std::unique_ptr<StreamEvent> recordEvent() override { __builtin_trap(); }
+    MemoryStats memoryStats() const override { return {}; }
+    void resetPeakMemory() override {}
+    void releaseCachedMemory() override {}
+
+    void linearForward(const Tensor&, const Tensor&, const Tensor*, Tensor&) override {
+        __builtin_trap();
+    }
+    void linearBackward(const Tensor&, const Tensor&, const Tensor&, Tensor*, Tensor&,
+                        Tensor*) override {
+        __builtin_trap();
+    }
+    void convForward(const ConvDesc&, const Tensor&, const Tensor&, const Tensor*,
+                     Tensor&) override {
+        __builtin_trap();
+    }
+    void convBackward(const ConvDesc&, const Tensor&, const Tensor&, const Tensor&, Tensor*,
+                      Tensor&, Tensor*) override {
+        __builtin_trap();
+    }
+    void poolForward(const PoolDesc&, const Tensor&, Tensor&, Tensor&) override {
+        __builtin_trap();
+    }
+    void poolBackward(const PoolDesc&, const Tensor&, const Tensor&, Tensor&) override {
+        __builtin_trap();
+    }
+    void batchNormForwardTrain(const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor&, float,
+                               float, Tensor&, Tensor&, Tensor&) override {
+        __builtin_trap();
+    }
+    void batchNormForwardInference(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                   const Tensor&, float, Tensor&) override {
+        __builtin_trap();
+    }
+    void batchNormBackward(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                           const Tensor&, float, Tensor&, Tensor&, Tensor&) override {
+        __builtin_trap();
+    }
+    void activationForward(Activation, float, const Tensor&, Tensor&) override { __builtin_trap(); }
+    void activationBackward(Activation, float, const Tensor&, const Tensor&, Tensor&) override {
+        __builtin_trap();
+    }
+    void dropoutForward(const Tensor&, float, uint64_t, Tensor&, Tensor&) override {
+        __builtin_trap();
+    }
+    void dropoutBackward(const Tensor&, const Tensor&, float, Tensor&) override {
+        __builtin_trap();
+    }
+    void add(const Tensor&, const Tensor&, Tensor&) override { __builtin_trap(); }
+    void cast(const Tensor&, Tensor&) override { __builtin_trap(); }
+    void shortcutPadForward(const Tensor&, int64_t, int64_t, Tensor&) override { __builtin_trap(); }
+    void shortcutPadBackward(const Tensor&, int64_t, int64_t, Tensor&) override {
+        __builtin_trap();
+    }
+    void softmaxCrossEntropy(const Tensor&, const Tensor&, float, Tensor&, Tensor*, const Tensor*,
+                             float) override {
+        __builtin_trap();
+    }
+    void checkFinite(const std::vector<Tensor*>&, Tensor&) override { __builtin_trap(); }
+    void updateLossScale(Tensor&, const Tensor&, float, float, int) override { __builtin_trap(); }
+    void sgdStep(Tensor&, const Tensor&, Tensor*, const SgdParams&, const Tensor*,
+                 const Tensor*) override {
+        __builtin_trap();
+    }
+    void adamwStep(Tensor&, const Tensor&, Tensor&, Tensor&, const AdamWParams&, const Tensor*,
+                   const Tensor*) override {
+        __builtin_trap();
+    }
+};
+
+} // namespace tb::fuzz
