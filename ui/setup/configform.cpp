@@ -33,28 +33,45 @@ QString configValueText(const nlohmann::json& value) {
 
 namespace {
 
-const ConfigField* findField(const std::string& key) {
-    for (const ConfigField& f : configFields())
-        if (f.key == key)
-            return &f;
-    return nullptr;
+// "1 to 65536", "more than 0 up to 100": the schema's range as a placeholder says it.
+QString rangeText(const ConfigField& f) {
+    if (f.min.is_null() && f.max.is_null())
+        return QString::fromStdString(f.type);
+    const QString lo = configValueText(f.min), hi = configValueText(f.max);
+    if (f.max.is_null())
+        return f.minOpen ? QObject::tr("more than %1").arg(lo) : QObject::tr("%1 or more").arg(lo);
+    return f.minOpen ? QObject::tr("more than %1, up to %2").arg(lo, hi)
+                     : QObject::tr("%1 to %2").arg(lo, hi);
 }
 
 } // namespace
+
+QStringList schemaKeys(ConfigGroup group, const QStringList& except) {
+    QStringList keys;
+    for (const ConfigField& f : configSchema()) {
+        const QString key = QString::fromStdString(f.key);
+        if (f.group == group && !except.contains(key))
+            keys << key;
+    }
+    return keys;
+}
 
 ConfigForm::ConfigForm(const QStringList& keys, QWidget* parent)
     : QWidget(parent), m_layout(new QFormLayout(this)) {
     m_layout->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_layout->setContentsMargins(0, 0, 0, 0);
     for (const QString& key : keys) {
-        const ConfigField* field = findField(key.toStdString());
+        const ConfigField* field = findConfigField(key.toStdString());
         Q_ASSERT_X(field, "ConfigForm", "a key the schema does not have");
         if (!field)
             continue;
         Row row;
         row.field = *field;
         row.editor = createEditor(*field, key);
-        row.editor->setToolTip(QString::fromStdString(field->help));
+        const QString tip =
+            tr("%1 (default %2)")
+                .arg(QString::fromStdString(field->help), configValueText(field->defaultValue));
+        row.editor->setToolTip(tip);
         row.container = new QWidget(this);
         auto* line = new QHBoxLayout;
         line->setContentsMargins(0, 0, 0, 0);
@@ -70,7 +87,7 @@ ConfigForm::ConfigForm(const QStringList& keys, QWidget* parent)
         column->addLayout(line);
         column->addWidget(row.error);
         row.label = new QLabel(key, this);
-        row.label->setToolTip(QString::fromStdString(field->help));
+        row.label->setToolTip(tip);
         m_layout->addRow(row.label, row.container);
         m_rows.insert(key, row);
         m_order << key;
@@ -99,7 +116,7 @@ QWidget* ConfigForm::createEditor(const ConfigField& field, const QString& key) 
         editor = combo;
     } else {
         auto* edit = new QLineEdit(this);
-        edit->setPlaceholderText(QString::fromStdString(field.type));
+        edit->setPlaceholderText(rangeText(field));
         connect(edit, &QLineEdit::textEdited, this, [this, key] {
             validate(key);
             emit edited(key);
@@ -157,6 +174,8 @@ QMap<QString, QString> ConfigForm::applyTo(RunConfig& config) const {
     QMap<QString, QString> errors;
     for (const QString& key : m_order) {
         const Row& row = m_rows[key];
+        if (!row.field.appliesTo(config))
+            continue; // momentum under adamw, model.hidden for a CNN: not this run's keys
         const QString text = textOf(row);
         if (text.isEmpty() && row.field.type != "string" && row.field.type != "list") {
             errors.insert(key, tr("%1: needs a value").arg(key));
@@ -173,17 +192,12 @@ QMap<QString, QString> ConfigForm::applyTo(RunConfig& config) const {
 
 void ConfigForm::validate(const QString& key) {
     Row& row = m_rows[key];
-    RunConfig probe;
     QString message;
     const QString text = textOf(row);
     if (text.isEmpty() && row.field.type != "string" && row.field.type != "list")
         message = tr("%1: needs a value").arg(key);
-    else
-        try {
-            probe.set(key.toStdString(), text.toStdString());
-        } catch (const ConfigError& e) {
-            message = QString::fromStdString(e.what());
-        }
+    else if (const auto error = validateField(key.toStdString(), text.toStdString()))
+        message = QString::fromStdString(*error);
     row.error->setText(message);
     row.error->setVisible(!message.isEmpty());
     row.editor->setProperty("invalid", !message.isEmpty());
@@ -192,7 +206,8 @@ void ConfigForm::validate(const QString& key) {
 }
 
 void ConfigForm::updateApplicability(const RunConfig& config) {
-    (void)config; // every key applies until the schema says when one does not
+    for (const Row& row : std::as_const(m_rows))
+        m_layout->setRowVisible(row.label, row.field.appliesTo(config));
 }
 
 } // namespace tb::ui

@@ -1,7 +1,8 @@
 // ConfigForm: editors for a list of RunConfig keys, generated from the config schema
-// (configFields()): a combo for choices, a check box for flags, a line edit otherwise. Each value
-// is validated as it is typed, by the same RunConfig::set the CLI uses, and an invalid one is
-// marked at its field with the schema's message.
+// (configSchema()): a combo for choices, a check box for flags, a line edit showing the allowed
+// range otherwise. Each value is validated as it is typed, by the schema's validateField (what
+// the CLI's --set accepts), and an invalid one is marked at its field with the schema's message;
+// keys that do not apply to the run (momentum under adamw) are hidden.
 #pragma once
 
 #include "train/runconfig.h"
@@ -26,7 +27,8 @@ public:
     void setConfig(const RunConfig& config);
     // Sets every key that validates into `config`; returns the message of each that does not.
     QMap<QString, QString> applyTo(RunConfig& config) const;
-    // Rows whose key does not apply to `config` (momentum under adamw, ...) are hidden.
+    // Rows whose key does not apply to `config` (momentum under adamw, ...) are hidden;
+    // applyTo() leaves their keys alone.
     void updateApplicability(const RunConfig& config);
     // Adds a "?" button after the key's editor (the caller connects its clicked()).
     QWidget* addHelpButton(const QString& key, const QString& tooltip);
@@ -53,6 +55,9 @@ private:
     QMap<QString, Row> m_rows;
     QStringList m_order;
 };
+
+// The schema's keys of `group`, in schema order, less `except` (keys another panel edits).
+QStringList schemaKeys(ConfigGroup group, const QStringList& except = {});
 
 // The text form of one value of RunConfig::toJson(), as --set takes it ("0.05", "a,b", "true").
 QString configValueText(const nlohmann::json& value);

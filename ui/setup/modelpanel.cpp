@@ -81,6 +81,8 @@ ModelPanel::ModelPanel(QWidget* parent)
 }
 
 void ModelPanel::setModel(const QString& nameOrPath, const nlohmann::json& options) {
+    if (nameOrPath == m_model && options == m_options)
+        return;
     m_model = nameOrPath;
     m_options = options;
     {

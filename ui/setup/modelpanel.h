@@ -28,7 +28,8 @@ class ModelPanel : public QWidget {
 public:
     explicit ModelPanel(QWidget* parent = nullptr);
 
-    // A zoo name or a spec file path, with its options (model.hidden, ...).
+    // A zoo name or a spec file path, with its options (model.hidden, ...); rebuilds the table
+    // when either changed.
     void setModel(const QString& nameOrPath, const nlohmann::json& options);
     // The samples the model will see; rebuilds the table.
     void setInput(const Shape& sampleShape, int numClasses);

@@ -25,11 +25,23 @@ namespace tb::ui {
 
 namespace {
 
-const QStringList kTrainingKeys = {"max_epochs",   "max_steps", "optimizer",    "lr",
-                                   "momentum",     "nesterov",  "weight_decay", "lr_schedule",
-                                   "warmup_steps", "seed"};
-const QStringList kPerformanceKeys = {"batch_size", "accumulate_grad_batches", "num_workers",
-                                      "pin_memory", "precision"};
+// The performance knobs a newcomer turns, together (the schema files batch_size under data and
+// accumulate_grad_batches under optimization); then the rest of the performance and precision
+// keys from the schema. `device` has its own combo, `dataset`, `data.root` and `model` their
+// pickers.
+const QStringList kKnobKeys = {"batch_size", "accumulate_grad_batches"};
+
+QStringList performanceKeys() {
+    return kKnobKeys + schemaKeys(ConfigGroup::Performance, {"device"}) +
+           schemaKeys(ConfigGroup::Precision);
+}
+
+bool sameData(const DataConfig& a, const DataConfig& b) {
+    return a.name == b.name && a.root == b.root && a.valFraction == b.valFraction &&
+           a.augment == b.augment && a.normalize == b.normalize && a.imageSize == b.imageSize &&
+           a.csvLabel == b.csvLabel && a.csvHeader == b.csvHeader &&
+           a.syntheticSamples == b.syntheticSamples && a.syntheticClasses == b.syntheticClasses;
+}
 
 uint64_t hostMemoryBytes() {
     const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
@@ -68,30 +80,49 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(buildModelGroup());
     layout->addWidget(buildTrainingGroup());
     layout->addWidget(buildPerformanceGroup());
+    m_logging = new ConfigForm(schemaKeys(ConfigGroup::Logging));
+    connect(m_logging, &ConfigForm::edited, this, &SetupPanel::refresh);
+    layout->addWidget(
+        group(tr("Logging and checkpoints"), m_logging, QStringLiteral("group-logging")));
     layout->addStretch(1);
     setConfig(RunConfig());
 }
 
 QWidget* SetupPanel::buildDatasetGroup() {
-    m_dataset = new DatasetPanel;
+    auto* content = new QWidget;
+    m_dataset = new DatasetPanel(content);
+    m_data = new ConfigForm(
+        schemaKeys(ConfigGroup::Data, QStringList{"dataset", "data.root"} + kKnobKeys), content);
+    connect(m_data, &ConfigForm::edited, this, &SetupPanel::refresh);
+    auto* layout = new QVBoxLayout(content);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_dataset);
+    layout->addWidget(m_data);
     connect(m_dataset, &DatasetPanel::dataConfigEdited, this, &SetupPanel::refresh);
     connect(m_dataset, &DatasetPanel::factsChanged, this, [this] {
         const DatasetFacts& f = m_dataset->facts();
         m_model->setInput(f.ok ? f.sampleShape : Shape(), f.numClasses);
     });
-    return group(tr("Dataset"), m_dataset, QStringLiteral("group-dataset"));
+    return group(tr("Dataset"), content, QStringLiteral("group-dataset"));
 }
 
 QWidget* SetupPanel::buildModelGroup() {
-    m_model = new ModelPanel;
+    auto* content = new QWidget;
+    m_model = new ModelPanel(content);
     connect(m_model, &ModelPanel::modelEdited, this, &SetupPanel::refresh);
     connect(m_model, &ModelPanel::modelRebuilt, this, &SetupPanel::refresh);
-    return group(tr("Model"), m_model, QStringLiteral("group-model"));
+    m_modelOptions = new ConfigForm(schemaKeys(ConfigGroup::Model, {"model"}), content);
+    connect(m_modelOptions, &ConfigForm::edited, this, &SetupPanel::refresh);
+    auto* layout = new QVBoxLayout(content);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_modelOptions);
+    layout->addWidget(m_model, 1);
+    return group(tr("Model"), content, QStringLiteral("group-model"));
 }
 
 QWidget* SetupPanel::buildTrainingGroup() {
     auto* content = new QWidget;
-    m_training = new ConfigForm(kTrainingKeys, content);
+    m_training = new ConfigForm(schemaKeys(ConfigGroup::Optimization, kKnobKeys), content);
     connect(m_training, &ConfigForm::edited, this, &SetupPanel::refresh);
     m_lrPreview = new LrPreview(content);
     auto* layout = new QVBoxLayout(content);
@@ -124,9 +155,10 @@ QWidget* SetupPanel::buildPerformanceGroup() {
     deviceForm->setContentsMargins(0, 0, 0, 0);
     deviceForm->addRow(QStringLiteral("device"), deviceRow);
 
-    m_performance = new ConfigForm(kPerformanceKeys, content);
+    const QStringList knobs = performanceKeys();
+    m_performance = new ConfigForm(knobs, content);
     connect(m_performance, &ConfigForm::edited, this, &SetupPanel::refresh);
-    for (const QString& key : kPerformanceKeys)
+    for (const QString& key : knobs)
         if (const ConceptCard* card = findConceptCard(key)) {
             QWidget* button = m_performance->addHelpButton(key, card->title);
             connect(static_cast<QToolButton*>(button), &QToolButton::clicked, this,
@@ -170,8 +202,8 @@ void SetupPanel::fillDevices() {
 
 void SetupPanel::setConfig(const RunConfig& config) {
     m_base = config;
-    m_training->setConfig(config);
-    m_performance->setConfig(config);
+    for (ConfigForm* form : forms())
+        form->setConfig(config);
     const int index = m_device->findData(QString::fromStdString(config.device));
     {
         QSignalBlocker block(m_device);
@@ -187,6 +219,10 @@ void SetupPanel::setConfig(const RunConfig& config) {
     m_model->setPrecision(QString::fromStdString(config.precision));
     m_dataset->setDataConfig(config.data); // opens it; factsChanged() refreshes again
     refresh();
+}
+
+std::vector<ConfigForm*> SetupPanel::forms() const {
+    return {m_data, m_modelOptions, m_training, m_performance, m_logging};
 }
 
 bool SetupPanel::busy() const {
@@ -217,10 +253,14 @@ void SetupPanel::refresh() {
     const QString device = m_device->currentData().toString();
     if (!device.isEmpty())
         c.device = device.toStdString();
-    QMap<QString, QString> errors = m_training->applyTo(c);
-    errors.insert(m_performance->applyTo(c));
-    m_training->updateApplicability(c);
-    m_performance->updateApplicability(c);
+    QMap<QString, QString> errors;
+    for (ConfigForm* form : forms()) {
+        errors.insert(form->applyTo(c));
+        form->updateApplicability(c);
+    }
+    if (!sameData(c.data, m_dataset->dataConfig()))
+        m_dataset->setDataConfig(c.data); // reopens; factsChanged() refreshes again
+    m_model->setModel(QString::fromStdString(c.model), c.modelOptions);
     m_model->setPrecision(QString::fromStdString(c.precision));
 
     m_effectiveBatch->setText(tr("Effective batch: %1 x %2 = %3 samples per optimizer step")

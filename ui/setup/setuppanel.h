@@ -7,6 +7,8 @@
 
 #include <QWidget>
 
+#include <vector>
+
 class QComboBox;
 class QLabel;
 
@@ -43,14 +45,18 @@ private:
     void fillDevices();
     void refresh(); // recompute the config, previews, memory bar and blocker
     int64_t totalSteps(const RunConfig& config) const;
+    std::vector<ConfigForm*> forms() const; // in the order their keys are applied
 
     RunConfig m_base;
     RunConfig m_current;
     QString m_blocker;
     DatasetPanel* m_dataset = nullptr;
     ModelPanel* m_model = nullptr;
+    ConfigForm* m_data = nullptr;         // data.* keys beside the dataset picker
+    ConfigForm* m_modelOptions = nullptr; // model.* keys of the chosen model
     ConfigForm* m_training = nullptr;
     ConfigForm* m_performance = nullptr;
+    ConfigForm* m_logging = nullptr;
     QComboBox* m_device = nullptr;
     QLabel* m_effectiveBatch = nullptr;
     LrPreview* m_lrPreview = nullptr;
