@@ -5,14 +5,13 @@
 #include "backend/devices.h"
 #include "concepts/conceptcards.h"
 #include "core/errors.h"
+#include "telemetry/hostinfo.h"
 
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QLabel>
 #include <QProgressBar>
 #include <QVBoxLayout>
-
-#include <thread>
 
 namespace tb::ui {
 
@@ -32,11 +31,24 @@ QString gib(uint64_t bytes) {
 
 QString environmentReport() {
     const CudaStatus& cuda = probeCuda();
+    const HostFacts host = readHostFacts();
     QString html = QStringLiteral("<table cellspacing='4'>");
     const auto row = [&html](const QString& k, const QString& v) {
         html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(k, v);
     };
-    row(QObject::tr("CPU threads"), QString::number(std::thread::hardware_concurrency()));
+    QStringList simd;
+    for (const std::string& s : host.cpu.simd)
+        simd << QString::fromStdString(s);
+    row(QObject::tr("CPU"), QObject::tr("%1, %2 cores / %3 threads")
+                                .arg(QString::fromStdString(host.cpu.model).toHtmlEscaped())
+                                .arg(host.cpu.physicalCores)
+                                .arg(host.cpu.logicalCores));
+    row(QObject::tr("SIMD"), simd.join(QStringLiteral(" ")));
+    row(QObject::tr("Memory"), QObject::tr("%1 GiB, %2 GiB available")
+                                   .arg(gib(host.memory.total), gib(host.memory.available)));
+    row(QObject::tr("oneDNN"), host.onednnVersion.empty()
+                                   ? QObject::tr("not loaded")
+                                   : QString::fromStdString(host.onednnVersion));
     row(QObject::tr("GPU backend"),
         cuda.usable ? QObject::tr("usable")
                     : QStringLiteral("<span style='color:#d13438'>%1</span>")
@@ -47,7 +59,8 @@ QString environmentReport() {
     row(QObject::tr("NVIDIA driver (CUDA)"), versionText(cuda.driverVersion, 1000, 10, 100));
     row(QObject::tr("CUDA runtime"), versionText(cuda.runtimeVersion, 1000, 10, 100));
     row(QObject::tr("cuDNN"), versionText(cuda.cudnnVersion, 10000, 100, 100));
-    row(QObject::tr("Plugin"), QString::fromStdString(cuda.pluginPath).toHtmlEscaped());
+    if (!cuda.pluginPath.empty())
+        row(QObject::tr("GPU plugin"), QString::fromStdString(cuda.pluginPath).toHtmlEscaped());
     for (const GpuInfo& gpu : cuda.gpus)
         row(QStringLiteral("cuda:%1").arg(gpu.index),
             QObject::tr("%1, compute %2.%3, %4 SMs (%5 CUDA cores), %6 GiB, %7 GB/s")

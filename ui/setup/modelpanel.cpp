@@ -94,6 +94,10 @@ void ModelPanel::setModel(const QString& nameOrPath, const nlohmann::json& optio
     rebuild();
 }
 
+void ModelPanel::setOptionsWidget(QWidget* options) {
+    static_cast<QVBoxLayout*>(layout())->insertWidget(1, options);
+}
+
 void ModelPanel::setInput(const Shape& sampleShape, int numClasses) {
     m_input = sampleShape;
     m_classes = numClasses;

@@ -31,6 +31,8 @@ public:
     // A zoo name or a spec file path, with its options (model.hidden, ...); rebuilds the table
     // when either changed.
     void setModel(const QString& nameOrPath, const nlohmann::json& options);
+    // Shown between the picker and the layer table (the model.* options form).
+    void setOptionsWidget(QWidget* options);
     // The samples the model will see; rebuilds the table.
     void setInput(const Shape& sampleShape, int numClasses);
     // The activation dtype follows `precision` (32 | 16-mixed | bf16-mixed).

@@ -113,9 +113,9 @@ QWidget* SetupPanel::buildModelGroup() {
     connect(m_model, &ModelPanel::modelRebuilt, this, &SetupPanel::refresh);
     m_modelOptions = new ConfigForm(schemaKeys(ConfigGroup::Model, {"model"}), content);
     connect(m_modelOptions, &ConfigForm::edited, this, &SetupPanel::refresh);
+    m_model->setOptionsWidget(m_modelOptions);
     auto* layout = new QVBoxLayout(content);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_modelOptions);
     layout->addWidget(m_model, 1);
     return group(tr("Model"), content, QStringLiteral("group-model"));
 }

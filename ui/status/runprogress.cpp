@@ -27,6 +27,7 @@ RunProgress::RunProgress(QWidget* parent)
     m_bar->setRange(0, 1);
     m_bar->setValue(0);
     m_bar->setTextVisible(true);
+    m_bar->setFormat(tr("no run yet"));
     m_bar->setMinimumWidth(160);
     m_details->setObjectName(QStringLiteral("run-details"));
     auto* layout = new QHBoxLayout(this);
