@@ -1,6 +1,8 @@
 // The whole window, as a user drives it: the first launch is ready to train, Ctrl+Return trains
 // a run to completion with live charts, pause/resume/stop work from the actions, an out-of-memory
 // run offers its retry, and the last configuration is remembered.
+#include "charts/losschart.h"
+#include "charts/validationchart.h"
 #include "mainwindow.h"
 #include "runcontroller.h"
 #include "setup/setuppanel.h"
@@ -9,6 +11,7 @@
 #include "uitestutil.h"
 
 #include <QAction>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -62,6 +65,17 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Idle, 120000);
         QVERIFY2(log(w).contains("run completed"), qPrintable(log(w)));
         QVERIFY(train->isEnabled()); // the window is ready for the next run
+        // The charts got every logged step and both epochs.
+        auto* loss = w.findChild<ui::LossChart*>();
+        QVERIFY(loss);
+        QCOMPARE(loss->rawGraph()->dataCount(), 22);
+        QCOMPARE(loss->smoothedGraph()->dataCount(), 22);
+        auto* validation = w.findChild<ui::ValidationChart*>();
+        QVERIFY(validation);
+        QVERIFY(validation->exportCsv(m_dir.filePath("validation.csv")));
+        QFile csv(m_dir.filePath("validation.csv"));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        QCOMPARE(csv.readAll().trimmed().split('\n').size(), 3); // header and two epochs
 
         RunStoreOptions ro;
         ro.readOnly = true;
