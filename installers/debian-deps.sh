@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ccache pkg-config git
-  clang libclang-rt-14-dev            # libFuzzer targets
+  clang libclang-rt-14-dev libomp-dev # libFuzzer targets (clang builds the engine with OpenMP)
   qt6-base-dev libqcustomplot-dev     # the window and the Qt Test suites
   fonts-dejavu-core                   # text in the window and its screenshots
   libdnnl-dev ocl-icd-opencl-dev      # CPU backend: oneDNN (on OpenMP); its CMake config wants OpenCL
