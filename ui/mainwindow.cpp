@@ -36,18 +36,18 @@ constexpr int kSetupWidth = 420;
 
 MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     : QMainWindow(parent), m_controller(new RunController(databasePath, {}, this)),
-      m_setup(new SetupPanel), m_charts(new ChartsPanel), m_hardware(new HardwarePanel),
-      m_log(new LogPanel), m_progress(new RunProgress), m_banner(new FailureBanner),
-      m_split(new QSplitter(Qt::Horizontal, this)), m_tabs(new QTabWidget), m_blocker(new QLabel) {
+      m_setup(new SetupPanel), m_setupScroll(new QScrollArea), m_charts(new ChartsPanel),
+      m_hardware(new HardwarePanel), m_log(new LogPanel), m_progress(new RunProgress),
+      m_banner(new FailureBanner), m_split(new QSplitter(Qt::Horizontal, this)),
+      m_tabs(new QTabWidget), m_blocker(new QLabel) {
     setWindowTitle(tr("TrainBench"));
     setObjectName(QStringLiteral("main-window"));
 
-    auto* scroll = new QScrollArea;
-    scroll->setObjectName(QStringLiteral("setup-scroll"));
-    scroll->setWidget(m_setup);
-    scroll->setWidgetResizable(true);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(kSetupMinWidth);
+    m_setupScroll->setObjectName(QStringLiteral("setup-scroll"));
+    m_setupScroll->setWidget(m_setup);
+    m_setupScroll->setWidgetResizable(true);
+    m_setupScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_setupScroll->setMinimumWidth(kSetupMinWidth);
 
     m_tabs->setObjectName(QStringLiteral("views"));
     m_tabs->addTab(m_charts, tr("Charts"));
@@ -62,7 +62,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     rightLayout->setContentsMargins(0, 0, 0, 0);
     rightLayout->addWidget(m_banner);
     rightLayout->addWidget(vertical, 1);
-    m_split->addWidget(scroll);
+    m_split->addWidget(m_setupScroll);
     m_split->addWidget(right);
     m_split->setStretchFactor(1, 1);
     m_split->setSizes({kSetupWidth, kSetupWidth * 2});
@@ -158,6 +158,8 @@ void MainWindow::connectController() {
         if (e.status == RunStatus::Failed) {
             m_log->addMessage(LogLevel::Error, QString::fromStdString(e.error));
             m_banner->showFailure(e);
+            // The config key the failure names gets the focus once the form is enabled again.
+            m_focusAfterRun = QString::fromStdString(e.failure.subject);
         } else {
             m_log->addMessage(LogLevel::Info, tr("run %1; best validation accuracy %2% at epoch %3")
                                                   .arg(QString::fromStdString(toString(e.status)))
@@ -198,6 +200,13 @@ void MainWindow::updateActions() {
     m_pause->setText(state == State::Paused ? tr("&Resume") : tr("&Pause"));
     m_stop->setEnabled(state == State::Running || state == State::Paused);
     m_setup->setEnabled(state == State::Idle);
+    if (state == State::Idle && !m_focusAfterRun.isEmpty()) {
+        if (QWidget* editor = m_setup->editorOf(m_focusAfterRun)) {
+            m_setupScroll->ensureWidgetVisible(editor);
+            editor->setFocus();
+        }
+        m_focusAfterRun.clear();
+    }
     m_blocker->setText(state == State::Idle ? blocker : QString());
     m_blocker->setToolTip(m_blocker->text());
     static const char* const kStateNames[] = {"Ready", "Training", "Paused", "Stopping"};

@@ -8,6 +8,7 @@
 
 class QAction;
 class QLabel;
+class QScrollArea;
 class QSplitter;
 class QTabWidget;
 
@@ -47,6 +48,7 @@ private:
 
     RunController* m_controller;
     SetupPanel* m_setup;
+    QScrollArea* m_setupScroll;
     ChartsPanel* m_charts;
     HardwarePanel* m_hardware;
     LogPanel* m_log;
@@ -59,6 +61,7 @@ private:
     QAction* m_pause = nullptr;
     QAction* m_stop = nullptr;
     bool m_trainWhenReady = false; // a retry waits for the set-up panel to settle
+    QString m_focusAfterRun;       // the config key a failed run named
 };
 
 } // namespace tb::ui

@@ -111,7 +111,9 @@ std::string toString(FailureKind kind);
 
 struct RunFailure {
     FailureKind kind = FailureKind::None;
-    std::string subject; // the config key (Config) or the file (Dataset); empty when none
+    // The config key (Config; "lr" for NonFiniteLoss, "device" for Backend) or the file
+    // (Dataset) the failure is about; empty when none.
+    std::string subject;
     // Config keys and values that should make the run fit, e.g. for out of memory half the
     // batch_size and twice accumulate_grad_batches: the same effective batch. Empty when none.
     std::vector<std::pair<std::string, std::string>> retryChanges;

@@ -42,6 +42,9 @@ RunFailure describeFailure(const std::exception& error, const RunConfig& config)
             f.retryChanges = {
                 {"batch_size", std::to_string(config.batchSize / 2)},
                 {"accumulate_grad_batches", std::to_string(config.accumulateGradBatches * 2)}};
+    } else if (dynamic_cast<const NonFiniteLossError*>(&error)) {
+        f.kind = FailureKind::NonFiniteLoss;
+        f.subject = "lr";
     } else if (dynamic_cast<const BackendUnavailable*>(&error)) {
         f.kind = FailureKind::Backend;
         f.subject = "device";

@@ -302,6 +302,8 @@ private slots:
             error.contains(QRegularExpression("^the training loss is (NaN|inf|-inf) at step \\d+")),
             f.error.c_str());
         QVERIFY2(error.contains("Lower lr (now "), f.error.c_str());
+        QVERIFY(f.failure.kind == FailureKind::NonFiniteLoss);
+        QCOMPARE(f.failure.subject, std::string("lr"));
         QVERIFY2(error.contains(precision == "16-mixed" ? "not an overflow that loss scaling fixes"
                                                         : "with precision=16-mixed loss scaling"),
                  f.error.c_str());

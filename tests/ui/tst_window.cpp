@@ -11,6 +11,7 @@
 #include "uitestutil.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -137,6 +138,25 @@ private slots:
         QCOMPARE(w.setup().config().accumulateGradBatches, 2);
         QTRY_COMPARE_WITH_TIMEOUT(started.count(), 2, 30000);
         QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Idle, 120000);
+    }
+
+    // A run that fails on a key the form could not check alone (a folder that cannot be
+    // created) names it, and the window puts the cursor in that field.
+    void failureNamingAKeyFocusesItsField() {
+        MainWindow w(db());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        RunConfig c = test::tinyRunConfig("/proc/no-such-folder/ckpt", 1);
+        w.setup().setConfig(c);
+        QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
+                                  30000);
+        QVERIFY(w.train());
+        auto* banner = w.findChild<ui::FailureBanner*>("failure-banner");
+        QTRY_VERIFY_WITH_TIMEOUT(banner->isVisible(), 60000);
+        QVERIFY(banner->failure().kind == FailureKind::Config);
+        QCOMPARE(banner->failure().subject, std::string("checkpoint_dir"));
+        QTRY_COMPARE(QApplication::focusWidget(), w.setup().editorOf("checkpoint_dir"));
+        QVERIFY(!w.findChild<QPushButton*>("failure-retry")->isVisible());
     }
 
     void invalidValueDisablesTrainWithTheReason() {

@@ -225,6 +225,13 @@ std::vector<ConfigForm*> SetupPanel::forms() const {
     return {m_data, m_modelOptions, m_training, m_performance, m_logging};
 }
 
+QWidget* SetupPanel::editorOf(const QString& key) const {
+    for (ConfigForm* form : forms())
+        if (QWidget* editor = form->editor(key))
+            return editor;
+    return findChild<QWidget*>(key); // the dataset, data.root, model and device pickers
+}
+
 bool SetupPanel::busy() const {
     return m_dataset->loading();
 }

@@ -31,6 +31,9 @@ public:
     RunConfig config() const;
     // Empty when Train can start; else what stops it, naming the field.
     QString blocker() const { return m_blocker; }
+    // The editor of a config key ("lr", "batch_size"), for pointing at what a failed run named;
+    // nullptr when the panel has none.
+    QWidget* editorOf(const QString& key) const;
     // True while the dataset is still being opened (blocker() then says so).
     bool busy() const;
 
