@@ -1,6 +1,8 @@
 // hostMemory: /proc/meminfo and the cgroup v2 memory files.
 #include "core/hostmemory.h"
 
+#include "core/processmemory.h"
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -9,22 +11,6 @@
 namespace tb {
 
 namespace {
-
-// A "Key:   12345 kB" line of /proc/meminfo, in bytes.
-std::optional<uint64_t> meminfoField(const std::string& key) {
-    std::ifstream in("/proc/meminfo");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (!line.starts_with(key + ":"))
-            continue;
-        std::istringstream fields(line.substr(key.size() + 1));
-        uint64_t kib = 0;
-        if (fields >> kib)
-            return kib * 1024;
-        return std::nullopt;
-    }
-    return std::nullopt;
-}
 
 // A cgroup v2 file of this process's group ("0::/path" in /proc/self/cgroup) holding one number
 // of bytes; "max" (no limit) and cgroup v1 read as missing.
@@ -46,8 +32,8 @@ std::optional<uint64_t> cgroupValue(const std::string& name) {
 } // namespace
 
 std::optional<HostMemory> hostMemory() {
-    const auto available = meminfoField("MemAvailable");
-    const auto total = meminfoField("MemTotal");
+    const auto available = procKibField("/proc/meminfo", "MemAvailable");
+    const auto total = procKibField("/proc/meminfo", "MemTotal");
     if (!available || !total)
         return std::nullopt;
     HostMemory m{*available, *total};

@@ -2,6 +2,7 @@
 // and saves QWidget::grab() PNGs at 1280x800 and 1920x1080 in a light and a dark palette, to
 // look at the charts without a training run. Usage: tb_chartshot [OUTDIR] (default: .)
 #include "charts/chartspanel.h"
+#include "darkpalette.h"
 #include "support/syntheticrun.h"
 
 #include <QApplication>
@@ -16,26 +17,6 @@ using namespace tb;
 using namespace tb::ui;
 
 namespace {
-
-QPalette darkPalette() {
-    QPalette p;
-    const QColor window(45, 45, 48), base(30, 30, 32), text(220, 220, 220);
-    p.setColor(QPalette::Window, window);
-    p.setColor(QPalette::WindowText, text);
-    p.setColor(QPalette::Base, base);
-    p.setColor(QPalette::AlternateBase, window);
-    p.setColor(QPalette::Text, text);
-    p.setColor(QPalette::Button, window);
-    p.setColor(QPalette::ButtonText, text);
-    p.setColor(QPalette::ToolTipBase, base);
-    p.setColor(QPalette::ToolTipText, text);
-    p.setColor(QPalette::Highlight, QColor(58, 141, 222));
-    p.setColor(QPalette::HighlightedText, Qt::white);
-    p.setColor(QPalette::Disabled, QPalette::Text, QColor(120, 120, 120));
-    p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(120, 120, 120));
-    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(120, 120, 120));
-    return p;
-}
 
 // 6,000 logged steps (15 epochs) with telemetry from a minute before the start.
 void fill(ChartsPanel& panel, int gpus) {
@@ -84,7 +65,8 @@ int main(int argc, char** argv) {
     QDir().mkpath(dir);
     const QPalette light = QApplication::style()->standardPalette();
     bool ok = true;
-    for (const auto& [theme, palette] : {std::pair{"light", light}, {"dark", darkPalette()}}) {
+    for (const auto& [theme, palette] :
+         {std::pair{"light", light}, {"dark", test::darkPalette()}}) {
         QApplication::setPalette(palette);
         for (const QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
             const QString base = QStringLiteral("charts-%1-%2x%3")

@@ -114,12 +114,7 @@ private slots:
     void outOfMemoryOffersTheRetry() {
         MainWindow w(db());
         w.show();
-        RunConfig c = test::tinyRunConfig(m_dir.filePath("ckpt"), 1);
-        c.set("dataset", "spirals");
-        c.set("data.synthetic_samples", "65536");
-        c.set("model", "mlp");
-        c.set("model.hidden", "4194304");
-        c.set("batch_size", "65536");
+        const RunConfig c = test::outOfMemoryRunConfig(m_dir.filePath("ckpt"));
         w.setup().setConfig(c);
         QSignalSpy started(&w.controller(), &ui::RunController::runStarted);
         QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),

@@ -1,6 +1,7 @@
 // Screenshots of every view of the window, for looking at (tests/ui/screenshots.sh runs this
 // under xvfb-run). Not a ctest: it asserts only that each view reached the state it shows.
 // TB_SHOTS_DIR names the output folder.
+#include "darkpalette.h"
 #include "mainwindow.h"
 #include "runcontroller.h"
 #include "setup/setuppanel.h"
@@ -24,31 +25,6 @@ using namespace tb;
 using State = tb::ui::RunController::State;
 
 namespace {
-
-QPalette darkPalette() {
-    QPalette p;
-    const QColor window(0x2b, 0x2b, 0x2e), base(0x1e, 0x1e, 0x21), text(0xe6, 0xe6, 0xe6);
-    p.setColor(QPalette::Window, window);
-    p.setColor(QPalette::WindowText, text);
-    p.setColor(QPalette::Base, base);
-    p.setColor(QPalette::AlternateBase, window);
-    p.setColor(QPalette::Text, text);
-    p.setColor(QPalette::Button, window);
-    p.setColor(QPalette::ButtonText, text);
-    p.setColor(QPalette::ToolTipBase, base);
-    p.setColor(QPalette::ToolTipText, text);
-    p.setColor(QPalette::Highlight, QColor(0x3b, 0x82, 0xc4));
-    p.setColor(QPalette::HighlightedText, Qt::white);
-    p.setColor(QPalette::Link, QColor(0x6c, 0xb4, 0xee));
-    p.setColor(QPalette::Mid, QColor(0x55, 0x55, 0x5a));
-    p.setColor(QPalette::Midlight, QColor(0x3c, 0x3c, 0x40));
-    p.setColor(QPalette::Dark, QColor(0x18, 0x18, 0x1a));
-    p.setColor(QPalette::PlaceholderText, QColor(0x90, 0x90, 0x90));
-    p.setColor(QPalette::Disabled, QPalette::Text, QColor(0x80, 0x80, 0x80));
-    p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(0x80, 0x80, 0x80));
-    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(0x80, 0x80, 0x80));
-    return p;
-}
 
 RunConfig showcaseRun(const QString& dir) {
     RunConfig c = test::tinyRunConfig(dir, 4);
@@ -92,7 +68,8 @@ private slots:
     void views() {
         QFETCH(QSize, size);
         QFETCH(bool, dark);
-        QApplication::setPalette(dark ? darkPalette() : QApplication::style()->standardPalette());
+        QApplication::setPalette(dark ? test::darkPalette()
+                                      : QApplication::style()->standardPalette());
         const QString tag = QString::fromLatin1(QTest::currentDataTag());
         QSettings().clear();
         ui::MainWindow w(m_tmp.filePath(tag + ".db"));
@@ -121,12 +98,7 @@ private slots:
         lr->selectAll();
         QTest::keyClicks(lr, "0.05");
 
-        RunConfig oom = test::tinyRunConfig(m_tmp.filePath("ckpt"), 1);
-        oom.set("dataset", "spirals");
-        oom.set("data.synthetic_samples", "65536");
-        oom.set("model", "mlp");
-        oom.set("model.hidden", "4194304");
-        oom.set("batch_size", "65536");
+        RunConfig oom = test::outOfMemoryRunConfig(m_tmp.filePath("ckpt"));
         w.setup().setConfig(oom);
         QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
                                   60000);
