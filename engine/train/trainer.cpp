@@ -385,6 +385,8 @@ void Trainer::State::waitWhilePaused(Interval& interval, float lr, std::stop_tok
         std::unique_lock lock(pauseMutex);
         pauseChanged.wait(lock, stop, [&] { return !pauseRequested.load(); });
     }
+    if (stop.stop_requested())
+        return; // the run ends here; it does not go on
     sink.onEvent(PauseEvent{false, pos.step, nowUnix()});
     interval.reset(); // the next interval's clock starts now, not before the pause
 }

@@ -499,6 +499,7 @@ private slots:
         QCOMPARE(status(finished.status), QString("stopped"));
         QCOMPARE(finished.summary.steps, int64_t{3});
         QVERIFY(!finished.checkpoint.empty());
+        QCOMPARE(log.order.back(), std::string("paused at 3")); // never reported as resumed
     }
 };
 
