@@ -3,6 +3,7 @@
 #include "args.h"
 #include "commands.h"
 
+#include "backend/cpu/cpuisa.h"
 #include "backend/devices.h"
 #include "core/errors.h"
 #include "telemetry/hostinfo.h"
@@ -27,6 +28,15 @@ std::string cudnnVersionText(int v) {
                         std::to_string(v % 100);
 }
 
+const char* nativeText(bool native) {
+    return native ? "native" : "emulated";
+}
+
+// {"isa": ..., "bf16": "native"|"emulated", "f16": ...}: what oneDNN computes these types in.
+nlohmann::json lowPrecisionJson(const CpuLowPrecisionSupport& s) {
+    return {{"isa", s.isa}, {"bf16", nativeText(s.bf16Native)}, {"f16", nativeText(s.f16Native)}};
+}
+
 std::string gib(uint64_t bytes) {
     return formatBytes(bytes);
 }
@@ -44,7 +54,8 @@ std::string nvmlText(const NvmlFacts& f) {
     return text;
 }
 
-void printText(const HostFacts& host, const NvmlFacts& nvml, const CudaStatus& s) {
+void printText(const HostFacts& host, const CpuLowPrecisionSupport& lowPrecision,
+               const NvmlFacts& nvml, const CudaStatus& s) {
     const CpuFacts& cpu = host.cpu;
     std::printf("TrainBench doctor\n\n");
     std::printf("CPU            %s\n", cpu.model.c_str());
@@ -53,6 +64,8 @@ void printText(const HostFacts& host, const NvmlFacts& nvml, const CudaStatus& s
     for (const std::string& f : cpu.simd)
         simd += (simd.empty() ? "" : " ") + f;
     std::printf("  SIMD         %s\n", simd.empty() ? "(none of interest)" : simd.c_str());
+    std::printf("  bf16 / f16   %s / %s (oneDNN ISA %s)\n", nativeText(lowPrecision.bf16Native),
+                nativeText(lowPrecision.f16Native), lowPrecision.isa.c_str());
     std::printf("RAM            %s total, %s available\n", gib(host.memory.total).c_str(),
                 gib(host.memory.available).c_str());
     std::printf("oneDNN         %s\n\n",
@@ -97,8 +110,10 @@ int cmdDoctor(const Argv& argv) {
     const HostFacts host = readHostFacts();
     const CudaStatus& status = probeCudaLibraries();
     const NvmlFacts nvml = NvmlSampler().facts();
+    const CpuLowPrecisionSupport lowPrecision = cpuLowPrecisionSupport();
     if (args.flag("json")) {
         nlohmann::json j = toJson(host);
+        j["cpu"]["compute"] = lowPrecisionJson(lowPrecision);
         j["nvml"] = {{"available", nvml.available},
                      {"error", nvml.error},
                      {"driverVersion", nvml.driverVersion},
@@ -108,7 +123,7 @@ int cmdDoctor(const Argv& argv) {
         std::printf("%s\n", j.dump(2).c_str());
         return 0;
     }
-    printText(host, nvml, status);
+    printText(host, lowPrecision, nvml, status);
     return 0;
 }
 

@@ -4,6 +4,7 @@ set(TB_MODULE_SOURCES
     cpu/cpuconv.cpp
     cpu/cpuconvops.cpp
     cpu/cpuelementwise.cpp
+    cpu/cpuisa.cpp
     cpu/cpulinear.cpp
     cpu/cpumatmul.cpp
     cpu/cpuloss.cpp

@@ -1,6 +1,7 @@
 // Trainer: setup, the step loop with accumulation and loss scaling, evaluation, events.
 #include "train/trainer.h"
 
+#include "backend/cpu/cpuisa.h"
 #include "backend/devices.h"
 #include "core/errors.h"
 #include "core/processmemory.h"
@@ -208,6 +209,9 @@ void Trainer::State::setup() {
     if (config.pinMemory && !trainLoader->pinned())
         log(LogLevel::Info, "pin_memory has no effect on the CPU backend: batches already live "
                             "in the memory the model computes from");
+    if (device.kind == Device::Kind::Cpu)
+        if (const auto note = emulatedPrecisionNote(config.precision, cpuLowPrecisionSupport()))
+            log(LogLevel::Warning, *note);
     if (!config.pinMemory && device.isCuda())
         log(LogLevel::Info, "pin_memory=false: each batch is staged through pageable memory and "
                             "its copy to the GPU blocks the host until the GPU has caught up; "
