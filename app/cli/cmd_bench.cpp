@@ -18,15 +18,25 @@ namespace tb::cli {
 namespace {
 
 nlohmann::json toJson(const StepBenchResult& r) {
-    return {{"device", r.device},
-            {"backend", r.backend},
-            {"median_step_ms", r.medianStepMs},
-            {"p90_step_ms", r.p90StepMs},
-            {"max_step_ms", r.maxStepMs},
-            {"samples_per_s", r.samplesPerSec},
-            {"host_step_ms", r.hostStepMs},
-            {"peak_rss_mb", r.peakRssMb},
-            {"peak_device_mb", r.peakDeviceMb}};
+    nlohmann::json j = {
+        {"device", r.device},
+        {"backend", r.backend},
+        {"median_step_ms", r.medianStepMs},
+        {"p90_step_ms", r.p90StepMs},
+        {"max_step_ms", r.maxStepMs},
+        {"samples_per_s", r.samplesPerSec},
+        {"host_step_ms", r.hostStepMs},
+        {"peak_rss_mb", r.peakRssMb},
+        {"peak_device_mb", r.peakDeviceMb},
+        // Forward FLOPs times 3 (forward, backward data, backward weights), whole batch.
+        {"step_gflop", r.stepGflop},
+        {"achieved_gflops", r.achievedGflops}};
+    if (r.cpuPeakGflops > 0.0) {
+        j["cpu_peak_gflops"] = r.cpuPeakGflops;
+        j["cpu_peak_source"] = r.cpuPeakMeasured ? "measured" : "cached";
+        j["cpu_peak_fraction"] = r.peakFraction;
+    }
+    return j;
 }
 
 // Averages NVML utilisation of one GPU while the benchmark's back-to-back window runs ("keeps
@@ -72,7 +82,12 @@ int cmdBench(const Argv& argv) {
                   "                            [--hidden 256,128] [--shortcut A|B]\n"
                   "                            [--compare-cpu] [--json]\n\n"
                   "Times whole training steps on synthetic batches after warm-up: median, p90\n"
-                  "and max step time, samples/s and peak memory.");
+                  "and max step time, samples/s and peak memory.\n\n"
+                  "step_gflop is the FLOPs of one step, estimated as the forward FLOPs times 3\n"
+                  "(forward, backward data, backward weights); achieved_gflops its rate. On the\n"
+                  "CPU, cpu_peak_gflops is the f32 peak oneDNN's sgemm reaches on these threads\n"
+                  "(measured once, then cached in the data folder: cpu_peak_source says which)\n"
+                  "and cpu_peak_fraction = achieved_gflops / cpu_peak_gflops.");
         return 0;
     }
     StepBenchOptions o;
@@ -136,6 +151,12 @@ int cmdBench(const Argv& argv) {
                 r.device.c_str(), r.backend.c_str());
     std::printf("  median step %.3f ms (p90 %.3f, max %.3f), %.0f samples/s, peak RSS %.0f MB\n",
                 r.medianStepMs, r.p90StepMs, r.maxStepMs, r.samplesPerSec, r.peakRssMb);
+    std::printf("  %.3f GFLOP per step (forward x 3), %.1f GFLOP/s achieved", r.stepGflop,
+                r.achievedGflops);
+    if (r.cpuPeakGflops > 0.0)
+        std::printf(", %.0f%% of the measured f32 peak %.1f GFLOP/s (%s)", 100.0 * r.peakFraction,
+                    r.cpuPeakGflops, r.cpuPeakMeasured ? "measured now" : "cached");
+    std::printf("\n");
     if (r.steadySteps > 0)
         std::printf("  back to back: %.3f ms per step over %d steps, %.0f samples/s; the host "
                     "issues a step in %.3f ms (%.1f%% of a step)\n",

@@ -9,6 +9,7 @@ set(TB_MODULE_SOURCES
     cpu/cpumatmul.cpp
     cpu/cpuloss.cpp
     cpu/cpuoptim.cpp
+    cpu/cpupeak.cpp
     cpu/cpupool.cpp
     metabackend.cpp)
 # Device probing, the CUDA plugin loader and backend creation (owned by the CUDA backend).

@@ -2,13 +2,17 @@
 // synchronize so asynchronous backends are timed honestly, then (GPU) a back-to-back window.
 #include "train/stepbench.h"
 
+#include "backend/cpu/cpubackend.h"
+#include "backend/cpu/cpupeak.h"
 #include "backend/devices.h"
 #include "backend/kernels/random_math.h"
+#include "core/datadirectory.h"
 #include "core/processmemory.h"
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
 #include "optim/gradscaler.h"
 #include "optim/optimizer.h"
+#include "telemetry/hostinfo.h"
 #include "train/memoryestimate.h"
 #include "train/runconfig.h"
 
@@ -17,6 +21,19 @@
 #include <vector>
 
 namespace tb {
+
+namespace {
+
+// Forward FLOPs of the graph at `batch` times 3: backward computes the data gradient and the
+// weight gradient, each about as costly as the forward pass.
+double trainingStepFlops(const Graph& graph, int64_t batch) {
+    double forward = 0.0;
+    for (const LayerRow& row : graph.summary(batch))
+        forward += static_cast<double>(row.flops);
+    return 3.0 * forward;
+}
+
+} // namespace
 
 void trainingStep(Graph& graph, Optimizer& optimizer, GradScaler* scaler, const Tensor& x,
                   const Tensor& labels, Tensor& lossSum, float lr) {
@@ -111,6 +128,16 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
         r.steadySamplesPerSec = static_cast<double>(o.batch) / r.steadyStepMs * 1000.0;
         if (o.onSteadyState)
             o.onSteadyState(false);
+    }
+    r.stepGflop = trainingStepFlops(graph, o.batch) / 1e9;
+    r.achievedGflops = r.stepGflop / ((r.steadySteps > 0 ? r.steadyStepMs : r.medianStepMs) / 1e3);
+    // After the timing, so measuring the peak cannot disturb it.
+    if (const auto* cpu = dynamic_cast<const CpuBackend*>(backend.get())) {
+        const CpuPeak peak = cachedCpuPeak(cpu->threads(), readHostFacts().cpu.model,
+                                           dataDirectory() + "/cpu-peak.json");
+        r.cpuPeakGflops = peak.gflops;
+        r.cpuPeakMeasured = peak.measured;
+        r.peakFraction = r.achievedGflops / peak.gflops;
     }
     r.peakRssMb = static_cast<double>(processPeakRssBytes().value_or(0)) / (1024.0 * 1024.0);
     r.peakDeviceMb = static_cast<double>(backend->memoryStats().peakInUse) / (1024.0 * 1024.0);

@@ -48,6 +48,17 @@ struct StepBenchResult {
     int steadySteps = 0;
     double peakRssMb = 0.0;
     double peakDeviceMb = 0.0;
+    // FLOPs of one training step: the graph's forward FLOPs at this batch times 3 (forward,
+    // backward data, backward weights: the usual estimate), and the rate the median step (the
+    // back-to-back one where there is one) achieves.
+    double stepGflop = 0.0;
+    double achievedGflops = 0.0;
+    // CPU only (0 elsewhere): the f32 peak of these threads (backend/cpu/cpupeak.h), whether it
+    // was measured now or read from dataDirectory()/cpu-peak.json, and achievedGflops /
+    // cpuPeakGflops.
+    double cpuPeakGflops = 0.0;
+    bool cpuPeakMeasured = false;
+    double peakFraction = 0.0;
 };
 
 StepBenchResult benchmarkSteps(const StepBenchOptions& options);

@@ -1,4 +1,5 @@
-// trainbench-cli and the hardware: doctor's report of native or emulated bf16 / f16.
+// trainbench-cli and the hardware: bench's FLOP rate against the CPU's measured peak, and
+// doctor's report of native or emulated bf16 / f16.
 #include "clirun.h"
 
 #include <QTemporaryDir>
@@ -21,11 +22,55 @@ CliResult runCliWith(const QStringList& args, const QString& home, const QString
     return finishCli(p, 120000);
 }
 
+QJsonObject benchMlp(const QString& home, const QString& hidden, const QString& threads = "1") {
+    const CliResult r = runCli({"bench", "--model", "mlp", "--hidden", hidden, "--batch", "32",
+                                "--steps", "5", "--warmup", "1", "--threads", threads, "--json"},
+                               home);
+    if (r.code != 0)
+        qWarning("%s", qPrintable(r.err));
+    return lastJsonLine(r.out);
+}
+
 } // namespace
 
 class TestCliHardware : public QObject {
     Q_OBJECT
 private slots:
+    void benchReportsFlopsAgainstThePeak() {
+        QTemporaryDir home;
+        const QJsonObject narrow = benchMlp(home.path(), "256");
+        for (const char* key : {"step_gflop", "achieved_gflops", "cpu_peak_gflops"})
+            QVERIFY2(narrow[key].toDouble() > 0.0, key);
+        const double fraction = narrow["cpu_peak_fraction"].toDouble();
+        QVERIFY2(fraction > 0.0 && fraction <= 1.5, qPrintable(QString::number(fraction)));
+        QCOMPARE(narrow["cpu_peak_source"].toString(), QString("measured"));
+
+        // The mlp's FLOPs grow with its hidden width (784x256 + 256x10 against 784x512 +
+        // 512x10, plus elementwise work per unit): twice the width, twice the FLOPs per step.
+        const QJsonObject wide = benchMlp(home.path(), "512");
+        const double ratio = wide["step_gflop"].toDouble() / narrow["step_gflop"].toDouble();
+        QVERIFY2(ratio > 1.95 && ratio < 2.05, qPrintable(QString::number(ratio)));
+        // Same CPU, same threads: the peak comes from the cache, unchanged.
+        QCOMPARE(wide["cpu_peak_source"].toString(), QString("cached"));
+        QCOMPARE(wide["cpu_peak_gflops"].toDouble(), narrow["cpu_peak_gflops"].toDouble());
+        QVERIFY(QFile::exists(home.path() + "/TrainBench/cpu-peak.json"));
+        // Another thread count is another peak.
+        QCOMPARE(benchMlp(home.path(), "256", "2")["cpu_peak_source"].toString(),
+                 QString("measured"));
+    }
+
+    void benchTextShowsTheRate() {
+        QTemporaryDir home;
+        const CliResult r = runCli({"bench", "--model", "mlp", "--batch", "32", "--steps", "3",
+                                    "--warmup", "1", "--threads", "1"},
+                                   home.path());
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QRegularExpression(
+                     "GFLOP per step \\(forward x 3\\), [0-9.]+ GFLOP/s achieved, [0-9]+% of the "
+                     "measured f32 peak [0-9.]+ GFLOP/s \\(measured now\\)")),
+                 qPrintable(r.out));
+    }
+
     void doctorReportsLowPrecisionCompute_data() {
         QTest::addColumn<QString>("maxIsa");
         QTest::newRow("this CPU") << QString();

@@ -1,0 +1,115 @@
+// measureCpuPeakGflops and its cache. The peak is oneDNN's sgemm on matrices that stay in each
+// core's L2, rather than an FMA loop of our own: the engine is built for baseline x86-64, so a
+// loop compiled here would run SSE while oneDNN JIT-compiles for the widest vectors the CPU has
+// (AVX-512 where present) and its convolutions and matmuls are what a training step runs. So
+// the figure is the achievable peak of the kernels we use, a little under the datasheet's.
+#include "backend/cpu/cpupeak.h"
+
+#include "backend/cpu/cpuisa.h"
+#include "core/errors.h"
+
+#include <dnnl.h>
+#include <nlohmann/json.hpp>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include <unistd.h>
+
+namespace tb {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// 3 matrices of 192x192 f32 take 432 KiB per thread: inside the L2 of current x86 cores, large
+// enough that sgemm's blocking runs at full speed.
+constexpr dnnl_dim_t kDim = 192;
+constexpr int kCallsPerTrial = 100;
+constexpr int kTrials = 5;
+
+// The ISA oneDNN runs is part of the key: ONEDNN_MAX_CPU_ISA can cap it below the CPU's.
+std::string cacheKey(const std::string& cpuModel, int threads) {
+    return cpuModel + " / " + cpuLowPrecisionSupport().isa + " / " + std::to_string(threads) +
+           " threads";
+}
+
+nlohmann::json readCache(const std::string& path) {
+    std::ifstream in(path);
+    if (!in)
+        return nlohmann::json::object();
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    return j.is_object() ? j : nlohmann::json::object();
+}
+
+void writeCache(const std::string& path, const nlohmann::json& j) {
+    std::error_code ec;
+    fs::create_directories(fs::path(path).parent_path(), ec);
+    // A private temporary file renamed over the cache: a concurrent reader sees all or nothing.
+    const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        out << j.dump(1) << '\n';
+        if (!out) {
+            fs::remove(tmp, ec);
+            return;
+        }
+    }
+    fs::rename(tmp, path, ec);
+    if (ec)
+        fs::remove(tmp, ec);
+}
+
+} // namespace
+
+double measureCpuPeakGflops(int threads) {
+    threads = std::max(1, threads);
+    const auto n = static_cast<std::size_t>(kDim * kDim);
+    double best = 0.0;
+    bool failed = false;
+    // One sgemm per thread inside the parallel region: oneDNN runs each serially there, so the
+    // figure is all cores computing at once without sgemm's own threading overhead.
+#pragma omp parallel num_threads(threads) reduction(|| : failed)
+    {
+        std::vector<float> a(n, 0.5f), b(n, 0.25f), c(n, 0.0f);
+        const auto gemm = [&] {
+            return dnnl_sgemm('N', 'N', kDim, kDim, kDim, 1.0f, a.data(), kDim, b.data(), kDim,
+                              0.0f, c.data(), kDim) == dnnl_success;
+        };
+        failed = !gemm(); // warm-up: JIT compilation and caches
+        for (int trial = 0; trial < kTrials; ++trial) {
+#pragma omp barrier
+            const auto t0 = std::chrono::steady_clock::now();
+            for (int i = 0; i < kCallsPerTrial; ++i)
+                failed = !gemm() || failed;
+#pragma omp barrier
+#pragma omp master
+            {
+                const double s =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                const double flops = 2.0 * kDim * kDim * kDim * kCallsPerTrial * threads;
+                best = std::max(best, flops / s / 1e9);
+            }
+        }
+    }
+    if (failed)
+        throw Error("measuring the CPU peak: oneDNN's sgemm failed");
+    return best;
+}
+
+CpuPeak cachedCpuPeak(int threads, const std::string& cpuModel, const std::string& cachePath) {
+    const std::string key = cacheKey(cpuModel, threads);
+    nlohmann::json cache = readCache(cachePath);
+    if (const auto it = cache.find(key); it != cache.end() && it->is_number() && *it > 0.0)
+        return {it->get<double>(), false};
+    const double gflops = measureCpuPeakGflops(threads);
+    cache[key] = gflops;
+    writeCache(cachePath, cache);
+    return {gflops, true};
+}
+
+} // namespace tb
