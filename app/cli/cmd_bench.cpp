@@ -36,6 +36,8 @@ nlohmann::json toJson(const StepBenchResult& r) {
         j["cpu_peak_source"] = r.cpuPeakMeasured ? "measured" : "cached";
         j["cpu_peak_fraction"] = r.peakFraction;
     }
+    if (r.reordersPerStep)
+        j["reorders_per_step"] = *r.reordersPerStep;
     return j;
 }
 
@@ -87,7 +89,8 @@ int cmdBench(const Argv& argv) {
                   "(forward, backward data, backward weights); achieved_gflops its rate. On the\n"
                   "CPU, cpu_peak_gflops is the f32 peak oneDNN's sgemm reaches on these threads\n"
                   "(measured once, then cached in the data folder: cpu_peak_source says which)\n"
-                  "and cpu_peak_fraction = achieved_gflops / cpu_peak_gflops.");
+                  "and cpu_peak_fraction = achieved_gflops / cpu_peak_gflops; reorders_per_step\n"
+                  "counts oneDNN's layout conversions (NCHW to blocked and back) in a step.");
         return 0;
     }
     StepBenchOptions o;
@@ -156,6 +159,8 @@ int cmdBench(const Argv& argv) {
     if (r.cpuPeakGflops > 0.0)
         std::printf(", %.0f%% of the measured f32 peak %.1f GFLOP/s (%s)", 100.0 * r.peakFraction,
                     r.cpuPeakGflops, r.cpuPeakMeasured ? "measured now" : "cached");
+    if (r.reordersPerStep)
+        std::printf(", %lld oneDNN reorders per step", static_cast<long long>(*r.reordersPerStep));
     std::printf("\n");
     if (r.steadySteps > 0)
         std::printf("  back to back: %.3f ms per step over %d steps, %.0f samples/s; the host "

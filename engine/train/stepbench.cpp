@@ -87,11 +87,16 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
         return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     };
 
-    // One step at a time, each ending in a synchronize: step time and host issue time.
+    // One step at a time, each ending in a synchronize: step time, host issue time and (CPU)
+    // the reorders it ran.
+    auto* cpu = dynamic_cast<CpuBackend*>(backend.get());
     std::vector<double> times, hostTimes;
+    std::vector<int64_t> reorders;
     for (int i = 0; i < o.warmup + o.steps; ++i) {
         if (i == o.warmup)
             backend->resetPeakMemory();
+        if (cpu)
+            cpu->resetReorderCount();
         const auto t0 = Clock::now();
         step();
         const double hostMs = msSince(t0);
@@ -99,10 +104,13 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
         if (i >= o.warmup) {
             times.push_back(msSince(t0));
             hostTimes.push_back(hostMs);
+            if (cpu)
+                reorders.push_back(cpu->reorderCount());
         }
     }
     std::sort(times.begin(), times.end());
     std::sort(hostTimes.begin(), hostTimes.end());
+    std::sort(reorders.begin(), reorders.end());
     StepBenchResult r;
     r.device = device.toString();
     r.backend = backend->description();
@@ -111,6 +119,8 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
     r.maxStepMs = times.back();
     r.samplesPerSec = static_cast<double>(o.batch) / r.medianStepMs * 1000.0;
     r.hostStepMs = hostTimes[hostTimes.size() / 2];
+    if (cpu)
+        r.reordersPerStep = reorders[reorders.size() / 2];
 
     // Back to back, one synchronize at the end: what a training run sees once the queue is full.
     if (device.isCuda() && o.steadySeconds > 0.0) {
@@ -132,7 +142,7 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
     r.stepGflop = trainingStepFlops(graph, o.batch) / 1e9;
     r.achievedGflops = r.stepGflop / ((r.steadySteps > 0 ? r.steadyStepMs : r.medianStepMs) / 1e3);
     // After the timing, so measuring the peak cannot disturb it.
-    if (const auto* cpu = dynamic_cast<const CpuBackend*>(backend.get())) {
+    if (cpu) {
         const CpuPeak peak = cachedCpuPeak(cpu->threads(), readHostFacts().cpu.model,
                                            dataDirectory() + "/cpu-peak.json");
         r.cpuPeakGflops = peak.gflops;

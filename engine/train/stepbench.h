@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace tb {
@@ -59,6 +60,8 @@ struct StepBenchResult {
     double cpuPeakGflops = 0.0;
     bool cpuPeakMeasured = false;
     double peakFraction = 0.0;
+    // CPU only: oneDNN reorders (layout conversions) in the median timed step.
+    std::optional<int64_t> reordersPerStep;
 };
 
 StepBenchResult benchmarkSteps(const StepBenchOptions& options);

@@ -71,6 +71,24 @@ private slots:
                  qPrintable(r.out));
     }
 
+    // Reorders are counted per step: the same model gives the same count every time, a model
+    // without convolutions (plain-layout matmuls only) none.
+    void benchCountsReordersPerStep() {
+        QTemporaryDir home;
+        const auto reorders = [&](const QString& model) {
+            const CliResult r = runCli({"bench", "--model", model, "--batch", "16", "--steps", "3",
+                                        "--warmup", "1", "--threads", "1", "--json"},
+                                       home.path());
+            if (r.code != 0)
+                qWarning("%s", qPrintable(r.err));
+            return lastJsonLine(r.out)["reorders_per_step"].toInteger(-1);
+        };
+        const qint64 cnn = reorders("fmnist-cnn");
+        QVERIFY2(cnn >= 0, qPrintable(QString::number(cnn)));
+        QCOMPARE(reorders("fmnist-cnn"), cnn);
+        QCOMPARE(reorders("mlp"), qint64{0});
+    }
+
     void doctorReportsLowPrecisionCompute_data() {
         QTest::addColumn<QString>("maxIsa");
         QTest::newRow("this CPU") << QString();

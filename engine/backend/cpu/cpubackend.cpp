@@ -163,6 +163,14 @@ void CpuBackend::releaseCachedMemory() {
     m_matmul->clear();
 }
 
+int64_t CpuBackend::reorderCount() const {
+    return m_conv->reorders();
+}
+
+void CpuBackend::resetReorderCount() {
+    m_conv->resetReorders();
+}
+
 void CpuBackend::cast(const Tensor& src, Tensor& dst) {
     if (src.numel() != dst.numel())
         throw Error("cast: sizes differ");

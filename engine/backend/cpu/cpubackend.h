@@ -22,6 +22,10 @@ public:
     Device device() const override { return Device::cpu(); }
     std::string description() const override;
     int threads() const { return m_threads; }
+    // oneDNN reorders (layout conversions around the convolutions) run since the last reset;
+    // the bench resets it before each step to report reorders per step.
+    int64_t reorderCount() const;
+    void resetReorderCount();
 
     Tensor empty(const Shape& shape, DType dtype) override;
     Tensor emptyHost(const Shape& shape, DType dtype, bool pinned) override;

@@ -20,12 +20,14 @@ using dt = memory::data_type;
 namespace {
 
 // Moves data between our plain layout and the layout a primitive wants, with the reorder
-// primitive and the blocked buffer made once. When the layouts agree it is a no-op view.
+// primitive and the blocked buffer made once. When the layouts agree it is a no-op view. Each
+// reorder it runs adds one to *reorders.
 class LayoutBridge {
 public:
     LayoutBridge() = default;
-    LayoutBridge(const dnnl::engine& e, const memory::desc& plain, const memory::desc& blocked)
-        : m_plain(plain, e, DNNL_MEMORY_NONE), m_same(plain == blocked) {
+    LayoutBridge(const dnnl::engine& e, const memory::desc& plain, const memory::desc& blocked,
+                 int64_t* reorders)
+        : m_plain(plain, e, DNNL_MEMORY_NONE), m_same(plain == blocked), m_reorders(reorders) {
         if (m_same)
             return;
         m_blocked = memory(blocked, e);
@@ -38,6 +40,7 @@ public:
         if (m_same)
             return m_plain;
         m_toBlocked.execute(s, m_plain, m_blocked);
+        ++*m_reorders;
         return m_blocked;
     }
     // Where a primitive should write output destined for `plain`; call flush() afterwards.
@@ -46,14 +49,17 @@ public:
         return m_same ? m_plain : m_blocked;
     }
     void flush(dnnl::stream& s) {
-        if (!m_same)
-            m_toPlain.execute(s, m_blocked, m_plain);
+        if (m_same)
+            return;
+        m_toPlain.execute(s, m_blocked, m_plain);
+        ++*m_reorders;
     }
 
 private:
     memory m_plain, m_blocked;
     dnnl::reorder m_toBlocked, m_toPlain;
     bool m_same = true;
+    int64_t* m_reorders = nullptr;
 };
 
 } // namespace
@@ -76,6 +82,7 @@ struct CpuConvCache::Impl {
     dnnl::engine engine{dnnl::engine::kind::cpu, 0};
     dnnl::stream stream{engine};
     std::vector<std::unique_ptr<Entry>> entries;
+    int64_t reorders = 0;
 };
 
 CpuConvCache::CpuConvCache() : m_impl(std::make_unique<Impl>()) {}
@@ -83,6 +90,14 @@ CpuConvCache::~CpuConvCache() = default;
 
 void CpuConvCache::clear() {
     m_impl->entries.clear();
+}
+
+int64_t CpuConvCache::reorders() const {
+    return m_impl->reorders;
+}
+
+void CpuConvCache::resetReorders() {
+    m_impl->reorders = 0;
 }
 
 CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, bool bias) {
@@ -119,15 +134,16 @@ CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, bool bias) {
     e->fwd = Fwd(fwdPd);
     e->bwdData = BwdData(dataPd);
     e->bwdWei = BwdWei(weiPd);
-    e->fwdSrc = LayoutBridge(eng, srcPlain, fwdPd.src_desc());
-    e->fwdWei = LayoutBridge(eng, weiPlain, fwdPd.weights_desc());
-    e->fwdDst = LayoutBridge(eng, dstPlain, fwdPd.dst_desc());
-    e->bwdDiffDst = LayoutBridge(eng, dstPlain, dataPd.diff_dst_desc());
-    e->bwdWeights = LayoutBridge(eng, weiPlain, dataPd.weights_desc());
-    e->bwdDiffSrc = LayoutBridge(eng, srcPlain, dataPd.diff_src_desc());
-    e->wwSrc = LayoutBridge(eng, srcPlain, weiPd.src_desc());
-    e->wwDiffDst = LayoutBridge(eng, dstPlain, weiPd.diff_dst_desc());
-    e->wwDiffWei = LayoutBridge(eng, weiPlain, weiPd.diff_weights_desc());
+    int64_t* reorders = &m_impl->reorders;
+    e->fwdSrc = LayoutBridge(eng, srcPlain, fwdPd.src_desc(), reorders);
+    e->fwdWei = LayoutBridge(eng, weiPlain, fwdPd.weights_desc(), reorders);
+    e->fwdDst = LayoutBridge(eng, dstPlain, fwdPd.dst_desc(), reorders);
+    e->bwdDiffDst = LayoutBridge(eng, dstPlain, dataPd.diff_dst_desc(), reorders);
+    e->bwdWeights = LayoutBridge(eng, weiPlain, dataPd.weights_desc(), reorders);
+    e->bwdDiffSrc = LayoutBridge(eng, srcPlain, dataPd.diff_src_desc(), reorders);
+    e->wwSrc = LayoutBridge(eng, srcPlain, weiPd.src_desc(), reorders);
+    e->wwDiffDst = LayoutBridge(eng, dstPlain, weiPd.diff_dst_desc(), reorders);
+    e->wwDiffWei = LayoutBridge(eng, weiPlain, weiPd.diff_weights_desc(), reorders);
     e->diffDstShared = dataPd.diff_dst_desc() == weiPd.diff_dst_desc();
     e->diffWeights.resize(static_cast<std::size_t>(d.k * d.c * d.r * d.s));
     e->diffBias.resize(static_cast<std::size_t>(d.k));

@@ -20,6 +20,10 @@ public:
     void backward(const ConvDesc& d, const float* x, const float* w, const float* dy, float* dx,
                   float* dw, float* db);
     void clear();
+    // oneDNN reorders run (between our NCHW and the primitives' blocked layouts) since the
+    // last reset.
+    int64_t reorders() const;
+    void resetReorders();
 
 private:
     struct Entry;
