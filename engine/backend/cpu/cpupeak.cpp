@@ -29,8 +29,10 @@ namespace fs = std::filesystem;
 // 3 matrices of 192x192 f32 take 432 KiB per thread: inside the L2 of current x86 cores, large
 // enough that sgemm's blocking runs at full speed.
 constexpr dnnl_dim_t kDim = 192;
-constexpr int kCallsPerTrial = 100;
-constexpr int kTrials = 5;
+// The best of many short trials (about a millisecond each on a current core): a peak, so a
+// moment in which another process takes the core must not lower it, and it is cached for good.
+constexpr int kCallsPerTrial = 20;
+constexpr int kTrials = 50;
 
 // The ISA oneDNN runs is part of the key: ONEDNN_MAX_CPU_ISA can cap it below the CPU's.
 std::string cacheKey(const std::string& cpuModel, int threads) {
