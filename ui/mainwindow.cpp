@@ -31,6 +31,9 @@ namespace {
 // leave the charts room at 1280x800.
 constexpr int kSetupMinWidth = 360;
 constexpr int kSetupWidth = 420;
+// The log starts five lines high: at 1280x800 the charts need every pixel.
+constexpr int kLogHeight = 90;
+constexpr int kChartsHeight = 600;
 
 } // namespace
 
@@ -55,8 +58,9 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     auto* vertical = new QSplitter(Qt::Vertical);
     vertical->addWidget(m_tabs);
     vertical->addWidget(m_log);
-    vertical->setStretchFactor(0, 4);
-    vertical->setStretchFactor(1, 1);
+    vertical->setStretchFactor(0, 1);
+    vertical->setStretchFactor(1, 0);
+    vertical->setSizes({kChartsHeight, kLogHeight}); // the log a few lines, the charts the rest
     auto* right = new QWidget;
     auto* rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);

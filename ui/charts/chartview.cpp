@@ -176,8 +176,10 @@ void ChartView::styleAxisRect(QCPAxisRect* rect) {
     rect->setRangeDrag(Qt::Horizontal | Qt::Vertical);
     rect->setRangeZoom(Qt::Horizontal | Qt::Vertical);
     rect->axis(QCPAxis::atBottom)->grid()->setSubGridVisible(false);
-    // Charts share a narrow window: four x ticks keep labels like "-125" apart.
+    // Charts share a narrow window: four ticks keep labels like "-125" (and short stacked
+    // axes' "1500") apart.
     rect->axis(QCPAxis::atBottom)->ticker()->setTickCount(4);
+    rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(4);
 }
 
 // Every rect shows the same x range: panning one pans them all.
