@@ -2,12 +2,12 @@
 #include "args.h"
 #include "commands.h"
 
-#include "backend/metabackend.h"
 #include "core/errors.h"
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
 #include "optim/optimizer.h"
 #include "train/memoryestimate.h"
+#include "train/modelplan.h"
 #include "train/runconfig.h"
 
 #include <cstdio>
@@ -84,10 +84,10 @@ int cmdSummary(const Argv& argv) {
     if (optimizer.name != "sgd" && optimizer.name != "adamw")
         throw ConfigError("--optimizer", "'" + optimizer.name + "' must be sgd or adamw");
     const DType actDtype = activationDtypeOf(precision, "--precision");
-    MetaBackend backend; // shapes only: a model too large for this machine still gets its table
-    Graph graph(modelSpec(model, input, classes, options), backend, actDtype, 0);
-    const auto rows = graph.summary(batch);
-    const MemoryEstimate memory = estimateTrainingMemory(graph, batch, optimizer);
+    // Shapes only: a model too large for this machine still gets its table.
+    const ModelPlan plan(modelSpec(model, input, classes, options), actDtype);
+    const auto rows = plan.layers(batch);
+    const MemoryEstimate memory = plan.estimate(batch, optimizer);
     if (args.flag("json")) {
         nlohmann::json layers = nlohmann::json::array();
         for (const auto& r : rows)

@@ -1,7 +1,8 @@
 // estimateTrainingMemory: parameter counts and the graph's buffer plan times the batch size.
 #include "train/memoryestimate.h"
 
-#include "backend/metabackend.h"
+#include "train/modelplan.h"
+
 #include "core/errors.h"
 #include "core/hostmemory.h"
 #include "nn/graph.h"
@@ -28,9 +29,7 @@ MemoryEstimate estimateTrainingMemory(Graph& graph, int64_t batch,
 
 MemoryEstimate estimateTrainingMemory(const nlohmann::json& spec, DType actDtype, int64_t batch,
                                       const OptimizerConfig& optimizer) {
-    MetaBackend meta;
-    Graph graph(spec, meta, actDtype, 0);
-    return estimateTrainingMemory(graph, batch, optimizer);
+    return ModelPlan(spec, actDtype).estimate(batch, optimizer);
 }
 
 void requireMemoryFits(const MemoryEstimate& estimate, int64_t batch, const Backend& backend) {

@@ -1,2 +1,3 @@
-set(TB_MODULE_SOURCES advisor.cpp checkpointer.cpp eventqueue.cpp memoryestimate.cpp runconfig.cpp
-                      runfailure.cpp runstatus.cpp stepbench.cpp trainer.cpp)
+set(TB_MODULE_SOURCES advisor.cpp checkpointer.cpp devicechoices.cpp eventqueue.cpp memoryestimate.cpp
+                      modelplan.cpp runconfig.cpp runfailure.cpp runstatus.cpp stepbench.cpp
+                      trainer.cpp)

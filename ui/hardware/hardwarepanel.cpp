@@ -2,10 +2,10 @@
 // the driver does not report shows as absent, never as 0.
 #include "hardwarepanel.h"
 
-#include "backend/devices.h"
 #include "concepts/conceptcards.h"
 #include "core/errors.h"
 #include "telemetry/hostinfo.h"
+#include "train/devicechoices.h"
 
 #include <QGridLayout>
 #include <QGroupBox>
@@ -30,7 +30,7 @@ QString gib(uint64_t bytes) {
 } // namespace
 
 QString environmentReport() {
-    const CudaStatus& cuda = probeCuda();
+    const CudaStatus& cuda = gpuBackendStatus();
     const HostFacts host = readHostFacts();
     QString html = QStringLiteral("<table cellspacing='4'>");
     const auto row = [&html](const QString& k, const QString& v) {

@@ -1,4 +1,4 @@
-// ModelPanel: builds the Graph on a one-thread CPU backend for its summary; nothing trains here.
+// ModelPanel: a ModelPlan (shapes only) gives the table and the estimate; nothing trains here.
 #include "modelpanel.h"
 
 #include "core/errors.h"
@@ -29,8 +29,8 @@ QString humanCount(int64_t value) {
 }
 
 ModelPanel::ModelPanel(QWidget* parent)
-    : QWidget(parent), m_backend(createCpuBackend(1)), m_picker(new QComboBox(this)),
-      m_table(new QTableWidget(0, 5, this)), m_total(new QLabel(this)) {
+    : QWidget(parent), m_picker(new QComboBox(this)), m_table(new QTableWidget(0, 5, this)),
+      m_total(new QLabel(this)) {
     m_picker->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_picker->setMinimumContentsLength(16); // spec paths can be long
     m_picker->setObjectName(QStringLiteral("model"));
@@ -113,13 +113,13 @@ void ModelPanel::setPrecision(const QString& precision) {
 
 std::optional<MemoryEstimate> ModelPanel::estimate(int64_t batch,
                                                    const OptimizerConfig& optimizer) const {
-    if (!m_graph || batch < 1)
+    if (!m_plan || batch < 1)
         return std::nullopt;
-    return estimateTrainingMemory(*m_graph, batch, optimizer);
+    return m_plan->estimate(batch, optimizer);
 }
 
 void ModelPanel::rebuild() {
-    m_graph.reset();
+    m_plan.reset();
     m_table->setRowCount(0);
     m_params = 0;
     m_error.clear();
@@ -130,13 +130,13 @@ void ModelPanel::rebuild() {
     }
     try {
         const DType dtype = activationDtypeOf(m_precision.toStdString());
-        m_graph = std::make_unique<Graph>(
-            modelSpec(m_model.toStdString(), m_input, m_classes, m_options), *m_backend, dtype, 0);
-        if (!(m_graph->inputShape() == m_input))
-            throw ConfigError("model", "the model takes " + m_graph->inputShape().toString() +
+        m_plan = std::make_unique<ModelPlan>(
+            modelSpec(m_model.toStdString(), m_input, m_classes, m_options), dtype);
+        if (!(m_plan->inputShape() == m_input))
+            throw ConfigError("model", "the model takes " + m_plan->inputShape().toString() +
                                            " samples but the dataset has " + m_input.toString());
     } catch (const std::exception& e) {
-        m_graph.reset();
+        m_plan.reset();
         m_error = QString::fromStdString(e.what());
         m_total->setText(
             QStringLiteral("<span style='color:#d13438'>%1</span>").arg(m_error.toHtmlEscaped()));
@@ -144,7 +144,7 @@ void ModelPanel::rebuild() {
         return;
     }
     int64_t flops = 0;
-    const auto rows = m_graph->summary(1);
+    const auto rows = m_plan->layers(1);
     m_table->setRowCount(static_cast<int>(rows.size()));
     for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
         const LayerRow& r = rows[static_cast<std::size_t>(i)];

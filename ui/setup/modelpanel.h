@@ -1,12 +1,11 @@
 // ModelPanel: the model picker (the zoo, or "Open spec..." for a model-spec JSON file) with the
 // layer table (output shape, parameters, FLOPs per layer) for the chosen dataset's samples, and
-// the training-memory estimate the memory bar shows.
+// the training-memory estimate the memory bar shows, planned without allocating anything.
 #pragma once
 
-#include "backend/backend.h"
 #include "core/shape.h"
-#include "nn/graph.h"
 #include "train/memoryestimate.h"
+#include "train/modelplan.h"
 
 #include <QWidget>
 
@@ -59,8 +58,7 @@ private:
     QString m_precision = QStringLiteral("32");
     QString m_error;
     int64_t m_params = 0;
-    std::unique_ptr<Backend> m_backend; // the CPU: shapes, counts and the estimate only
-    std::unique_ptr<Graph> m_graph;
+    std::unique_ptr<ModelPlan> m_plan; // null while the model does not build
     QComboBox* m_picker;
     QTableWidget* m_table;
     QLabel* m_total;

@@ -2,7 +2,6 @@
 // panels add what a form cannot show (files, samples, layers).
 #include "setuppanel.h"
 
-#include "backend/devices.h"
 #include "concepts/conceptcards.h"
 #include "configform.h"
 #include "core/errors.h"
@@ -10,6 +9,7 @@
 #include "lrpreview.h"
 #include "memorybar.h"
 #include "modelpanel.h"
+#include "train/devicechoices.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -18,8 +18,6 @@
 #include <QStandardItemModel>
 #include <QToolButton>
 #include <QVBoxLayout>
-
-#include <unistd.h>
 
 namespace tb::ui {
 
@@ -43,11 +41,6 @@ bool sameData(const DataConfig& a, const DataConfig& b) {
            a.syntheticSamples == b.syntheticSamples && a.syntheticClasses == b.syntheticClasses;
 }
 
-uint64_t hostMemoryBytes() {
-    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && size > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(size) : 0;
-}
-
 QGroupBox* group(const QString& title, QWidget* content, const QString& name) {
     auto* box = new QGroupBox(title);
     box->setObjectName(name);
@@ -57,22 +50,6 @@ QGroupBox* group(const QString& title, QWidget* content, const QString& name) {
 }
 
 } // namespace
-
-uint64_t deviceMemoryBytes(const std::string& device) {
-    const CudaStatus& cuda = probeCuda();
-    std::string name = device;
-    if (name == "auto")
-        name = cuda.usable && !cuda.gpus.empty() ? "cuda:0" : "cpu";
-    if (name == "cpu")
-        return hostMemoryBytes();
-    if (name.rfind("cuda:", 0) == 0) {
-        const int index = std::atoi(name.c_str() + 5);
-        for (const GpuInfo& gpu : cuda.gpus)
-            if (gpu.index == index)
-                return gpu.totalMemory;
-    }
-    return 0;
-}
 
 SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
@@ -180,23 +157,15 @@ QWidget* SetupPanel::buildPerformanceGroup() {
 
 // auto, cpu and every GPU the plugin reports; without a usable GPU one greyed entry says why.
 void SetupPanel::fillDevices() {
-    const CudaStatus& cuda = probeCuda();
-    m_device->addItem(cuda.usable ? tr("auto (the GPU)") : tr("auto (the CPU)"),
-                      QStringLiteral("auto"));
-    m_device->addItem(tr("cpu"), QStringLiteral("cpu"));
-    for (const GpuInfo& gpu : cuda.gpus)
-        m_device->addItem(QStringLiteral("cuda:%1  %2, %3")
-                              .arg(gpu.index)
-                              .arg(QString::fromStdString(gpu.name),
-                                   QString::fromStdString(formatBytes(gpu.totalMemory))),
-                          QStringLiteral("cuda:%1").arg(gpu.index));
-    if (!cuda.usable) {
-        m_device->addItem(tr("GPU: unavailable (%1)").arg(QString::fromStdString(cuda.reason)),
-                          QString());
+    for (const DeviceChoice& choice : deviceChoices()) {
+        m_device->addItem(QString::fromStdString(choice.label),
+                          QString::fromStdString(choice.value));
+        if (choice.usable)
+            continue;
         auto* model = static_cast<QStandardItemModel*>(m_device->model());
         QStandardItem* item = model->item(m_device->count() - 1);
         item->setEnabled(false);
-        item->setToolTip(QString::fromStdString(cuda.reason + ". " + cuda.advice));
+        item->setToolTip(QString::fromStdString(choice.reason));
     }
 }
 

@@ -66,7 +66,4 @@ private:
     MemoryBar* m_memory = nullptr;
 };
 
-// Bytes of memory the device named by `device` ("auto", "cpu", "cuda:1") has; 0 when unknown.
-uint64_t deviceMemoryBytes(const std::string& device);
-
 } // namespace tb::ui
