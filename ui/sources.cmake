@@ -1,1 +1,1 @@
-set(TB_FOLDER_SOURCES mainwindow.cpp runcontroller.cpp)
+set(TB_MODULE_SOURCES mainwindow.cpp runcontroller.cpp)

@@ -1,4 +1,4 @@
-set(TB_FOLDER_SOURCES
+set(TB_MODULE_SOURCES
     chartspanel.cpp
     chartstyle.cpp
     chartview.cpp

@@ -1,1 +1,1 @@
-set(TB_FOLDER_SOURCES conceptcards.cpp)
+set(TB_MODULE_SOURCES conceptcards.cpp)

@@ -1,1 +1,1 @@
-set(TB_FOLDER_SOURCES hardwarepanel.cpp)
+set(TB_MODULE_SOURCES hardwarepanel.cpp)

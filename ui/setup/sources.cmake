@@ -1,2 +1,2 @@
-set(TB_FOLDER_SOURCES configform.cpp datasetpanel.cpp lrpreview.cpp memorybar.cpp modelpanel.cpp
+set(TB_MODULE_SOURCES configform.cpp datasetpanel.cpp lrpreview.cpp memorybar.cpp modelpanel.cpp
                       setuppanel.cpp)

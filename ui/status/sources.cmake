@@ -1,1 +1,1 @@
-set(TB_FOLDER_SOURCES failurebanner.cpp logpanel.cpp runprogress.cpp)
+set(TB_MODULE_SOURCES failurebanner.cpp logpanel.cpp runprogress.cpp)
