@@ -2,6 +2,7 @@
 #include "backend/cpu/cpubackend.h"
 
 #include "backend/cpu/cpuconv.h"
+#include "backend/cpu/cpuisa.h"
 #include "backend/cpu/cpumatmul.h"
 #include "backend/cpu/parallel.h"
 #include "core/errors.h"
@@ -50,7 +51,8 @@ int computeThreads(int requested) {
 } // namespace
 
 CpuBackend::CpuBackend(int threads)
-    : m_threads(computeThreads(threads)), m_conv(std::make_unique<CpuConvCache>()),
+    : m_threads(computeThreads(threads)), m_bf16Native(cpuLowPrecisionSupport().bf16Native),
+      m_conv(std::make_unique<CpuConvCache>()),
       m_matmul(std::make_unique<CpuMatmulCache>()),
       m_inUse(std::make_shared<std::atomic<int64_t>>(0)),
       m_peak(std::make_shared<std::atomic<int64_t>>(0)) {

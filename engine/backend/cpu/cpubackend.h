@@ -78,14 +78,22 @@ public:
                    const AdamWParams& p, const Tensor* scaleState, const Tensor* foundInf) override;
 
 private:
+    // Whether oneDNN computes convolutions and matmuls in `t` on this CPU (f32 always; bf16
+    // where the ISA has bf16 arithmetic). Otherwise low-precision activations are widened.
+    bool computesNatively(DType t) const {
+        return t == DType::F32 || (t == DType::BF16 && m_bf16Native);
+    }
     // Mixed precision on the CPU: f16/bf16 activations are widened into f32 scratch around the
     // f32 kernels. `slot` picks one of a few reusable scratch buffers.
     Tensor asF32(const Tensor& t, int slot);
     Tensor f32Target(const Tensor& dst, int slot);
     void storeF32(const Tensor& f32, Tensor& dst);
     Tensor scratch(const Shape& shape, int slot);
+    // The weights a matmul computing in `act` reads: w itself for f32, else a copy in scratch.
+    Tensor computeWeights(const Tensor& w, DType act);
 
     int m_threads;
+    bool m_bf16Native;
     std::unique_ptr<CpuConvCache> m_conv;
     std::unique_ptr<CpuMatmulCache> m_matmul;
     std::vector<Tensor> m_scratch;

@@ -1,7 +1,9 @@
 // oneDNN convolution: forward, backward-data and backward-weights primitives per shape. oneDNN
 // picks its blocked layouts (format any; on AVX-512 nChw16c), measured far faster here than its
 // plain-NCHW gemm path, especially for backward-weights. Our NCHW tensors are reordered at the
-// boundary; reorder primitives and blocked buffers are created once per shape and reused.
+// boundary; reorder primitives and blocked buffers are created once per shape and reused. With
+// bf16 activations the same reorders also narrow the f32 master weights to bf16, so bf16
+// compute costs no extra pass over the weights.
 #include "backend/cpu/cpuconv.h"
 
 #include "backend/cpu/parallel.h"
@@ -9,6 +11,7 @@
 
 #include <dnnl.hpp>
 
+#include <string>
 #include <unordered_map>
 
 namespace tb {
@@ -35,8 +38,8 @@ public:
         m_toPlain = dnnl::reorder(m_blocked, m_plain);
     }
     // The data at `plain` in the primitive's layout (reordered into the bridge's buffer).
-    memory in(dnnl::stream& s, const float* plain) {
-        m_plain.set_data_handle(const_cast<float*>(plain));
+    memory in(dnnl::stream& s, const void* plain) {
+        m_plain.set_data_handle(const_cast<void*>(plain));
         if (m_same)
             return m_plain;
         m_toBlocked.execute(s, m_plain, m_blocked);
@@ -44,7 +47,7 @@ public:
         return m_blocked;
     }
     // Where a primitive should write output destined for `plain`; call flush() afterwards.
-    memory out(float* plain) {
+    memory out(void* plain) {
         m_plain.set_data_handle(plain);
         return m_same ? m_plain : m_blocked;
     }
@@ -66,6 +69,7 @@ private:
 
 struct CpuConvCache::Entry {
     ConvDesc desc;
+    DType act = DType::F32;
     bool bias = false;
     memory::desc biasPlain;
     dnnl::convolution_forward fwd;
@@ -100,22 +104,27 @@ void CpuConvCache::resetReorders() {
     m_impl->reorders = 0;
 }
 
-CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, bool bias) {
+CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, DType act, bool bias) {
     for (auto& e : m_impl->entries)
-        if (e->desc == d && e->bias == bias)
+        if (e->desc == d && e->act == act && e->bias == bias)
             return *e;
+    if (act != DType::F32 && act != DType::BF16)
+        throw Error("convolution: oneDNN computes in f32 or bf16 here, not " +
+                    std::string(dtypeName(act)));
     const auto& eng = m_impl->engine;
     auto e = std::make_unique<Entry>();
     e->desc = d;
+    e->act = act;
     e->bias = bias;
+    const dt a = act == DType::BF16 ? dt::bf16 : dt::f32; // activations and compute weights
     const memory::dims src{d.n, d.c, d.h, d.w}, wei{d.k, d.c, d.r, d.s},
         dst{d.n, d.k, d.outH(), d.outW()}, b{d.k};
     const memory::dims strides{d.stride, d.stride}, pad{d.pad, d.pad};
-    const memory::desc srcPlain(src, dt::f32, tag::nchw), weiPlain(wei, dt::f32, tag::oihw),
-        dstPlain(dst, dt::f32, tag::nchw);
+    const memory::desc srcPlain(src, a, tag::nchw), weiPlain(wei, dt::f32, tag::oihw),
+        dstPlain(dst, a, tag::nchw);
     e->biasPlain = memory::desc(b, dt::f32, tag::x);
-    const memory::desc srcAny(src, dt::f32, tag::any), weiAny(wei, dt::f32, tag::any),
-        dstAny(dst, dt::f32, tag::any);
+    const memory::desc srcAny(src, a, tag::any), weiAny(wei, a, tag::any), dstAny(dst, a, tag::any),
+        diffWeiAny(wei, dt::f32, tag::any);
     const auto algo = dnnl::algorithm::convolution_direct;
     const auto training = dnnl::prop_kind::forward_training;
     using Fwd = dnnl::convolution_forward;
@@ -127,9 +136,10 @@ CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, bool bias) {
         eng);
     const BwdData::primitive_desc dataPd(
         BwdData::desc(algo, srcAny, weiAny, dstAny, strides, pad, pad), eng, fwdPd);
+    // Weight gradients stay f32: they accumulate into the f32 master gradients.
     const BwdWei::primitive_desc weiPd(
-        bias ? BwdWei::desc(algo, srcAny, weiAny, e->biasPlain, dstAny, strides, pad, pad)
-             : BwdWei::desc(algo, srcAny, weiAny, dstAny, strides, pad, pad),
+        bias ? BwdWei::desc(algo, srcAny, diffWeiAny, e->biasPlain, dstAny, strides, pad, pad)
+             : BwdWei::desc(algo, srcAny, diffWeiAny, dstAny, strides, pad, pad),
         eng, fwdPd);
     e->fwd = Fwd(fwdPd);
     e->bwdData = BwdData(dataPd);
@@ -151,9 +161,9 @@ CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, bool bias) {
     return *m_impl->entries.back();
 }
 
-void CpuConvCache::forward(const ConvDesc& d, const float* x, const float* w, const float* b,
-                           float* y) {
-    Entry& e = entry(d, b != nullptr);
+void CpuConvCache::forward(const ConvDesc& d, DType act, const void* x, const float* w,
+                           const float* b, void* y) {
+    Entry& e = entry(d, act, b != nullptr);
     auto& s = m_impl->stream;
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, e.fwdSrc.in(s, x)},
                                          {DNNL_ARG_WEIGHTS, e.fwdWei.in(s, w)},
@@ -165,9 +175,9 @@ void CpuConvCache::forward(const ConvDesc& d, const float* x, const float* w, co
     s.wait();
 }
 
-void CpuConvCache::backward(const ConvDesc& d, const float* x, const float* w, const float* dy,
-                            float* dx, float* dw, float* db) {
-    Entry& e = entry(d, db != nullptr);
+void CpuConvCache::backward(const ConvDesc& d, DType act, const void* x, const float* w,
+                            const void* dy, void* dx, float* dw, float* db) {
+    Entry& e = entry(d, act, db != nullptr);
     auto& s = m_impl->stream;
     memory diffDst = e.wwDiffDst.in(s, dy);
     if (dx) {

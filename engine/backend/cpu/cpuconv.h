@@ -2,7 +2,7 @@
 #pragma once
 
 #include "backend/opdesc.h"
-#include "core/tensor.h"
+#include "core/dtype.h"
 
 #include <memory>
 #include <vector>
@@ -14,11 +14,14 @@ public:
     CpuConvCache();
     ~CpuConvCache();
 
-    // y = conv(x, w) + b, all f32 NCHW / KCRS.
-    void forward(const ConvDesc& d, const float* x, const float* w, const float* b, float* y);
+    // y = conv(x, w) + b. x, y (and dy, dx) are NCHW in `act`, f32 or bf16; w, b, dw, db are
+    // the f32 master parameters (KCRS). With bf16 activations the primitives compute in bf16
+    // with f32 accumulation and read a bf16 copy of w that the weight reorder makes anyway.
+    void forward(const ConvDesc& d, DType act, const void* x, const float* w, const float* b,
+                 void* y);
     // dx = backward-data (when dx is not null); dw += backward-filter; db += bias gradient.
-    void backward(const ConvDesc& d, const float* x, const float* w, const float* dy, float* dx,
-                  float* dw, float* db);
+    void backward(const ConvDesc& d, DType act, const void* x, const float* w, const void* dy,
+                  void* dx, float* dw, float* db);
     void clear();
     // oneDNN reorders run (between our NCHW and the primitives' blocked layouts) since the
     // last reset.
@@ -27,7 +30,7 @@ public:
 
 private:
     struct Entry;
-    Entry& entry(const ConvDesc& d, bool bias);
+    Entry& entry(const ConvDesc& d, DType act, bool bias);
 
     struct Impl;
     std::unique_ptr<Impl> m_impl;

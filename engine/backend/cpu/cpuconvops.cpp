@@ -11,21 +11,33 @@ void CpuBackend::convForward(const ConvDesc& d, const Tensor& x, const Tensor& w
     if (x.numel() != d.n * d.c * d.h * d.w || w.numel() != d.k * d.c * d.r * d.s ||
         y.numel() != d.n * d.k * d.outH() * d.outW())
         throw Error("convForward: tensors do not match the convolution's shape");
+    if (x.dtype() != y.dtype())
+        throw Error("convForward: x and y differ in dtype");
+    const float* bias = b ? b->data<float>() : nullptr;
+    if (computesNatively(x.dtype())) {
+        m_conv->forward(d, x.dtype(), x.raw(), w.data<float>(), bias, y.raw());
+        return;
+    }
     const Tensor xf = asF32(x, 0);
     Tensor yf = f32Target(y, 1);
-    m_conv->forward(d, xf.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr,
-                    yf.data<float>());
+    m_conv->forward(d, DType::F32, xf.raw(), w.data<float>(), bias, yf.raw());
     storeF32(yf, y);
 }
 
 void CpuBackend::convBackward(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor& dy,
                               Tensor* dx, Tensor& dw, Tensor* db) {
+    float* dbias = db ? db->data<float>() : nullptr;
+    if (computesNatively(x.dtype()) && dy.dtype() == x.dtype() &&
+        (!dx || dx->dtype() == x.dtype())) {
+        m_conv->backward(d, x.dtype(), x.raw(), w.data<float>(), dy.raw(), dx ? dx->raw() : nullptr,
+                         dw.data<float>(), dbias);
+        return;
+    }
     const Tensor xf = asF32(x, 0);
     const Tensor dyf = asF32(dy, 1);
     Tensor dxf = dx ? f32Target(*dx, 2) : Tensor();
-    m_conv->backward(d, xf.data<float>(), w.data<float>(), dyf.data<float>(),
-                     dx ? dxf.data<float>() : nullptr, dw.data<float>(),
-                     db ? db->data<float>() : nullptr);
+    m_conv->backward(d, DType::F32, xf.raw(), w.data<float>(), dyf.raw(), dx ? dxf.raw() : nullptr,
+                     dw.data<float>(), dbias);
     if (dx)
         storeF32(dxf, *dx);
 }
