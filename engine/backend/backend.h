@@ -61,6 +61,7 @@ public:
     // Copies between any two tensors of equal dtype and element count, in stream order. A copy
     // from pinned host memory to the device is asynchronous (issued on the copy stream and
     // ordered before later compute); other copies to the host return when the data is there.
+    // The shapes may differ (a reshape): dst then holds the values in plain row-major order.
     virtual void copy(const Tensor& src, Tensor& dst) = 0;
     virtual void fill(Tensor& t, float value) = 0;
     // Blocks until all issued work is done.

@@ -1,10 +1,12 @@
 set(TB_MODULE_SOURCES
     cpu/cpubackend.cpp
     cpu/cpubatchnorm.cpp
+    cpu/cpubatchnormblocked.cpp
     cpu/cpuconv.cpp
     cpu/cpuconvops.cpp
     cpu/cpuelementwise.cpp
     cpu/cpuisa.cpp
+    cpu/cpulayout.cpp
     cpu/cpulinear.cpp
     cpu/cpumatmul.cpp
     cpu/cpuloss.cpp

@@ -31,12 +31,24 @@ public:
     // Page-locked host memory that a GPU can copy from asynchronously.
     bool pinned() const { return m_pinned; }
 
+    // How the values are laid out. 0 is the plain row-major layout that all code outside a
+    // backend reads. The backend that allocated the buffer may keep its own buffers in a
+    // layout of its own (the CPU backend's channel-blocked activations, which oneDNN's
+    // convolutions read and write without reorders) when it marks them with
+    // allowBackendLayouts(); it hands out plain data through copy() and cast().
+    int layout() const { return m_layout; }
+    void setLayout(int layout) { m_layout = layout; }
+    bool backendLayoutsAllowed() const { return m_backendLayouts; }
+    void allowBackendLayouts() { m_backendLayouts = true; }
+
 private:
     void* m_data;
     std::size_t m_bytes;
     Device m_device;
     bool m_pinned;
     Release m_release;
+    int m_layout = 0;
+    bool m_backendLayouts = false;
 };
 
 class Tensor {

@@ -3,6 +3,7 @@
 
 #include "backend/cpu/cpuconv.h"
 #include "backend/cpu/cpuisa.h"
+#include "backend/cpu/cpulayout.h"
 #include "backend/cpu/cpumatmul.h"
 #include "backend/cpu/parallel.h"
 #include "core/errors.h"
@@ -52,7 +53,9 @@ int computeThreads(int requested) {
 
 CpuBackend::CpuBackend(int threads)
     : m_threads(computeThreads(threads)), m_bf16Native(cpuLowPrecisionSupport().bf16Native),
-      m_conv(std::make_unique<CpuConvCache>()),
+      m_layouts(std::make_unique<CpuLayoutConverter>(dnnl::engine(dnnl::engine::kind::cpu, 0),
+                                                     &m_reorders)),
+      m_conv(std::make_unique<CpuConvCache>(dnnl::engine(dnnl::engine::kind::cpu, 0), &m_reorders)),
       m_matmul(std::make_unique<CpuMatmulCache>()),
       m_inUse(std::make_shared<std::atomic<int64_t>>(0)),
       m_peak(std::make_shared<std::atomic<int64_t>>(0)) {
@@ -94,6 +97,7 @@ Tensor CpuBackend::empty(const Shape& shape, DType dtype) {
                                                inUseCounter->fetch_sub(static_cast<int64_t>(n));
                                                std::free(q);
                                            });
+    buffer->allowBackendLayouts();
     return Tensor(std::move(buffer), shape, dtype);
 }
 
@@ -107,12 +111,21 @@ void CpuBackend::copy(const Tensor& src, Tensor& dst) {
         throw Error("copy: tensors differ in dtype or size (" + src.shape().toString() + " " +
                     std::string(dtypeName(src.dtype())) + " to " + dst.shape().toString() + " " +
                     std::string(dtypeName(dst.dtype())) + ")");
+    const int layout = layoutOf(src);
+    // A blocked activation keeps its layout into our own buffer of the same shape (the
+    // residual add's backward); anything else receives plain values.
+    if (layout != 0 && (!(src.shape() == dst.shape()) || !mayBlock(dst))) {
+        toPlain(src, dst);
+        return;
+    }
     if (src.raw() != dst.raw())
         std::memcpy(dst.raw(), src.raw(), src.bytes());
+    setLayout(dst, layout);
 }
 
 void CpuBackend::fill(Tensor& t, float value) {
     const int64_t n = t.numel();
+    setLayout(t, 0);
     switch (t.dtype()) {
     case DType::F32: {
         if (value == 0.0f) { // zeroing gradients: one memset beats waking the pool
@@ -161,24 +174,33 @@ void CpuBackend::resetPeakMemory() {
 
 void CpuBackend::releaseCachedMemory() {
     m_scratch.assign(m_scratch.size(), Tensor());
+    m_layouts->clear();
     m_conv->clear();
     m_matmul->clear();
 }
 
 int64_t CpuBackend::reorderCount() const {
-    return m_conv->reorders();
+    return m_reorders;
 }
 
 void CpuBackend::resetReorderCount() {
-    m_conv->resetReorders();
+    m_reorders = 0;
 }
 
 void CpuBackend::cast(const Tensor& src, Tensor& dst) {
     if (src.numel() != dst.numel())
         throw Error("cast: sizes differ");
+    if (src.dtype() == dst.dtype())
+        copy(src, dst);
+    else
+        toPlain(src, dst); // a blocked source: one reorder converts layout and type
+}
+
+void CpuBackend::convertElements(const Tensor& src, Tensor& dst) {
     const int64_t n = src.numel();
     if (src.dtype() == dst.dtype()) {
-        copy(src, dst);
+        if (src.raw() != dst.raw())
+            std::memcpy(dst.raw(), src.raw(), src.bytes());
     } else if (src.dtype() == DType::F32 && dst.dtype() == DType::F16) {
         const float* s = src.data<float>();
         uint16_t* d = dst.data<uint16_t>();
@@ -209,20 +231,54 @@ Tensor CpuBackend::scratch(const Shape& shape, int slot) {
 }
 
 Tensor CpuBackend::asF32(const Tensor& t, int slot) {
-    if (t.dtype() == DType::F32)
+    if (t.dtype() == DType::F32 && layoutOf(t) == 0)
         return t;
     Tensor f = scratch(t.shape(), slot);
-    cast(t, f);
+    toPlain(t, f);
     return f;
 }
 
+Tensor CpuBackend::widened(const Tensor& t, int slot) {
+    if (t.dtype() == DType::F32)
+        return t;
+    Tensor f = scratch(t.shape(), slot);
+    convertElements(t, f);
+    setLayout(f, layoutOf(t));
+    return f;
+}
+
+Tensor CpuBackend::asPlain(const Tensor& t, int slot) {
+    if (layoutOf(t) == 0)
+        return t;
+    Tensor p(scratch(t.shape(), slot).buffer(), t.shape(), t.dtype());
+    toPlain(t, p);
+    return p;
+}
+
+void CpuBackend::toPlain(const Tensor& src, Tensor& dst) {
+    if (layoutOf(src) == 0)
+        convertElements(src, dst);
+    else
+        m_layouts->toPlain(src.raw(), dst.raw(), src.shape(), src.dtype(), dst.dtype(),
+                           layoutOf(src));
+    setLayout(dst, 0);
+}
+
 Tensor CpuBackend::f32Target(const Tensor& dst, int slot) {
-    return dst.dtype() == DType::F32 ? dst : scratch(dst.shape(), slot);
+    Tensor target = dst.dtype() == DType::F32 ? dst : scratch(dst.shape(), slot);
+    setLayout(target, 0);
+    return target;
 }
 
 void CpuBackend::storeF32(const Tensor& f32, Tensor& dst) {
     if (dst.dtype() != DType::F32)
-        cast(f32, dst);
+        convertElements(f32, dst);
+    setLayout(dst, layoutOf(f32));
+}
+
+bool CpuBackend::mayBlock(const Tensor& t) {
+    return t.buffer()->backendLayoutsAllowed() &&
+           (t.dtype() == DType::F32 || t.dtype() == DType::BF16);
 }
 
 std::unique_ptr<Backend> createCpuBackend(int threads) {

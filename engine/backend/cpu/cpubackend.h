@@ -4,6 +4,7 @@
 #pragma once
 
 #include "backend/backend.h"
+#include "backend/cpu/cpulayout.h"
 
 #include <atomic>
 #include <memory>
@@ -12,6 +13,7 @@
 namespace tb {
 
 class CpuConvCache;
+class CpuLayoutConverter;
 class CpuMatmulCache;
 
 class CpuBackend final : public Backend {
@@ -22,8 +24,9 @@ public:
     Device device() const override { return Device::cpu(); }
     std::string description() const override;
     int threads() const { return m_threads; }
-    // oneDNN reorders (layout conversions around the convolutions) run since the last reset;
-    // the bench resets it before each step to report reorders per step.
+    // oneDNN reorders (layout conversions between plain NCHW and the convolutions' blocked
+    // layouts) run since the last reset; the bench resets it before each step to report
+    // reorders per step.
     int64_t reorderCount() const;
     void resetReorderCount();
 
@@ -83,17 +86,38 @@ private:
     bool computesNatively(DType t) const {
         return t == DType::F32 || (t == DType::BF16 && m_bf16Native);
     }
-    // Mixed precision on the CPU: f16/bf16 activations are widened into f32 scratch around the
-    // f32 kernels. `slot` picks one of a few reusable scratch buffers.
-    Tensor asF32(const Tensor& t, int slot);
+    // Operands in scratch. Mixed precision: f16/bf16 activations are widened into f32 scratch
+    // around the f32 kernels. Layouts: activations may be channel-blocked (cpulayout.h); ops
+    // that index by (n, c, h, w) read them through asF32 or asPlain, which reorder to plain.
+    // `slot` picks one of a few reusable scratch buffers.
+    Tensor asF32(const Tensor& t, int slot);   // f32, plain
+    Tensor widened(const Tensor& t, int slot); // f32, in t's layout (for elementwise ops)
+    Tensor asPlain(const Tensor& t, int slot); // t's dtype, plain
+    // Where an op writes dst's values in f32: dst itself or scratch, marked plain; an op that
+    // writes another layout marks it afterwards. storeF32 narrows into dst, with the layout.
     Tensor f32Target(const Tensor& dst, int slot);
     void storeF32(const Tensor& f32, Tensor& dst);
     Tensor scratch(const Shape& shape, int slot);
+    // Value conversion element by element, blind to layout.
+    void convertElements(const Tensor& src, Tensor& dst);
+    // src's values into dst, plain, converting the type if they differ.
+    void toPlain(const Tensor& src, Tensor& dst);
+    // Whether an output written to `t` may stay channel-blocked.
+    static bool mayBlock(const Tensor& t);
+    // Remembers the block the convolutions write (m_convBlock), for plane-walking ops to
+    // give a plain input's output the layout the next convolution reads.
+    void noteConvBlock(const Tensor& convOutput) {
+        if (layoutOf(convOutput) != 0)
+            m_convBlock = layoutOf(convOutput);
+    }
     // The weights a matmul computing in `act` reads: w itself for f32, else a copy in scratch.
     Tensor computeWeights(const Tensor& w, DType act);
 
     int m_threads;
     bool m_bf16Native;
+    int64_t m_reorders = 0;
+    int m_convBlock = 0;
+    std::unique_ptr<CpuLayoutConverter> m_layouts;
     std::unique_ptr<CpuConvCache> m_conv;
     std::unique_ptr<CpuMatmulCache> m_matmul;
     std::vector<Tensor> m_scratch;

@@ -1,7 +1,10 @@
-// CpuBackend batch normalisation over NCHW, one channel per task. Statistics are accumulated
-// in double so large batches do not lose precision.
+// CpuBackend batch normalisation over NCHW, one channel per task, and over channel-blocked
+// activations (cpubatchnormblocked.h), which stay blocked. Statistics are accumulated in double
+// so large batches do not lose precision.
 #include "backend/cpu/cpubackend.h"
 
+#include "backend/cpu/cpubatchnormblocked.h"
+#include "backend/cpu/cpulayout.h"
 #include "backend/cpu/parallel.h"
 #include "core/errors.h"
 
@@ -29,6 +32,18 @@ void CpuBackend::batchNormForwardTrain(const Tensor& x, const Tensor& gamma, con
     if (gamma.numel() != c)
         throw Error("batchNorm: " + std::to_string(gamma.numel()) + " parameters for " +
                     std::to_string(c) + " channels");
+    if (const int block = layoutOf(x); block != 0 && mayBlock(y)) {
+        const Tensor xf = widened(x, 0);
+        Tensor yf = f32Target(y, 1);
+        blockedbn::forwardTrain(
+            {n, c, hw, block}, xf.data<float>(), gamma.data<float>(), beta.data<float>(),
+            {saveMean.data<float>(), saveInvStd.data<float>(), runningMean.data<float>(),
+             runningVar.data<float>(), momentum, eps},
+            yf.data<float>());
+        setLayout(yf, block);
+        storeF32(yf, y);
+        return;
+    }
     const Tensor xf = asF32(x, 0);
     Tensor yf = f32Target(y, 1);
     const float* px = xf.data<float>();
@@ -88,6 +103,16 @@ void CpuBackend::batchNormForwardInference(const Tensor& x, const Tensor& gamma,
                                            const Tensor& runningMean, const Tensor& runningVar,
                                            float eps, Tensor& y) {
     const auto [n, c, hw] = planesOf(x);
+    if (const int block = layoutOf(x); block != 0 && mayBlock(y)) {
+        const Tensor xf = widened(x, 0);
+        Tensor yf = f32Target(y, 1);
+        blockedbn::forwardInference({n, c, hw, block}, xf.data<float>(), gamma.data<float>(),
+                                    beta.data<float>(), runningMean.data<float>(),
+                                    runningVar.data<float>(), eps, yf.data<float>());
+        setLayout(yf, block);
+        storeF32(yf, y);
+        return;
+    }
     const Tensor xf = asF32(x, 0);
     Tensor yf = f32Target(y, 1);
     const float* px = xf.data<float>();
@@ -116,6 +141,17 @@ void CpuBackend::batchNormBackward(const Tensor& x, const Tensor& dy, const Tens
                                    const Tensor& saveMean, const Tensor& saveInvStd, float /*eps*/,
                                    Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
     const auto [n, c, hw] = planesOf(x);
+    if (const int block = layoutOf(x); block != 0 && layoutOf(dy) == block && mayBlock(dx)) {
+        const Tensor xf = widened(x, 0);
+        const Tensor dyf = widened(dy, 1);
+        Tensor dxf = f32Target(dx, 2);
+        blockedbn::backward({n, c, hw, block}, xf.data<float>(), dyf.data<float>(),
+                            gamma.data<float>(), saveMean.data<float>(), saveInvStd.data<float>(),
+                            dxf.data<float>(), dgamma.data<float>(), dbeta.data<float>());
+        setLayout(dxf, block);
+        storeF32(dxf, dx);
+        return;
+    }
     const Tensor xf = asF32(x, 0);
     const Tensor dyf = asF32(dy, 1);
     Tensor dxf = f32Target(dx, 2);

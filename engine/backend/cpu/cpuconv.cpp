@@ -1,15 +1,15 @@
 // oneDNN convolution: forward, backward-data and backward-weights primitives per shape. oneDNN
 // picks its blocked layouts (format any; on AVX-512 nChw16c), measured far faster here than its
-// plain-NCHW gemm path, especially for backward-weights. Our NCHW tensors are reordered at the
-// boundary; reorder primitives and blocked buffers are created once per shape and reused. With
+// plain-NCHW gemm path, especially for backward-weights. Activations already blocked are read
+// in place and outputs stay blocked (cpulayout.h); plain ones are reordered at the boundary,
+// with reorder primitives and staging buffers created once per shape and reused. With
 // bf16 activations the same reorders also narrow the f32 master weights to bf16, so bf16
 // compute costs no extra pass over the weights.
 #include "backend/cpu/cpuconv.h"
 
+#include "backend/cpu/cpulayout.h"
 #include "backend/cpu/parallel.h"
 #include "core/errors.h"
-
-#include <dnnl.hpp>
 
 #include <string>
 #include <unordered_map>
@@ -22,46 +22,91 @@ using dt = memory::data_type;
 
 namespace {
 
-// Moves data between our plain layout and the layout a primitive wants, with the reorder
-// primitive and the blocked buffer made once. When the layouts agree it is a no-op view. Each
-// reorder it runs adds one to *reorders.
+// Moves data between the layout a tensor is in and the layout a primitive wants, with the
+// reorder primitives and the staging buffer made once. Activations that already are in the
+// primitive's blocked layout (Buffer::layout() == block()) are used in place, and outputs
+// stay blocked; data in plain NCHW (or a different block) is reordered. Each reorder it runs
+// adds one to *reorders.
 class LayoutBridge {
 public:
     LayoutBridge() = default;
-    LayoutBridge(const dnnl::engine& e, const memory::desc& plain, const memory::desc& blocked,
-                 int64_t* reorders)
-        : m_plain(plain, e, DNNL_MEMORY_NONE), m_same(plain == blocked), m_reorders(reorders) {
+    // `block`: the primitive's layout as a Buffer::layout() (cpulayout.h), 0 when it is not
+    // one a tensor can be kept in (weights, or channels that do not fill whole blocks).
+    LayoutBridge(const dnnl::engine& e, const memory::desc& plain, const memory::desc& wanted,
+                 int block, int64_t* reorders)
+        : m_engine(e), m_plain(plain, e, DNNL_MEMORY_NONE), m_wanted(wanted),
+          m_direct(wanted, e, DNNL_MEMORY_NONE), m_same(plain == wanted), m_block(block),
+          m_reorders(reorders) {
         if (m_same)
             return;
-        m_blocked = memory(blocked, e);
-        m_toBlocked = dnnl::reorder(m_plain, m_blocked);
-        m_toPlain = dnnl::reorder(m_blocked, m_plain);
+        m_staging = memory(wanted, e);
+        m_toWanted = dnnl::reorder(m_plain, m_staging);
+        m_toPlain = dnnl::reorder(m_staging, m_plain);
     }
-    // The data at `plain` in the primitive's layout (reordered into the bridge's buffer).
-    memory in(dnnl::stream& s, const void* plain) {
-        m_plain.set_data_handle(const_cast<void*>(plain));
-        if (m_same)
-            return m_plain;
-        m_toBlocked.execute(s, m_plain, m_blocked);
+    int block() const { return m_block; }
+
+    // `data`, laid out as `layout`, in the primitive's layout.
+    memory in(dnnl::stream& s, const void* data, int layout) {
+        void* p = const_cast<void*>(data);
+        if (layout != 0 && layout == m_block) {
+            m_direct.set_data_handle(p);
+            return m_direct;
+        }
+        if (layout == 0) {
+            m_plain.set_data_handle(p);
+            if (m_same)
+                return m_plain;
+            m_toWanted.execute(s, m_plain, m_staging);
+        } else { // blocked, but not as this primitive wants: one reorder between the two
+            if (m_otherLayout != layout) {
+                const memory::dims& dims = m_wanted.dims();
+                m_other =
+                    memory(activationDesc(Shape(std::vector<int64_t>(dims.begin(), dims.end())),
+                                          wantedType(), layout),
+                           m_engine, DNNL_MEMORY_NONE);
+                if (m_staging.get(true) == nullptr)
+                    m_staging = memory(m_wanted, m_engine);
+                m_fromOther = dnnl::reorder(m_other, m_staging);
+                m_otherLayout = layout;
+            }
+            m_other.set_data_handle(p);
+            m_fromOther.execute(s, m_other, m_staging);
+        }
         ++*m_reorders;
-        return m_blocked;
+        return m_staging;
     }
-    // Where a primitive should write output destined for `plain`; call flush() afterwards.
-    memory out(void* plain) {
-        m_plain.set_data_handle(plain);
-        return m_same ? m_plain : m_blocked;
+    // Where a primitive writes output destined for `data`; call flush() afterwards. With a
+    // block and keepBlocked, the output stays blocked in `data` and flush() returns the block
+    // for the caller to mark the tensor with; otherwise flush() reorders it to plain, returns 0.
+    memory out(void* data, bool keepBlocked) {
+        m_keep = keepBlocked && m_block != 0;
+        if (m_keep) {
+            m_direct.set_data_handle(data);
+            return m_direct;
+        }
+        m_plain.set_data_handle(data);
+        return m_same ? m_plain : m_staging;
     }
-    void flush(dnnl::stream& s) {
-        if (m_same)
-            return;
-        m_toPlain.execute(s, m_blocked, m_plain);
-        ++*m_reorders;
+    int flush(dnnl::stream& s) {
+        if (m_keep)
+            return m_block;
+        if (!m_same) {
+            m_toPlain.execute(s, m_staging, m_plain);
+            ++*m_reorders;
+        }
+        return 0;
     }
 
 private:
-    memory m_plain, m_blocked;
-    dnnl::reorder m_toBlocked, m_toPlain;
-    bool m_same = true;
+    DType wantedType() const { return m_wanted.data_type() == dt::bf16 ? DType::BF16 : DType::F32; }
+
+    dnnl::engine m_engine;
+    memory m_plain, m_staging, m_other;
+    memory::desc m_wanted;
+    memory m_direct;
+    dnnl::reorder m_toWanted, m_toPlain, m_fromOther;
+    bool m_same = true, m_keep = false;
+    int m_block = 0, m_otherLayout = 0;
     int64_t* m_reorders = nullptr;
 };
 
@@ -83,25 +128,18 @@ struct CpuConvCache::Entry {
 };
 
 struct CpuConvCache::Impl {
-    dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+    dnnl::engine engine;
     dnnl::stream stream{engine};
+    int64_t* reorders;
     std::vector<std::unique_ptr<Entry>> entries;
-    int64_t reorders = 0;
 };
 
-CpuConvCache::CpuConvCache() : m_impl(std::make_unique<Impl>()) {}
+CpuConvCache::CpuConvCache(const dnnl::engine& engine, int64_t* reorders)
+    : m_impl(std::make_unique<Impl>(Impl{engine, dnnl::stream(engine), reorders, {}})) {}
 CpuConvCache::~CpuConvCache() = default;
 
 void CpuConvCache::clear() {
     m_impl->entries.clear();
-}
-
-int64_t CpuConvCache::reorders() const {
-    return m_impl->reorders;
-}
-
-void CpuConvCache::resetReorders() {
-    m_impl->reorders = 0;
 }
 
 CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, DType act, bool bias) {
@@ -144,16 +182,24 @@ CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, DType act, bool bias
     e->fwd = Fwd(fwdPd);
     e->bwdData = BwdData(dataPd);
     e->bwdWei = BwdWei(weiPd);
-    int64_t* reorders = &m_impl->reorders;
-    e->fwdSrc = LayoutBridge(eng, srcPlain, fwdPd.src_desc(), reorders);
-    e->fwdWei = LayoutBridge(eng, weiPlain, fwdPd.weights_desc(), reorders);
-    e->fwdDst = LayoutBridge(eng, dstPlain, fwdPd.dst_desc(), reorders);
-    e->bwdDiffDst = LayoutBridge(eng, dstPlain, dataPd.diff_dst_desc(), reorders);
-    e->bwdWeights = LayoutBridge(eng, weiPlain, dataPd.weights_desc(), reorders);
-    e->bwdDiffSrc = LayoutBridge(eng, srcPlain, dataPd.diff_src_desc(), reorders);
-    e->wwSrc = LayoutBridge(eng, srcPlain, weiPd.src_desc(), reorders);
-    e->wwDiffDst = LayoutBridge(eng, dstPlain, weiPd.diff_dst_desc(), reorders);
-    e->wwDiffWei = LayoutBridge(eng, weiPlain, weiPd.diff_weights_desc(), reorders);
+    int64_t* reorders = m_impl->reorders;
+    const Shape srcShape{d.n, d.c, d.h, d.w}, dstShape{d.n, d.k, d.outH(), d.outW()};
+    const auto activation = [&](const memory::desc& plain, const memory::desc& wanted,
+                                const Shape& shape) {
+        return LayoutBridge(eng, plain, wanted, blockOf(wanted, shape, act), reorders);
+    };
+    const auto weights = [&](const memory::desc& wanted) {
+        return LayoutBridge(eng, weiPlain, wanted, 0, reorders);
+    };
+    e->fwdSrc = activation(srcPlain, fwdPd.src_desc(), srcShape);
+    e->fwdWei = weights(fwdPd.weights_desc());
+    e->fwdDst = activation(dstPlain, fwdPd.dst_desc(), dstShape);
+    e->bwdDiffDst = activation(dstPlain, dataPd.diff_dst_desc(), dstShape);
+    e->bwdWeights = weights(dataPd.weights_desc());
+    e->bwdDiffSrc = activation(srcPlain, dataPd.diff_src_desc(), srcShape);
+    e->wwSrc = activation(srcPlain, weiPd.src_desc(), srcShape);
+    e->wwDiffDst = activation(dstPlain, weiPd.diff_dst_desc(), dstShape);
+    e->wwDiffWei = weights(weiPd.diff_weights_desc());
     e->diffDstShared = dataPd.diff_dst_desc() == weiPd.diff_dst_desc();
     e->diffWeights.resize(static_cast<std::size_t>(d.k * d.c * d.r * d.s));
     e->diffBias.resize(static_cast<std::size_t>(d.k));
@@ -161,36 +207,39 @@ CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, DType act, bool bias
     return *m_impl->entries.back();
 }
 
-void CpuConvCache::forward(const ConvDesc& d, DType act, const void* x, const float* w,
-                           const float* b, void* y) {
+int CpuConvCache::forward(const ConvDesc& d, DType act, LaidOut x, const float* w, const float* b,
+                          void* y, bool keepBlocked) {
     Entry& e = entry(d, act, b != nullptr);
     auto& s = m_impl->stream;
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, e.fwdSrc.in(s, x)},
-                                         {DNNL_ARG_WEIGHTS, e.fwdWei.in(s, w)},
-                                         {DNNL_ARG_DST, e.fwdDst.out(y)}};
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, e.fwdSrc.in(s, x.data, x.layout)},
+                                         {DNNL_ARG_WEIGHTS, e.fwdWei.in(s, w, 0)},
+                                         {DNNL_ARG_DST, e.fwdDst.out(y, keepBlocked)}};
     if (b)
         args.emplace(DNNL_ARG_BIAS, memory(e.biasPlain, m_impl->engine, const_cast<float*>(b)));
     e.fwd.execute(s, args);
-    e.fwdDst.flush(s);
+    const int layout = e.fwdDst.flush(s);
     s.wait();
+    return layout;
 }
 
-void CpuConvCache::backward(const ConvDesc& d, DType act, const void* x, const float* w,
-                            const void* dy, void* dx, float* dw, float* db) {
+int CpuConvCache::backward(const ConvDesc& d, DType act, LaidOut x, const float* w, LaidOut dy,
+                           void* dx, bool keepBlocked, float* dw, float* db) {
     Entry& e = entry(d, act, db != nullptr);
     auto& s = m_impl->stream;
-    memory diffDst = e.wwDiffDst.in(s, dy);
+    memory diffDst = e.wwDiffDst.in(s, dy.data, dy.layout);
+    int dxLayout = 0;
     if (dx) {
-        const memory dataDiffDst = e.diffDstShared ? diffDst : e.bwdDiffDst.in(s, dy);
+        const memory dataDiffDst =
+            e.diffDstShared ? diffDst : e.bwdDiffDst.in(s, dy.data, dy.layout);
         e.bwdData.execute(s, {{DNNL_ARG_DIFF_DST, dataDiffDst},
-                              {DNNL_ARG_WEIGHTS, e.bwdWeights.in(s, w)},
-                              {DNNL_ARG_DIFF_SRC, e.bwdDiffSrc.out(dx)}});
-        e.bwdDiffSrc.flush(s);
+                              {DNNL_ARG_WEIGHTS, e.bwdWeights.in(s, w, 0)},
+                              {DNNL_ARG_DIFF_SRC, e.bwdDiffSrc.out(dx, keepBlocked)}});
+        dxLayout = e.bwdDiffSrc.flush(s);
     }
     std::unordered_map<int, memory> args{
-        {DNNL_ARG_SRC, e.wwSrc.in(s, x)},
+        {DNNL_ARG_SRC, e.wwSrc.in(s, x.data, x.layout)},
         {DNNL_ARG_DIFF_DST, diffDst},
-        {DNNL_ARG_DIFF_WEIGHTS, e.wwDiffWei.out(e.diffWeights.data())}};
+        {DNNL_ARG_DIFF_WEIGHTS, e.wwDiffWei.out(e.diffWeights.data(), false)}};
     if (db)
         args.emplace(DNNL_ARG_DIFF_BIAS, memory(e.biasPlain, m_impl->engine, e.diffBias.data()));
     e.bwdWei.execute(s, args);
@@ -202,6 +251,7 @@ void CpuConvCache::backward(const ConvDesc& d, DType act, const void* x, const f
     if (db)
         for (int64_t i = 0; i < d.k; ++i)
             db[i] += e.diffBias[static_cast<std::size_t>(i)];
+    return dxLayout;
 }
 
 } // namespace tb

@@ -2,6 +2,7 @@
 #include "backend/cpu/cpubackend.h"
 
 #include "backend/cpu/cpuconv.h"
+#include "backend/cpu/cpulayout.h"
 #include "core/errors.h"
 
 namespace tb {
@@ -15,13 +16,17 @@ void CpuBackend::convForward(const ConvDesc& d, const Tensor& x, const Tensor& w
         throw Error("convForward: x and y differ in dtype");
     const float* bias = b ? b->data<float>() : nullptr;
     if (computesNatively(x.dtype())) {
-        m_conv->forward(d, x.dtype(), x.raw(), w.data<float>(), bias, y.raw());
+        setLayout(y, m_conv->forward(d, x.dtype(), {x.raw(), layoutOf(x)}, w.data<float>(), bias,
+                                     y.raw(), mayBlock(y)));
+        noteConvBlock(y);
         return;
     }
-    const Tensor xf = asF32(x, 0);
+    const Tensor xf = widened(x, 0);
     Tensor yf = f32Target(y, 1);
-    m_conv->forward(d, DType::F32, xf.raw(), w.data<float>(), bias, yf.raw());
+    setLayout(yf, m_conv->forward(d, DType::F32, {xf.raw(), layoutOf(xf)}, w.data<float>(), bias,
+                                  yf.raw(), mayBlock(y)));
     storeF32(yf, y);
+    noteConvBlock(y);
 }
 
 void CpuBackend::convBackward(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor& dy,
@@ -29,17 +34,23 @@ void CpuBackend::convBackward(const ConvDesc& d, const Tensor& x, const Tensor& 
     float* dbias = db ? db->data<float>() : nullptr;
     if (computesNatively(x.dtype()) && dy.dtype() == x.dtype() &&
         (!dx || dx->dtype() == x.dtype())) {
-        m_conv->backward(d, x.dtype(), x.raw(), w.data<float>(), dy.raw(), dx ? dx->raw() : nullptr,
-                         dw.data<float>(), dbias);
+        const int layout = m_conv->backward(d, x.dtype(), {x.raw(), layoutOf(x)}, w.data<float>(),
+                                            {dy.raw(), layoutOf(dy)}, dx ? dx->raw() : nullptr,
+                                            dx && mayBlock(*dx), dw.data<float>(), dbias);
+        if (dx)
+            setLayout(*dx, layout);
         return;
     }
-    const Tensor xf = asF32(x, 0);
-    const Tensor dyf = asF32(dy, 1);
+    const Tensor xf = widened(x, 0);
+    const Tensor dyf = widened(dy, 1);
     Tensor dxf = dx ? f32Target(*dx, 2) : Tensor();
-    m_conv->backward(d, DType::F32, xf.raw(), w.data<float>(), dyf.raw(), dx ? dxf.raw() : nullptr,
-                     dw.data<float>(), dbias);
-    if (dx)
+    const int layout = m_conv->backward(d, DType::F32, {xf.raw(), layoutOf(xf)}, w.data<float>(),
+                                        {dyf.raw(), layoutOf(dyf)}, dx ? dxf.raw() : nullptr,
+                                        dx && mayBlock(*dx), dw.data<float>(), dbias);
+    if (dx) {
+        setLayout(dxf, layout);
         storeF32(dxf, *dx);
+    }
 }
 
 } // namespace tb

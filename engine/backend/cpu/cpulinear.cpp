@@ -1,6 +1,7 @@
 // CpuBackend dense layers: dtype handling around CpuMatmulCache.
 #include "backend/cpu/cpubackend.h"
 
+#include "backend/cpu/cpulayout.h"
 #include "backend/cpu/cpumatmul.h"
 #include "core/errors.h"
 #include "core/half.h"
@@ -37,8 +38,10 @@ void CpuBackend::linearForward(const Tensor& x, const Tensor& w, const Tensor* b
                     ", y " + y.shape().toString() + " do not fit");
     const float* bias = b ? b->data<float>() : nullptr;
     if (computesNatively(x.dtype())) {
+        const Tensor xp = asPlain(x, 0);
         const Tensor wc = computeWeights(w, x.dtype());
-        m_matmul->forward(x.dtype(), n, in, out, x.raw(), wc.raw(), bias, y.raw());
+        m_matmul->forward(x.dtype(), n, in, out, xp.raw(), wc.raw(), bias, y.raw());
+        setLayout(y, 0);
         return;
     }
     const Tensor xf = asF32(x, 0);
@@ -53,16 +56,18 @@ void CpuBackend::linearBackward(const Tensor& x, const Tensor& w, const Tensor& 
     if (computesNatively(x.dtype()) && dy.dtype() == x.dtype() &&
         (!dx || dx->dtype() == x.dtype())) {
         const DType a = x.dtype();
+        const Tensor xp = asPlain(x, 0), dyp = asPlain(dy, 1);
         if (dx) {
             const Tensor wc = computeWeights(w, a);
-            m_matmul->backwardData(a, n, in, out, dy.raw(), wc.raw(), dx->raw());
+            m_matmul->backwardData(a, n, in, out, dyp.raw(), wc.raw(), dx->raw());
+            setLayout(*dx, 0);
         }
-        m_matmul->backwardWeights(a, n, in, out, dy.raw(), x.raw(), dw.data<float>());
+        m_matmul->backwardWeights(a, n, in, out, dyp.raw(), xp.raw(), dw.data<float>());
         if (db && a == DType::BF16)
-            accumulateBiasGradient(dy.data<uint16_t>(), n, out, db->data<float>(),
+            accumulateBiasGradient(dyp.data<uint16_t>(), n, out, db->data<float>(),
                                    [](uint16_t v) { return bf16ToFloat(v); });
         else if (db)
-            accumulateBiasGradient(dy.data<float>(), n, out, db->data<float>(),
+            accumulateBiasGradient(dyp.data<float>(), n, out, db->data<float>(),
                                    [](float v) { return v; });
         return;
     }

@@ -1,6 +1,9 @@
-// CpuBackend max and average pooling over NCHW planes, one plane per task.
+// CpuBackend max and average pooling, one channel plane per task, over plain NCHW or a
+// channel-blocked layout (which the output keeps). Max-pooling indices are plane-local
+// positions (h * W + w), the same in either layout.
 #include "backend/cpu/cpubackend.h"
 
+#include "backend/cpu/cpulayout.h"
 #include "backend/cpu/parallel.h"
 #include "core/errors.h"
 
@@ -31,8 +34,11 @@ void checkPool(const PoolDesc& d, const Tensor& full, const Tensor& pooled, cons
 void CpuBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tensor& indices) {
     checkPool(d, x, y, indices, "poolForward");
     const int64_t oh = d.outH(), ow = d.outW(), planes = d.n * d.c;
-    const Tensor xf = asF32(x, 0);
+    const Tensor xf = widened(x, 0);
     Tensor yf = f32Target(y, 1);
+    setLayout(yf, planeOutputLayout(layoutOf(x) ? layoutOf(x) : m_convBlock, y, mayBlock(y)));
+    const PlaneIndex inPlanes{d.c, d.h * d.w, layoutOf(xf)}, outPlanes{d.c, oh * ow, layoutOf(yf)};
+    const int64_t es = inPlanes.stride(), os = outPlanes.stride();
     const float* px = xf.data<float>();
     float* py = yf.data<float>();
     int32_t* pidx = d.kind == PoolKind::Max ? indices.data<int32_t>() : nullptr;
@@ -40,8 +46,8 @@ void CpuBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tens
     parallelFor(
         planes,
         [&](int64_t plane) {
-            const float* in = px + plane * d.h * d.w;
-            float* out = py + plane * oh * ow;
+            const float* in = px + inPlanes.base(plane);
+            float* out = py + outPlanes.base(plane);
             for (int64_t i = 0; i < oh; ++i) {
                 for (int64_t j = 0; j < ow; ++j) {
                     const int64_t h0 = i * d.stride - d.pad, w0 = j * d.stride - d.pad;
@@ -56,7 +62,7 @@ void CpuBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tens
                             const int64_t ww = w0 + b;
                             if (ww < 0 || ww >= d.w)
                                 continue;
-                            const float v = in[hh * d.w + ww];
+                            const float v = in[(hh * d.w + ww) * es];
                             sum += v;
                             // The first maximum wins; a NaN propagates (as PyTorch).
                             if (v > best || bestIdx < 0 || std::isnan(v)) {
@@ -66,10 +72,10 @@ void CpuBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tens
                         }
                     }
                     if (pidx) {
-                        out[i * ow + j] = best;
+                        out[(i * ow + j) * os] = best;
                         pidx[plane * oh * ow + i * ow + j] = static_cast<int32_t>(bestIdx);
                     } else {
-                        out[i * ow + j] = sum * invArea;
+                        out[(i * ow + j) * os] = sum * invArea;
                     }
                 }
             }
@@ -82,8 +88,12 @@ void CpuBackend::poolBackward(const PoolDesc& d, const Tensor& dy, const Tensor&
                               Tensor& dx) {
     checkPool(d, dx, dy, indices, "poolBackward");
     const int64_t oh = d.outH(), ow = d.outW(), planes = d.n * d.c;
-    const Tensor dyf = asF32(dy, 0);
+    const Tensor dyf = widened(dy, 0);
     Tensor dxf = f32Target(dx, 1);
+    setLayout(dxf, planeOutputLayout(layoutOf(dy) ? layoutOf(dy) : m_convBlock, dx, mayBlock(dx)));
+    const PlaneIndex fullPlanes{d.c, d.h * d.w, layoutOf(dxf)},
+        pooledPlanes{d.c, oh * ow, layoutOf(dyf)};
+    const int64_t es = fullPlanes.stride(), gs = pooledPlanes.stride();
     const float* pdy = dyf.data<float>();
     float* pdx = dxf.data<float>();
     const int32_t* pidx = d.kind == PoolKind::Max ? indices.data<int32_t>() : nullptr;
@@ -91,15 +101,15 @@ void CpuBackend::poolBackward(const PoolDesc& d, const Tensor& dy, const Tensor&
     parallelFor(
         planes,
         [&](int64_t plane) {
-            float* out = pdx + plane * d.h * d.w;
-            const float* g = pdy + plane * oh * ow;
+            float* out = pdx + fullPlanes.base(plane);
+            const float* g = pdy + pooledPlanes.base(plane);
             for (int64_t i = 0; i < d.h * d.w; ++i)
-                out[i] = 0.0f;
+                out[i * es] = 0.0f;
             for (int64_t i = 0; i < oh; ++i) {
                 for (int64_t j = 0; j < ow; ++j) {
-                    const float v = g[i * ow + j];
+                    const float v = g[(i * ow + j) * gs];
                     if (pidx) {
-                        out[pidx[plane * oh * ow + i * ow + j]] += v;
+                        out[pidx[plane * oh * ow + i * ow + j] * es] += v;
                         continue;
                     }
                     const int64_t h0 = i * d.stride - d.pad, w0 = j * d.stride - d.pad;
@@ -110,7 +120,7 @@ void CpuBackend::poolBackward(const PoolDesc& d, const Tensor& dy, const Tensor&
                         for (int64_t b = 0; b < d.kw; ++b) {
                             const int64_t ww = w0 + b;
                             if (ww >= 0 && ww < d.w)
-                                out[hh * d.w + ww] += v * invArea;
+                                out[(hh * d.w + ww) * es] += v * invArea;
                         }
                     }
                 }

@@ -1,0 +1,33 @@
+// Batch normalisation over channel-blocked activations (nChw8c / nChw16c, cpulayout.h), so a
+// convolution's blocked output is normalised where it lies. Each (image, channel block) plane
+// is hw x B values with the B channels innermost: loops vectorise across the block, and work
+// splits over planes, so even a single block of 16 channels uses every thread.
+#pragma once
+
+#include <cstdint>
+
+namespace tb::blockedbn {
+
+struct Dims {
+    int64_t n, c, hw;
+    int block;
+};
+
+struct Stats {
+    float* saveMean;
+    float* saveInvStd;
+    float* runningMean;
+    float* runningVar;
+    float momentum, eps;
+};
+
+void forwardTrain(const Dims& d, const float* x, const float* gamma, const float* beta,
+                  const Stats& stats, float* y);
+void forwardInference(const Dims& d, const float* x, const float* gamma, const float* beta,
+                      const float* runningMean, const float* runningVar, float eps, float* y);
+// dx = gamma * invStd / M * (M * dy - sum(dy) - xhat * sum(dy * xhat)); dgamma, dbeta +=.
+void backward(const Dims& d, const float* x, const float* dy, const float* gamma,
+              const float* saveMean, const float* saveInvStd, float* dx, float* dgamma,
+              float* dbeta);
+
+} // namespace tb::blockedbn
