@@ -5,6 +5,7 @@
 #include "backend/cpu/cpuisa.h"
 #include "backend/cpu/cpulayout.h"
 #include "backend/cpu/cpumatmul.h"
+#include "backend/cpu/elementaccess.h"
 #include "backend/cpu/parallel.h"
 #include "core/errors.h"
 #include "core/half.h"
@@ -208,7 +209,11 @@ void CpuBackend::convertElements(const Tensor& src, Tensor& dst) {
     } else if (src.dtype() == DType::F32 && dst.dtype() == DType::BF16) {
         const float* s = src.data<float>();
         uint16_t* d = dst.data<uint16_t>();
-        parallelFor(n, [&](int64_t i) { d[i] = floatToBf16(s[i]); });
+        parallelChunks(n, [=](int64_t begin, int64_t end) {
+#pragma omp simd
+            for (int64_t i = begin; i < end; ++i)
+                storeValue(d[i], s[i]);
+        });
     } else if (src.dtype() == DType::F16 && dst.dtype() == DType::F32) {
         const uint16_t* s = src.data<uint16_t>();
         float* d = dst.data<float>();
@@ -216,7 +221,11 @@ void CpuBackend::convertElements(const Tensor& src, Tensor& dst) {
     } else if (src.dtype() == DType::BF16 && dst.dtype() == DType::F32) {
         const uint16_t* s = src.data<uint16_t>();
         float* d = dst.data<float>();
-        parallelFor(n, [&](int64_t i) { d[i] = bf16ToFloat(s[i]); });
+        parallelChunks(n, [=](int64_t begin, int64_t end) {
+#pragma omp simd
+            for (int64_t i = begin; i < end; ++i)
+                d[i] = loadValue(s[i]);
+        });
     } else {
         throw Error("cast: unsupported " + std::string(dtypeName(src.dtype())) + " to " +
                     std::string(dtypeName(dst.dtype())));

@@ -32,16 +32,13 @@ void CpuBackend::batchNormForwardTrain(const Tensor& x, const Tensor& gamma, con
     if (gamma.numel() != c)
         throw Error("batchNorm: " + std::to_string(gamma.numel()) + " parameters for " +
                     std::to_string(c) + " channels");
-    if (const int block = layoutOf(x); block != 0 && mayBlock(y)) {
-        const Tensor xf = widened(x, 0);
-        Tensor yf = f32Target(y, 1);
+    if (const int block = layoutOf(x); block != 0 && x.dtype() == y.dtype() && mayBlock(y)) {
         blockedbn::forwardTrain(
-            {n, c, hw, block}, xf.data<float>(), gamma.data<float>(), beta.data<float>(),
+            {n, c, hw, block}, x.dtype(), x.raw(), gamma.data<float>(), beta.data<float>(),
             {saveMean.data<float>(), saveInvStd.data<float>(), runningMean.data<float>(),
              runningVar.data<float>(), momentum, eps},
-            yf.data<float>());
-        setLayout(yf, block);
-        storeF32(yf, y);
+            y.raw());
+        setLayout(y, block);
         return;
     }
     const Tensor xf = asF32(x, 0);
@@ -103,14 +100,11 @@ void CpuBackend::batchNormForwardInference(const Tensor& x, const Tensor& gamma,
                                            const Tensor& runningMean, const Tensor& runningVar,
                                            float eps, Tensor& y) {
     const auto [n, c, hw] = planesOf(x);
-    if (const int block = layoutOf(x); block != 0 && mayBlock(y)) {
-        const Tensor xf = widened(x, 0);
-        Tensor yf = f32Target(y, 1);
-        blockedbn::forwardInference({n, c, hw, block}, xf.data<float>(), gamma.data<float>(),
+    if (const int block = layoutOf(x); block != 0 && x.dtype() == y.dtype() && mayBlock(y)) {
+        blockedbn::forwardInference({n, c, hw, block}, x.dtype(), x.raw(), gamma.data<float>(),
                                     beta.data<float>(), runningMean.data<float>(),
-                                    runningVar.data<float>(), eps, yf.data<float>());
-        setLayout(yf, block);
-        storeF32(yf, y);
+                                    runningVar.data<float>(), eps, y.raw());
+        setLayout(y, block);
         return;
     }
     const Tensor xf = asF32(x, 0);
@@ -141,15 +135,13 @@ void CpuBackend::batchNormBackward(const Tensor& x, const Tensor& dy, const Tens
                                    const Tensor& saveMean, const Tensor& saveInvStd, float /*eps*/,
                                    Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
     const auto [n, c, hw] = planesOf(x);
-    if (const int block = layoutOf(x); block != 0 && layoutOf(dy) == block && mayBlock(dx)) {
-        const Tensor xf = widened(x, 0);
-        const Tensor dyf = widened(dy, 1);
-        Tensor dxf = f32Target(dx, 2);
-        blockedbn::backward({n, c, hw, block}, xf.data<float>(), dyf.data<float>(),
-                            gamma.data<float>(), saveMean.data<float>(), saveInvStd.data<float>(),
-                            dxf.data<float>(), dgamma.data<float>(), dbeta.data<float>());
-        setLayout(dxf, block);
-        storeF32(dxf, dx);
+    if (const int block = layoutOf(x); block != 0 && layoutOf(dy) == block &&
+                                       dy.dtype() == x.dtype() && dx.dtype() == x.dtype() &&
+                                       mayBlock(dx)) {
+        blockedbn::backward({n, c, hw, block}, x.dtype(), x.raw(), dy.raw(), gamma.data<float>(),
+                            saveMean.data<float>(), saveInvStd.data<float>(), dx.raw(),
+                            dgamma.data<float>(), dbeta.data<float>());
+        setLayout(dx, block);
         return;
     }
     const Tensor xf = asF32(x, 0);

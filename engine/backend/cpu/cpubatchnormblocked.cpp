@@ -1,10 +1,13 @@
 // Blocked batch norm: per-plane partial sums (in parallel), reduced per channel in double,
-// then a parallel elementwise pass.
+// then a parallel elementwise pass. Values are f32 or bf16 (T = uint16_t), read and written
+// in place; arithmetic is f32.
 #include "backend/cpu/cpubatchnormblocked.h"
 
+#include "backend/cpu/elementaccess.h"
 #include "backend/cpu/parallel.h"
 
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 namespace tb::blockedbn {
@@ -42,31 +45,32 @@ template <int B> std::vector<double> channelSums(const Dims& d, const std::vecto
 }
 
 // y[p, j, l] = x[p, j, l] * scale[ch] + shift[ch] for every plane.
-template <int B>
-void affine(const Dims& d, const float* x, const float* scale, const float* shift, float* y) {
+template <int B, typename T>
+void affine(const Dims& d, const T* x, const float* scale, const float* shift, T* y) {
     const int64_t blocks = d.c / B;
     parallelFor(
         d.n * blocks,
         [&](int64_t p) {
             const float* sc = scale + (p % blocks) * B;
             const float* sh = shift + (p % blocks) * B;
-            const float* in = x + p * d.hw * B;
-            float* out = y + p * d.hw * B;
+            const T* in = x + p * d.hw * B;
+            T* out = y + p * d.hw * B;
             for (int64_t j = 0; j < d.hw; ++j)
 #pragma omp simd
                 for (int l = 0; l < B; ++l)
-                    out[j * B + l] = in[j * B + l] * sc[l] + sh[l];
+                    storeValue(out[j * B + l], loadValue(in[j * B + l]) * sc[l] + sh[l]);
         },
         2);
 }
 
-template <int B>
-void forwardTrainB(const Dims& d, const float* x, const float* gamma, const float* beta,
-                   const Stats& st, float* y) {
+template <int B, typename T>
+void forwardTrainB(const Dims& d, const T* x, const float* gamma, const float* beta,
+                   const Stats& st, T* y) {
     const int64_t blocks = d.c / B, hwB = d.hw * B;
     const double count = static_cast<double>(d.n * d.hw);
     std::vector<double> sums;
-    planeSums<B>(d, sums, [&](int64_t p, int64_t j, int l) { return x[p * hwB + j * B + l]; });
+    planeSums<B>(d, sums,
+                 [&](int64_t p, int64_t j, int l) { return loadValue(x[p * hwB + j * B + l]); });
     const std::vector<double> total = channelSums<B>(d, sums);
     std::vector<float> mean(static_cast<std::size_t>(d.c));
     for (int64_t ch = 0; ch < d.c; ++ch)
@@ -74,7 +78,7 @@ void forwardTrainB(const Dims& d, const float* x, const float* gamma, const floa
             static_cast<float>(total[static_cast<std::size_t>(ch)] / count);
     const float* m = mean.data();
     planeSums<B>(d, sums, [&](int64_t p, int64_t j, int l) {
-        const float v = x[p * hwB + j * B + l] - m[(p % blocks) * B + l];
+        const float v = loadValue(x[p * hwB + j * B + l]) - m[(p % blocks) * B + l];
         return v * v;
     });
     const std::vector<double> sq = channelSums<B>(d, sums);
@@ -92,21 +96,21 @@ void forwardTrainB(const Dims& d, const float* x, const float* gamma, const floa
         scale[k] = gamma[ch] * invStd;
         shift[k] = beta[ch] - mean[k] * scale[k];
     }
-    affine<B>(d, x, scale.data(), shift.data(), y);
+    affine<B, T>(d, x, scale.data(), shift.data(), y);
 }
 
-template <int B>
-void backwardB(const Dims& d, const float* x, const float* dy, const float* gamma,
-               const float* saveMean, const float* saveInvStd, float* dx, float* dgamma,
-               float* dbeta) {
+template <int B, typename T>
+void backwardB(const Dims& d, const T* x, const T* dy, const float* gamma, const float* saveMean,
+               const float* saveInvStd, T* dx, float* dgamma, float* dbeta) {
     const int64_t blocks = d.c / B, hwB = d.hw * B;
     const auto count = static_cast<float>(d.n * d.hw);
     std::vector<double> sums;
-    planeSums<B>(d, sums, [&](int64_t p, int64_t j, int l) { return dy[p * hwB + j * B + l]; });
+    planeSums<B>(d, sums,
+                 [&](int64_t p, int64_t j, int l) { return loadValue(dy[p * hwB + j * B + l]); });
     const std::vector<double> sumDy = channelSums<B>(d, sums);
     planeSums<B>(d, sums, [&](int64_t p, int64_t j, int l) {
         const int64_t ch = (p % blocks) * B + l, i = p * hwB + j * B + l;
-        return dy[i] * (x[i] - saveMean[ch]) * saveInvStd[ch];
+        return loadValue(dy[i]) * (loadValue(x[i]) - saveMean[ch]) * saveInvStd[ch];
     });
     const std::vector<double> sumDyXhat = channelSums<B>(d, sums);
     std::vector<float> k(static_cast<std::size_t>(d.c)), a(k.size()), b(k.size());
@@ -128,44 +132,60 @@ void backwardB(const Dims& d, const float* x, const float* dy, const float* gamm
 #pragma omp simd
                 for (int l = 0; l < B; ++l) {
                     const int64_t i = p * hwB + j * B + l;
-                    const float xhat = (x[i] - mean[l]) * invStd[l];
-                    dx[i] = kk[l] * (count * dy[i] - aa[l] - xhat * bb[l]);
+                    const float xhat = (loadValue(x[i]) - mean[l]) * invStd[l];
+                    storeValue(dx[i], kk[l] * (count * loadValue(dy[i]) - aa[l] - xhat * bb[l]));
                 }
         },
         2);
 }
 
-} // namespace
-
-void forwardTrain(const Dims& d, const float* x, const float* gamma, const float* beta,
-                  const Stats& stats, float* y) {
-    if (d.block == 16)
-        forwardTrainB<16>(d, x, gamma, beta, stats, y);
+// Calls f with the block size and the stored type as template arguments.
+template <typename F> void dispatch(const Dims& d, DType t, F f) {
+    const bool bf16 = t == DType::BF16;
+    if (d.block == 16 && bf16)
+        f(std::integral_constant<int, 16>{}, uint16_t{});
+    else if (d.block == 16)
+        f(std::integral_constant<int, 16>{}, float{});
+    else if (bf16)
+        f(std::integral_constant<int, 8>{}, uint16_t{});
     else
-        forwardTrainB<8>(d, x, gamma, beta, stats, y);
+        f(std::integral_constant<int, 8>{}, float{});
 }
 
-void forwardInference(const Dims& d, const float* x, const float* gamma, const float* beta,
-                      const float* runningMean, const float* runningVar, float eps, float* y) {
+} // namespace
+
+void forwardTrain(const Dims& d, DType t, const void* x, const float* gamma, const float* beta,
+                  const Stats& stats, void* y) {
+    dispatch(d, t, [&](auto block, auto type) {
+        using T = decltype(type);
+        forwardTrainB<block(), T>(d, static_cast<const T*>(x), gamma, beta, stats,
+                                  static_cast<T*>(y));
+    });
+}
+
+void forwardInference(const Dims& d, DType t, const void* x, const float* gamma, const float* beta,
+                      const float* runningMean, const float* runningVar, float eps, void* y) {
     std::vector<float> scale(static_cast<std::size_t>(d.c)), shift(scale.size());
     for (int64_t ch = 0; ch < d.c; ++ch) {
         const auto k = static_cast<std::size_t>(ch);
         scale[k] = gamma[ch] / std::sqrt(runningVar[ch] + eps);
         shift[k] = beta[ch] - runningMean[ch] * scale[k];
     }
-    if (d.block == 16)
-        affine<16>(d, x, scale.data(), shift.data(), y);
-    else
-        affine<8>(d, x, scale.data(), shift.data(), y);
+    dispatch(d, t, [&](auto block, auto type) {
+        using T = decltype(type);
+        affine<block(), T>(d, static_cast<const T*>(x), scale.data(), shift.data(),
+                           static_cast<T*>(y));
+    });
 }
 
-void backward(const Dims& d, const float* x, const float* dy, const float* gamma,
-              const float* saveMean, const float* saveInvStd, float* dx, float* dgamma,
+void backward(const Dims& d, DType t, const void* x, const void* dy, const float* gamma,
+              const float* saveMean, const float* saveInvStd, void* dx, float* dgamma,
               float* dbeta) {
-    if (d.block == 16)
-        backwardB<16>(d, x, dy, gamma, saveMean, saveInvStd, dx, dgamma, dbeta);
-    else
-        backwardB<8>(d, x, dy, gamma, saveMean, saveInvStd, dx, dgamma, dbeta);
+    dispatch(d, t, [&](auto block, auto type) {
+        using T = decltype(type);
+        backwardB<block(), T>(d, static_cast<const T*>(x), static_cast<const T*>(dy), gamma,
+                              saveMean, saveInvStd, static_cast<T*>(dx), dgamma, dbeta);
+    });
 }
 
 } // namespace tb::blockedbn

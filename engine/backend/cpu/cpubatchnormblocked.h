@@ -4,6 +4,8 @@
 // splits over planes, so even a single block of 16 channels uses every thread.
 #pragma once
 
+#include "core/dtype.h"
+
 #include <cstdint>
 
 namespace tb::blockedbn {
@@ -21,13 +23,14 @@ struct Stats {
     float momentum, eps;
 };
 
-void forwardTrain(const Dims& d, const float* x, const float* gamma, const float* beta,
-                  const Stats& stats, float* y);
-void forwardInference(const Dims& d, const float* x, const float* gamma, const float* beta,
-                      const float* runningMean, const float* runningVar, float eps, float* y);
+// x, y, dy and dx hold `t` values (f32 or bf16); parameters and statistics are f32.
+void forwardTrain(const Dims& d, DType t, const void* x, const float* gamma, const float* beta,
+                  const Stats& stats, void* y);
+void forwardInference(const Dims& d, DType t, const void* x, const float* gamma, const float* beta,
+                      const float* runningMean, const float* runningVar, float eps, void* y);
 // dx = gamma * invStd / M * (M * dy - sum(dy) - xhat * sum(dy * xhat)); dgamma, dbeta +=.
-void backward(const Dims& d, const float* x, const float* dy, const float* gamma,
-              const float* saveMean, const float* saveInvStd, float* dx, float* dgamma,
+void backward(const Dims& d, DType t, const void* x, const void* dy, const float* gamma,
+              const float* saveMean, const float* saveInvStd, void* dx, float* dgamma,
               float* dbeta);
 
 } // namespace tb::blockedbn

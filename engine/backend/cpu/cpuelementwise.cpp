@@ -1,9 +1,11 @@
 // CpuBackend elementwise ops: activations, dropout, residual add, the option-A shortcut.
-// Activations and the add keep a channel-blocked layout their operands share (the values'
-// order does not matter to them), the shortcut keeps its input's; dropout works on plain NCHW.
+// Activations and the add work in whatever layout their operands share (the values' order
+// does not matter to them), on f32 or bf16 in place; the shortcut keeps its input's layout;
+// dropout works on plain NCHW.
 #include "backend/cpu/cpubackend.h"
 
 #include "backend/cpu/cpulayout.h"
+#include "backend/cpu/elementaccess.h"
 #include "backend/cpu/parallel.h"
 #include "backend/kernels/activation_math.h"
 #include "backend/kernels/random_math.h"
@@ -19,65 +21,126 @@ void requireSameSize(const Tensor& a, const Tensor& b, const char* op) {
                     b.shape().toString() + ")");
 }
 
-// The layout an elementwise op can keep: its operands' shared layout when the output may hold
-// it, else 0 (the op then reads every operand plain).
-int sharedLayout(const Tensor& out, std::initializer_list<const Tensor*> operands) {
+// The layout an elementwise op can work in directly: the one its operands share (0 when all
+// are plain), or -1 when they differ or the output cannot hold a blocked layout (the op then
+// reads every operand plain).
+int sharedLayout(const Tensor& out, bool outMayBlock,
+                 std::initializer_list<const Tensor*> operands) {
     const int layout = layoutOf(**operands.begin());
     for (const Tensor* t : operands)
         if (layoutOf(*t) != layout || !(t->shape() == out.shape()))
-            return 0;
-    return layout;
+            return -1;
+    return layout != 0 && !outMayBlock ? -1 : layout;
+}
+
+// Whether every tensor stores `t`'s dtype, and that is f32 or bf16, so a typed kernel reads
+// and writes them in place.
+bool storedAlike(std::initializer_list<const Tensor*> tensors) {
+    const DType t = (*tensors.begin())->dtype();
+    if (t != DType::F32 && t != DType::BF16)
+        return false;
+    for (const Tensor* x : tensors)
+        if (x->dtype() != t)
+            return false;
+    return true;
+}
+
+// f(T{}) with T the stored type of a tensor storedAlike accepted.
+template <typename F> void withStoredType(DType t, F f) {
+    if (t == DType::BF16)
+        f(uint16_t{});
+    else
+        f(float{});
+}
+
+template <typename T>
+void activationForwardKernel(Activation a, float alpha, const T* px, T* py, int64_t n) {
+    if (a == Activation::ReLU) {
+        // The common case gets a loop the compiler vectorises.
+        parallelChunks(n, [=](int64_t begin, int64_t end) {
+#pragma omp simd
+            for (int64_t i = begin; i < end; ++i) {
+                const float v = loadValue(px[i]);
+                storeValue(py[i], v > 0.0f ? v : 0.0f);
+            }
+        });
+    } else {
+        parallelFor(
+            n, [&](int64_t i) { storeValue(py[i], math::activate(a, alpha, loadValue(px[i]))); },
+            4096);
+    }
+}
+
+template <typename T>
+void activationBackwardKernel(Activation a, float alpha, const T* px, const T* pdy, T* pdx,
+                              int64_t n) {
+    if (a == Activation::ReLU) {
+        parallelChunks(n, [=](int64_t begin, int64_t end) {
+        // dy is loaded unconditionally: a load under the condition kept the loop scalar.
+#pragma omp simd
+            for (int64_t i = begin; i < end; ++i) {
+                const float g = loadValue(pdy[i]);
+                storeValue(pdx[i], loadValue(px[i]) > 0.0f ? g : 0.0f);
+            }
+        });
+    } else {
+        parallelFor(
+            n,
+            [&](int64_t i) {
+                storeValue(pdx[i],
+                           math::activateBackward(a, alpha, loadValue(px[i]), loadValue(pdy[i])));
+            },
+            4096);
+    }
+}
+
+template <typename T> void addKernel(const T* pa, const T* pb, T* py, int64_t n) {
+    parallelChunks(n, [=](int64_t begin, int64_t end) {
+#pragma omp simd
+        for (int64_t i = begin; i < end; ++i)
+            storeValue(py[i], loadValue(pa[i]) + loadValue(pb[i]));
+    });
 }
 
 } // namespace
 
 void CpuBackend::activationForward(Activation a, float alpha, const Tensor& x, Tensor& y) {
     requireSameSize(x, y, "activationForward");
-    const int layout = mayBlock(y) ? sharedLayout(y, {&x}) : 0;
-    const Tensor xf = layout ? widened(x, 0) : asF32(x, 0);
-    Tensor yf = f32Target(y, 1);
-    setLayout(yf, layout);
-    const float* px = xf.data<float>();
-    float* py = yf.data<float>();
-    if (a == Activation::ReLU) {
-        // The common case gets a loop the compiler vectorises.
-        parallelChunks(x.numel(), [=](int64_t begin, int64_t end) {
-#pragma omp simd
-            for (int64_t i = begin; i < end; ++i)
-                py[i] = px[i] > 0.0f ? px[i] : 0.0f;
+    if (const int layout = sharedLayout(y, mayBlock(y), {&x});
+        layout >= 0 && storedAlike({&x, &y})) {
+        withStoredType(x.dtype(), [&](auto type) {
+            using T = decltype(type);
+            activationForwardKernel(a, alpha, static_cast<const T*>(x.raw()),
+                                    static_cast<T*>(y.raw()), x.numel());
         });
-    } else {
-        parallelFor(
-            x.numel(), [&](int64_t i) { py[i] = math::activate(a, alpha, px[i]); }, 4096);
+        setLayout(y, layout);
+        return;
     }
+    const Tensor xf = asF32(x, 0);
+    Tensor yf = f32Target(y, 1);
+    activationForwardKernel(a, alpha, xf.data<float>(), yf.data<float>(), x.numel());
     storeF32(yf, y);
 }
 
 void CpuBackend::activationBackward(Activation a, float alpha, const Tensor& x, const Tensor& dy,
                                     Tensor& dx) {
     requireSameSize(x, dy, "activationBackward");
-    const int layout = mayBlock(dx) ? sharedLayout(dx, {&x, &dy}) : 0;
-    const Tensor xf = layout ? widened(x, 0) : asF32(x, 0);
-    const Tensor dyf = layout ? widened(dy, 1) : asF32(dy, 1);
-    Tensor dxf = f32Target(dx, 2);
-    setLayout(dxf, layout);
-    const float* px = xf.data<float>();
-    const float* pdy = dyf.data<float>();
-    float* pdx = dxf.data<float>();
-    if (a == Activation::ReLU) {
-        parallelChunks(x.numel(), [=](int64_t begin, int64_t end) {
-        // dy is loaded unconditionally: a load under the condition kept the loop scalar.
-#pragma omp simd
-            for (int64_t i = begin; i < end; ++i) {
-                const float g = pdy[i];
-                pdx[i] = px[i] > 0.0f ? g : 0.0f;
-            }
+    if (const int layout = sharedLayout(dx, mayBlock(dx), {&x, &dy});
+        layout >= 0 && storedAlike({&x, &dy, &dx})) {
+        withStoredType(x.dtype(), [&](auto type) {
+            using T = decltype(type);
+            activationBackwardKernel(a, alpha, static_cast<const T*>(x.raw()),
+                                     static_cast<const T*>(dy.raw()), static_cast<T*>(dx.raw()),
+                                     x.numel());
         });
-    } else {
-        parallelFor(
-            x.numel(), [&](int64_t i) { pdx[i] = math::activateBackward(a, alpha, px[i], pdy[i]); },
-            4096);
+        setLayout(dx, layout);
+        return;
     }
+    const Tensor xf = asF32(x, 0);
+    const Tensor dyf = asF32(dy, 1);
+    Tensor dxf = f32Target(dx, 2);
+    activationBackwardKernel(a, alpha, xf.data<float>(), dyf.data<float>(), dxf.data<float>(),
+                             x.numel());
     storeF32(dxf, dx);
 }
 
@@ -117,19 +180,20 @@ void CpuBackend::dropoutBackward(const Tensor& dy, const Tensor& mask, float p, 
 void CpuBackend::add(const Tensor& a, const Tensor& b, Tensor& y) {
     requireSameSize(a, b, "add");
     requireSameSize(a, y, "add");
-    const int layout = mayBlock(y) ? sharedLayout(y, {&a, &b}) : 0;
-    const Tensor af = layout ? widened(a, 0) : asF32(a, 0);
-    const Tensor bf = layout ? widened(b, 1) : asF32(b, 1);
+    if (const int layout = sharedLayout(y, mayBlock(y), {&a, &b});
+        layout >= 0 && storedAlike({&a, &b, &y})) {
+        withStoredType(a.dtype(), [&](auto type) {
+            using T = decltype(type);
+            addKernel(static_cast<const T*>(a.raw()), static_cast<const T*>(b.raw()),
+                      static_cast<T*>(y.raw()), a.numel());
+        });
+        setLayout(y, layout);
+        return;
+    }
+    const Tensor af = asF32(a, 0);
+    const Tensor bf = asF32(b, 1);
     Tensor yf = f32Target(y, 2);
-    setLayout(yf, layout);
-    const float* pa = af.data<float>();
-    const float* pb = bf.data<float>();
-    float* py = yf.data<float>();
-    parallelChunks(a.numel(), [=](int64_t begin, int64_t end) {
-#pragma omp simd
-        for (int64_t i = begin; i < end; ++i)
-            py[i] = pa[i] + pb[i];
-    });
+    addKernel(af.data<float>(), bf.data<float>(), yf.data<float>(), a.numel());
     storeF32(yf, y);
 }
 

@@ -29,6 +29,37 @@ void checkPool(const PoolDesc& d, const Tensor& full, const Tensor& pooled, cons
         throw Error(std::string(op) + ": indices must be i32 of the pooled size");
 }
 
+// Max pooling with 2x2 windows at stride 2 and no padding (every CNN in the zoo): four loads
+// per output, no bounds checks and no branches (the comparisons of random data mispredict half
+// the time), so the loop over a row vectorises. The comparisons are the general loop's, in
+// its order, so ties and NaNs pick the same index.
+void maxPool2x2Plane(const float* in, int64_t w, int64_t es, float* out, int64_t oh, int64_t ow,
+                     int64_t os, int32_t* idx) {
+    for (int64_t i = 0; i < oh; ++i) {
+        const float* row = in + 2 * i * w * es;
+        const auto rowFirst = static_cast<int32_t>(2 * i * w);
+        const auto down = static_cast<int32_t>(w);
+#pragma omp simd
+        for (int64_t j = 0; j < ow; ++j) {
+            const float* p = row + 2 * j * es;
+            float best = p[0];
+            int32_t k = 0;
+            const float v1 = p[es], v2 = p[w * es], v3 = p[(w + 1) * es];
+            const bool t1 = v1 > best || v1 != v1;
+            best = t1 ? v1 : best;
+            k = t1 ? 1 : k;
+            const bool t2 = v2 > best || v2 != v2;
+            best = t2 ? v2 : best;
+            k = t2 ? down : k;
+            const bool t3 = v3 > best || v3 != v3;
+            best = t3 ? v3 : best;
+            k = t3 ? down + 1 : k;
+            out[(i * ow + j) * os] = best;
+            idx[i * ow + j] = rowFirst + static_cast<int32_t>(2 * j) + k;
+        }
+    }
+}
+
 } // namespace
 
 void CpuBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tensor& indices) {
@@ -43,11 +74,16 @@ void CpuBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tens
     float* py = yf.data<float>();
     int32_t* pidx = d.kind == PoolKind::Max ? indices.data<int32_t>() : nullptr;
     const float invArea = 1.0f / static_cast<float>(d.kh * d.kw);
+    const bool twoByTwo = pidx && d.kh == 2 && d.kw == 2 && d.stride == 2 && d.pad == 0;
     parallelFor(
         planes,
         [&](int64_t plane) {
             const float* in = px + inPlanes.base(plane);
             float* out = py + outPlanes.base(plane);
+            if (twoByTwo) {
+                maxPool2x2Plane(in, d.w, es, out, oh, ow, os, pidx + plane * oh * ow);
+                return;
+            }
             for (int64_t i = 0; i < oh; ++i) {
                 for (int64_t j = 0; j < ow; ++j) {
                     const int64_t h0 = i * d.stride - d.pad, w0 = j * d.stride - d.pad;

@@ -1,0 +1,228 @@
+// The CPU backend keeps activations in oneDNN's channel-blocked layout between layers
+// (cpulayout.h). Every op that accepts a blocked tensor must give the values the plain
+// tensor gives, whatever mix of layouts it is handed, and hand out plain values through
+// copy() and cast(). Blocked tensors are made by a 1x1 convolution with identity weights,
+// which oneDNN writes blocked (nChw16c on AVX-512, nChw8c on AVX2) and which is exact.
+#include "backend/cpu/cpubackend.h"
+#include "backend/cpu/cpuisa.h"
+#include "support/testdata.h"
+
+#include <QtTest>
+
+using namespace tb;
+
+namespace {
+
+constexpr int64_t kN = 4, kC = 32, kH = 6, kW = 6;
+
+Tensor toHost(Backend& b, const Tensor& t) {
+    Tensor h = Tensor::host(t.shape(), DType::F32);
+    if (t.dtype() == DType::F32)
+        b.copy(t, h);
+    else
+        b.cast(t, h);
+    return h;
+}
+
+} // namespace
+
+class TestCpuLayouts : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        m_backend = std::make_unique<CpuBackend>(2);
+        const Tensor probe = blocked(test::randomTensor({kN, kC, kH, kW}, 1), DType::F32);
+        m_block = probe.buffer()->layout();
+        if (m_block == 0)
+            QSKIP("oneDNN keeps this CPU's convolution outputs plain: no blocked layout to test");
+        qInfo("convolution outputs are blocked by %d channels", m_block);
+    }
+
+    // The values stay; only the layout changes, and copies to the host are plain.
+    void blockedTensorsReadBackPlain() {
+        const Tensor x = test::randomTensor({kN, kC, kH, kW}, 2);
+        for (DType t : {DType::F32, DType::BF16}) {
+            const Tensor b = blocked(x, t);
+            QCOMPARE(b.buffer()->layout(), m_block);
+            const Tensor back = toHost(*m_backend, b);
+            QCOMPARE(back.buffer()->layout(), 0);
+            QVERIFY(test::maxAbsDiff(back, toHost(*m_backend, plain(x, t))) == 0.0f);
+        }
+    }
+
+    void elementwiseOpsAgreeAcrossLayouts_data() {
+        QTest::addColumn<bool>("bf16");
+        QTest::newRow("f32") << false;
+        QTest::newRow("bf16") << true;
+    }
+    void elementwiseOpsAgreeAcrossLayouts() {
+        QFETCH(bool, bf16);
+        const DType t = bf16 ? DType::BF16 : DType::F32;
+        const Shape s{kN, kC, kH, kW};
+        const Tensor a = test::randomTensor(s, 3), b = test::randomTensor(s, 4);
+        // Each op on: both plain, both blocked, and mixed; results compared on the host.
+        for (int mix = 0; mix < 4; ++mix) {
+            const Tensor ta = mix & 1 ? blocked(a, t) : plain(a, t);
+            const Tensor tb = mix & 2 ? blocked(b, t) : plain(b, t);
+            Tensor y = m_backend->empty(s, t), ref = m_backend->empty(s, t);
+            m_backend->add(ta, tb, y);
+            m_backend->add(plain(a, t), plain(b, t), ref);
+            QCOMPARE(maxDiff(y, ref), 0.0f);
+            m_backend->activationForward(Activation::ReLU, 0.0f, ta, y);
+            m_backend->activationForward(Activation::ReLU, 0.0f, plain(a, t), ref);
+            QCOMPARE(maxDiff(y, ref), 0.0f);
+            m_backend->activationBackward(Activation::ReLU, 0.0f, ta, tb, y);
+            m_backend->activationBackward(Activation::ReLU, 0.0f, plain(a, t), plain(b, t), ref);
+            QCOMPARE(maxDiff(y, ref), 0.0f);
+            if (mix == 3) // blocked in, blocked out
+                QCOMPARE(y.buffer()->layout(), m_block);
+        }
+    }
+
+    void batchNormAgreesAcrossLayouts() {
+        const Shape s{kN, kC, kH, kW}, c{kC};
+        const Tensor x = test::randomTensor(s, 5, -2.0f, 3.0f), dy = test::randomTensor(s, 6);
+        const Tensor gamma = test::randomTensor(c, 7, 0.5f, 1.5f), beta = test::randomTensor(c, 8);
+        struct Result {
+            Tensor y, dx, dgamma, dbeta, runningMean;
+        };
+        const auto run = [&](const Tensor& xin, const Tensor& dyin) {
+            Result r{m_backend->empty(s, DType::F32), m_backend->empty(s, DType::F32),
+                     m_backend->empty(c, DType::F32), m_backend->empty(c, DType::F32),
+                     m_backend->empty(c, DType::F32)};
+            Tensor runningVar = m_backend->empty(c, DType::F32),
+                   mean = m_backend->empty(c, DType::F32), invStd = m_backend->empty(c, DType::F32);
+            for (Tensor* t : {&r.dgamma, &r.dbeta, &r.runningMean})
+                m_backend->fill(*t, 0.0f);
+            m_backend->fill(runningVar, 1.0f);
+            m_backend->batchNormForwardTrain(xin, gamma, beta, r.runningMean, runningVar, 0.1f,
+                                             1e-5f, r.y, mean, invStd);
+            m_backend->batchNormBackward(xin, dyin, gamma, mean, invStd, 1e-5f, r.dx, r.dgamma,
+                                         r.dbeta);
+            return r;
+        };
+        const Result ref = run(plain(x, DType::F32), plain(dy, DType::F32));
+        for (int mix = 1; mix < 4; ++mix) {
+            const Result r = run(mix & 1 ? blocked(x, DType::F32) : plain(x, DType::F32),
+                                 mix & 2 ? blocked(dy, DType::F32) : plain(dy, DType::F32));
+            // Sums run in another order, so agreement is to rounding, not bits.
+            QVERIFY(maxDiff(r.y, ref.y) < 1e-5f);
+            QVERIFY(maxDiff(r.dx, ref.dx) < 1e-5f);
+            QVERIFY(maxDiff(r.dgamma, ref.dgamma) < 1e-4f);
+            QVERIFY(maxDiff(r.dbeta, ref.dbeta) < 1e-4f);
+            QVERIFY(maxDiff(r.runningMean, ref.runningMean) < 1e-6f);
+        }
+    }
+
+    void poolingAndShortcutAgreeAcrossLayouts() {
+        const Shape s{kN, kC, kH, kW};
+        const Tensor x = test::randomTensor(s, 9), xb = blocked(x, DType::F32),
+                     xp = plain(x, DType::F32);
+        for (PoolKind kind : {PoolKind::Max, PoolKind::Avg}) {
+            PoolDesc d;
+            d.kind = kind;
+            d.n = kN, d.c = kC, d.h = kH, d.w = kW;
+            d.stride = 2;
+            for (int64_t k : {int64_t{3}, int64_t{2}}) {
+                d.kh = d.kw = k;
+                d.pad = k == 3 ? 1 : 0; // 2x2 at stride 2 takes the fast path
+                const Shape o{kN, kC, d.outH(), d.outW()};
+                Tensor y = m_backend->empty(o, DType::F32), ref = m_backend->empty(o, DType::F32);
+                Tensor idx = m_backend->empty(o, DType::I32),
+                       refIdx = m_backend->empty(o, DType::I32);
+                m_backend->poolForward(d, xb, y, idx);
+                m_backend->poolForward(d, xp, ref, refIdx);
+                QCOMPARE(maxDiff(y, ref), 0.0f);
+                QCOMPARE(y.buffer()->layout(), m_block);
+                const Tensor dy = test::randomTensor(o, 10);
+                Tensor dx = m_backend->empty(s, DType::F32),
+                       refDx = m_backend->empty(s, DType::F32);
+                m_backend->poolBackward(d, blocked(dy, DType::F32), idx, dx);
+                m_backend->poolBackward(d, plain(dy, DType::F32), refIdx, refDx);
+                QVERIFY(maxDiff(dx, refDx) < 1e-6f);
+            }
+        }
+        const Shape o{kN, 2 * kC, kH / 2, kW / 2};
+        Tensor y = m_backend->empty(o, DType::F32), ref = m_backend->empty(o, DType::F32);
+        m_backend->shortcutPadForward(xb, 2, kC / 2, y);
+        m_backend->shortcutPadForward(xp, 2, kC / 2, ref);
+        QCOMPARE(maxDiff(y, ref), 0.0f);
+        const Tensor dy = test::randomTensor(o, 11);
+        Tensor dx = m_backend->empty(s, DType::F32), refDx = m_backend->empty(s, DType::F32);
+        m_backend->shortcutPadBackward(blocked(dy, DType::F32), 2, kC / 2, dx);
+        m_backend->shortcutPadBackward(plain(dy, DType::F32), 2, kC / 2, refDx);
+        QCOMPARE(maxDiff(dx, refDx), 0.0f);
+    }
+
+    // conv -> batch norm -> ReLU -> add -> conv forward and back: the activations never leave
+    // the blocked layout, so the only reorders are of the weights.
+    void aResidualChainReordersOnlyWeights() {
+        const std::string isa = cpuLowPrecisionSupport().isa;
+        if (isa == "sse41" || isa == "avx")
+            QSKIP("below AVX2 oneDNN's backward convolutions are a plain gemm: the gradient "
+                  "leaves the blocked layout there");
+        const Shape s{kN, kC, kH, kW}, c{kC};
+        ConvDesc d{kN, kC, kH, kW, kC, 3, 3, 1, 1};
+        const Tensor x = blocked(test::randomTensor(s, 12), DType::F32);
+        const Tensor w = test::randomTensor({kC, kC, 3, 3}, 13, -0.1f, 0.1f);
+        Tensor dw = m_backend->empty({kC, kC, 3, 3}, DType::F32);
+        m_backend->fill(dw, 0.0f);
+        const Tensor gamma = test::randomTensor(c, 14, 0.5f, 1.5f),
+                     beta = test::randomTensor(c, 15);
+        Tensor conv1 = m_backend->empty(s, DType::F32), bn = m_backend->empty(s, DType::F32),
+               relu = m_backend->empty(s, DType::F32), sum = m_backend->empty(s, DType::F32),
+               conv2 = m_backend->empty(s, DType::F32), rm = m_backend->empty(c, DType::F32),
+               rv = m_backend->empty(c, DType::F32), mean = m_backend->empty(c, DType::F32),
+               invStd = m_backend->empty(c, DType::F32);
+        m_backend->fill(rm, 0.0f);
+        m_backend->fill(rv, 1.0f);
+        // Warm up: primitives and their weight reorders are created on first use.
+        for (int pass = 0; pass < 2; ++pass) {
+            m_backend->resetReorderCount();
+            m_backend->convForward(d, x, w, nullptr, conv1);
+            m_backend->batchNormForwardTrain(conv1, gamma, beta, rm, rv, 0.1f, 1e-5f, bn, mean,
+                                             invStd);
+            m_backend->activationForward(Activation::ReLU, 0.0f, bn, relu);
+            m_backend->add(relu, x, sum);
+            m_backend->convForward(d, sum, w, nullptr, conv2);
+            Tensor dconv2 = m_backend->empty(s, DType::F32), dsum = m_backend->empty(s, DType::F32);
+            m_backend->copy(conv2, dconv2); // a blocked gradient
+            m_backend->convBackward(d, sum, w, dconv2, &dsum, dw, nullptr);
+            QCOMPARE(dsum.buffer()->layout(), m_block);
+        }
+        for (const Tensor* t : {&conv1, &bn, &relu, &sum, &conv2})
+            QCOMPARE(t->buffer()->layout(), m_block);
+        // Two forward convolutions and one backward: the weights in for each (3), backward-data's
+        // weights (1) and the weight gradient out (1), at most; no activation.
+        QVERIFY2(m_backend->reorderCount() <= 5,
+                 qPrintable(QString::number(m_backend->reorderCount())));
+    }
+
+private:
+    // x's values in our own buffer, plain, in type t.
+    Tensor plain(const Tensor& x, DType t) {
+        Tensor p = m_backend->empty(x.shape(), t);
+        m_backend->cast(x, p);
+        return p;
+    }
+    // x's values, blocked by oneDNN: a 1x1 convolution with identity weights (exact).
+    Tensor blocked(const Tensor& x, DType t) {
+        const int64_t c = x.dim(1);
+        ConvDesc d{x.dim(0), c, x.dim(2), x.dim(3), c, 1, 1, 1, 0};
+        Tensor eye = Tensor::host({c, c, 1, 1}, DType::F32);
+        for (int64_t i = 0; i < c * c; ++i)
+            eye.data<float>()[i] = i / c == i % c ? 1.0f : 0.0f;
+        Tensor y = m_backend->empty(x.shape(), t);
+        m_backend->convForward(d, plain(x, t), eye, nullptr, y);
+        return y;
+    }
+    float maxDiff(const Tensor& a, const Tensor& b) {
+        return test::maxAbsDiff(toHost(*m_backend, a), toHost(*m_backend, b));
+    }
+
+    std::unique_ptr<CpuBackend> m_backend;
+    int m_block = 0;
+};
+
+QTEST_GUILESS_MAIN(TestCpuLayouts)
+#include "tst_cpu_layouts.moc"
