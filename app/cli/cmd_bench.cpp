@@ -35,6 +35,8 @@ nlohmann::json toJson(const StepBenchResult& r) {
         j["cpu_peak_gflops"] = r.cpuPeakGflops;
         j["cpu_peak_source"] = r.cpuPeakMeasured ? "measured" : "cached";
         j["cpu_peak_fraction"] = r.peakFraction;
+        j["cpu_isa"] = r.cpuIsa;
+        j["cpu_bf16"] = r.cpuBf16Native ? "native" : "emulated";
     }
     if (r.reordersPerStep)
         j["reorders_per_step"] = *r.reordersPerStep;
@@ -89,8 +91,11 @@ int cmdBench(const Argv& argv) {
                   "(forward, backward data, backward weights); achieved_gflops its rate. On the\n"
                   "CPU, cpu_peak_gflops is the f32 peak oneDNN's sgemm reaches on these threads\n"
                   "(measured once, then cached in the data folder: cpu_peak_source says which)\n"
-                  "and cpu_peak_fraction = achieved_gflops / cpu_peak_gflops; reorders_per_step\n"
-                  "counts oneDNN's layout conversions (NCHW to blocked and back) in a step.");
+                  "and cpu_peak_fraction = achieved_gflops / cpu_peak_gflops; cpu_isa is oneDNN's\n"
+                  "ISA and cpu_bf16 whether bf16-mixed computes in bf16 (native) or widens to\n"
+                  "f32 (emulated); reorders_per_step counts oneDNN's layout conversions in a\n"
+                  "step (activations stay in the convolutions' blocked layout between layers, so\n"
+                  "most are of weights).");
         return 0;
     }
     StepBenchOptions o;

@@ -3,6 +3,7 @@
 #include "train/stepbench.h"
 
 #include "backend/cpu/cpubackend.h"
+#include "backend/cpu/cpuisa.h"
 #include "backend/cpu/cpupeak.h"
 #include "backend/devices.h"
 #include "backend/kernels/random_math.h"
@@ -148,6 +149,9 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
         r.cpuPeakGflops = peak.gflops;
         r.cpuPeakMeasured = peak.measured;
         r.peakFraction = r.achievedGflops / peak.gflops;
+        const CpuLowPrecisionSupport isa = cpuLowPrecisionSupport();
+        r.cpuIsa = isa.isa;
+        r.cpuBf16Native = isa.bf16Native;
     }
     r.peakRssMb = static_cast<double>(processPeakRssBytes().value_or(0)) / (1024.0 * 1024.0);
     r.peakDeviceMb = static_cast<double>(backend->memoryStats().peakInUse) / (1024.0 * 1024.0);

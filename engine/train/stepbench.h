@@ -60,8 +60,11 @@ struct StepBenchResult {
     double cpuPeakGflops = 0.0;
     bool cpuPeakMeasured = false;
     double peakFraction = 0.0;
-    // CPU only: oneDNN reorders (layout conversions) in the median timed step.
+    // CPU only: oneDNN reorders (layout conversions) in the median timed step, oneDNN's ISA
+    // and whether it computes bf16 natively there (else bf16-mixed is emulated in f32).
     std::optional<int64_t> reordersPerStep;
+    std::string cpuIsa;
+    bool cpuBf16Native = false;
 };
 
 StepBenchResult benchmarkSteps(const StepBenchOptions& options);

@@ -6,6 +6,7 @@
 #include "backend/cpu/cpulayout.h"
 #include "backend/cpu/cpumatmul.h"
 #include "backend/cpu/elementaccess.h"
+#include "backend/cpu/multiversion.h"
 #include "backend/cpu/parallel.h"
 #include "core/errors.h"
 #include "core/half.h"
@@ -48,6 +49,14 @@ int computeThreads(int requested) {
         requested > 0 ? requested : static_cast<int>(std::thread::hardware_concurrency());
     omp_set_dynamic(0);
     return std::max(1, std::min(wanted, omp_get_thread_limit()));
+}
+
+// bf16 <-> f32, the conversions mixed precision runs most.
+template <typename From, typename To>
+TB_MULTIVERSION void convertChunk(const From* s, To* d, int64_t begin, int64_t end) {
+#pragma omp simd
+    for (int64_t i = begin; i < end; ++i)
+        storeValue(d[i], loadValue(s[i]));
 }
 
 } // namespace
@@ -209,11 +218,7 @@ void CpuBackend::convertElements(const Tensor& src, Tensor& dst) {
     } else if (src.dtype() == DType::F32 && dst.dtype() == DType::BF16) {
         const float* s = src.data<float>();
         uint16_t* d = dst.data<uint16_t>();
-        parallelChunks(n, [=](int64_t begin, int64_t end) {
-#pragma omp simd
-            for (int64_t i = begin; i < end; ++i)
-                storeValue(d[i], s[i]);
-        });
+        parallelChunks(n, [=](int64_t begin, int64_t end) { convertChunk(s, d, begin, end); });
     } else if (src.dtype() == DType::F16 && dst.dtype() == DType::F32) {
         const uint16_t* s = src.data<uint16_t>();
         float* d = dst.data<float>();
@@ -221,11 +226,7 @@ void CpuBackend::convertElements(const Tensor& src, Tensor& dst) {
     } else if (src.dtype() == DType::BF16 && dst.dtype() == DType::F32) {
         const uint16_t* s = src.data<uint16_t>();
         float* d = dst.data<float>();
-        parallelChunks(n, [=](int64_t begin, int64_t end) {
-#pragma omp simd
-            for (int64_t i = begin; i < end; ++i)
-                d[i] = loadValue(s[i]);
-        });
+        parallelChunks(n, [=](int64_t begin, int64_t end) { convertChunk(s, d, begin, end); });
     } else {
         throw Error("cast: unsupported " + std::string(dtypeName(src.dtype())) + " to " +
                     std::string(dtypeName(dst.dtype())));

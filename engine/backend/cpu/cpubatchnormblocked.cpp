@@ -1,9 +1,10 @@
 // Blocked batch norm: per-plane partial sums (in parallel), reduced per channel in double,
-// then a parallel elementwise pass. Values are f32 or bf16 (T = uint16_t), read and written
-// in place; arithmetic is f32.
+// then a parallel elementwise pass; backward reads x and dy twice (both sums in one pass).
+// Values are f32 or bf16 (T = uint16_t), read and written in place; arithmetic is f32.
 #include "backend/cpu/cpubatchnormblocked.h"
 
 #include "backend/cpu/elementaccess.h"
+#include "backend/cpu/multiversion.h"
 #include "backend/cpu/parallel.h"
 
 #include <cmath>
@@ -14,72 +15,122 @@ namespace tb::blockedbn {
 
 namespace {
 
-// For each plane p = i * blocks + cb: sums[p * B + l] = sum over j of f(p, j, l).
-template <int B, typename F> void planeSums(const Dims& d, std::vector<double>& sums, F f) {
-    const int64_t planes = d.n * (d.c / B);
-    sums.assign(static_cast<std::size_t>(planes * B), 0.0);
-    parallelFor(
-        planes,
-        [&](int64_t p) {
-            float s[B] = {};
-            for (int64_t j = 0; j < d.hw; ++j)
+// Per-plane kernels: a plane is hw x B values, channel lane l innermost.
+
+// s[l] = sum over j of x[j, l]
+template <int B, typename T> TB_MULTIVERSION void sumPlane(const T* x, int64_t hw, float* s) {
+    float acc[B] = {};
+    for (int64_t j = 0; j < hw; ++j)
 #pragma omp simd
-                for (int l = 0; l < B; ++l)
-                    s[l] += f(p, j, l);
-            for (int l = 0; l < B; ++l)
-                sums[static_cast<std::size_t>(p * B + l)] = s[l];
-        },
-        2);
+        for (int l = 0; l < B; ++l)
+            acc[l] += loadValue(x[j * B + l]);
+    for (int l = 0; l < B; ++l)
+        s[l] = acc[l];
 }
 
-// Per channel: the sum over images of the per-plane sums.
-template <int B> std::vector<double> channelSums(const Dims& d, const std::vector<double>& sums) {
+// s[l] = sum over j of (x[j, l] - mean[l])^2
+template <int B, typename T>
+TB_MULTIVERSION void squaredDeviationPlane(const T* x, int64_t hw, const float* mean, float* s) {
+    float acc[B] = {};
+    for (int64_t j = 0; j < hw; ++j)
+#pragma omp simd
+        for (int l = 0; l < B; ++l) {
+            const float v = loadValue(x[j * B + l]) - mean[l];
+            acc[l] += v * v;
+        }
+    for (int l = 0; l < B; ++l)
+        s[l] = acc[l];
+}
+
+// sumDy[l] = sum of dy, sumDyXhat[l] = sum of dy * xhat, in one pass.
+template <int B, typename T>
+TB_MULTIVERSION void gradientSumsPlane(const T* x, const T* dy, int64_t hw, const float* mean,
+                                       const float* invStd, float* sumDy, float* sumDyXhat) {
+    float a[B] = {}, b[B] = {};
+    for (int64_t j = 0; j < hw; ++j)
+#pragma omp simd
+        for (int l = 0; l < B; ++l) {
+            const float g = loadValue(dy[j * B + l]);
+            a[l] += g;
+            b[l] += g * (loadValue(x[j * B + l]) - mean[l]) * invStd[l];
+        }
+    for (int l = 0; l < B; ++l) {
+        sumDy[l] = a[l];
+        sumDyXhat[l] = b[l];
+    }
+}
+
+// y[j, l] = x[j, l] * scale[l] + shift[l]
+template <int B, typename T>
+TB_MULTIVERSION void affinePlane(const T* x, int64_t hw, const float* scale, const float* shift,
+                                 T* y) {
+    for (int64_t j = 0; j < hw; ++j)
+#pragma omp simd
+        for (int l = 0; l < B; ++l)
+            storeValue(y[j * B + l], loadValue(x[j * B + l]) * scale[l] + shift[l]);
+}
+
+struct BackwardCoefficients {
+    const float *k, *sumDy, *sumDyXhat, *mean, *invStd;
+    float count;
+};
+
+// dx = k * (M * dy - sum(dy) - xhat * sum(dy * xhat))
+template <int B, typename T>
+TB_MULTIVERSION void inputGradientPlane(const T* x, const T* dy, int64_t hw,
+                                        const BackwardCoefficients& c, T* dx) {
+    for (int64_t j = 0; j < hw; ++j)
+#pragma omp simd
+        for (int l = 0; l < B; ++l) {
+            const float xhat = (loadValue(x[j * B + l]) - c.mean[l]) * c.invStd[l];
+            storeValue(dx[j * B + l], c.k[l] * (c.count * loadValue(dy[j * B + l]) - c.sumDy[l] -
+                                                xhat * c.sumDyXhat[l]));
+        }
+}
+
+// Per channel, in double: the sum over images of the per-plane sums (plane p = i * blocks + cb).
+template <int B>
+std::vector<double> channelSums(const Dims& d, const std::vector<float>& planeSums) {
     const int64_t blocks = d.c / B;
     std::vector<double> total(static_cast<std::size_t>(d.c), 0.0);
     for (int64_t i = 0; i < d.n; ++i)
         for (int64_t cb = 0; cb < blocks; ++cb)
             for (int l = 0; l < B; ++l)
                 total[static_cast<std::size_t>(cb * B + l)] +=
-                    sums[static_cast<std::size_t>((i * blocks + cb) * B + l)];
+                    planeSums[static_cast<std::size_t>((i * blocks + cb) * B + l)];
     return total;
 }
 
-// y[p, j, l] = x[p, j, l] * scale[ch] + shift[ch] for every plane.
-template <int B, typename T>
-void affine(const Dims& d, const T* x, const float* scale, const float* shift, T* y) {
+// Each plane's f(p, channel offset of its block) in parallel.
+template <int B, typename F> void forEachPlane(const Dims& d, F f) {
     const int64_t blocks = d.c / B;
     parallelFor(
-        d.n * blocks,
-        [&](int64_t p) {
-            const float* sc = scale + (p % blocks) * B;
-            const float* sh = shift + (p % blocks) * B;
-            const T* in = x + p * d.hw * B;
-            T* out = y + p * d.hw * B;
-            for (int64_t j = 0; j < d.hw; ++j)
-#pragma omp simd
-                for (int l = 0; l < B; ++l)
-                    storeValue(out[j * B + l], loadValue(in[j * B + l]) * sc[l] + sh[l]);
-        },
-        2);
+        d.n * blocks, [&](int64_t p) { f(p, (p % blocks) * B); }, 2);
+}
+
+template <int B, typename T>
+void affine(const Dims& d, const T* x, const float* scale, const float* shift, T* y) {
+    const int64_t hwB = d.hw * B;
+    forEachPlane<B>(d, [&](int64_t p, int64_t c0) {
+        affinePlane<B, T>(x + p * hwB, d.hw, scale + c0, shift + c0, y + p * hwB);
+    });
 }
 
 template <int B, typename T>
 void forwardTrainB(const Dims& d, const T* x, const float* gamma, const float* beta,
                    const Stats& st, T* y) {
-    const int64_t blocks = d.c / B, hwB = d.hw * B;
+    const int64_t hwB = d.hw * B;
     const double count = static_cast<double>(d.n * d.hw);
-    std::vector<double> sums;
-    planeSums<B>(d, sums,
-                 [&](int64_t p, int64_t j, int l) { return loadValue(x[p * hwB + j * B + l]); });
+    std::vector<float> sums(static_cast<std::size_t>(d.n * d.c));
+    forEachPlane<B>(d,
+                    [&](int64_t p, int64_t) { sumPlane<B, T>(x + p * hwB, d.hw, &sums[p * B]); });
     const std::vector<double> total = channelSums<B>(d, sums);
     std::vector<float> mean(static_cast<std::size_t>(d.c));
     for (int64_t ch = 0; ch < d.c; ++ch)
         mean[static_cast<std::size_t>(ch)] =
             static_cast<float>(total[static_cast<std::size_t>(ch)] / count);
-    const float* m = mean.data();
-    planeSums<B>(d, sums, [&](int64_t p, int64_t j, int l) {
-        const float v = loadValue(x[p * hwB + j * B + l]) - m[(p % blocks) * B + l];
-        return v * v;
+    forEachPlane<B>(d, [&](int64_t p, int64_t c0) {
+        squaredDeviationPlane<B, T>(x + p * hwB, d.hw, &mean[c0], &sums[p * B]);
     });
     const std::vector<double> sq = channelSums<B>(d, sums);
     std::vector<float> scale(static_cast<std::size_t>(d.c)), shift(scale.size());
@@ -102,18 +153,16 @@ void forwardTrainB(const Dims& d, const T* x, const float* gamma, const float* b
 template <int B, typename T>
 void backwardB(const Dims& d, const T* x, const T* dy, const float* gamma, const float* saveMean,
                const float* saveInvStd, T* dx, float* dgamma, float* dbeta) {
-    const int64_t blocks = d.c / B, hwB = d.hw * B;
-    const auto count = static_cast<float>(d.n * d.hw);
-    std::vector<double> sums;
-    planeSums<B>(d, sums,
-                 [&](int64_t p, int64_t j, int l) { return loadValue(dy[p * hwB + j * B + l]); });
-    const std::vector<double> sumDy = channelSums<B>(d, sums);
-    planeSums<B>(d, sums, [&](int64_t p, int64_t j, int l) {
-        const int64_t ch = (p % blocks) * B + l, i = p * hwB + j * B + l;
-        return loadValue(dy[i]) * (loadValue(x[i]) - saveMean[ch]) * saveInvStd[ch];
+    const int64_t hwB = d.hw * B;
+    std::vector<float> dySums(static_cast<std::size_t>(d.n * d.c)), dyXhatSums(dySums.size());
+    forEachPlane<B>(d, [&](int64_t p, int64_t c0) {
+        gradientSumsPlane<B, T>(x + p * hwB, dy + p * hwB, d.hw, saveMean + c0, saveInvStd + c0,
+                                &dySums[p * B], &dyXhatSums[p * B]);
     });
-    const std::vector<double> sumDyXhat = channelSums<B>(d, sums);
+    const std::vector<double> sumDy = channelSums<B>(d, dySums),
+                              sumDyXhat = channelSums<B>(d, dyXhatSums);
     std::vector<float> k(static_cast<std::size_t>(d.c)), a(k.size()), b(k.size());
+    const auto count = static_cast<float>(d.n * d.hw);
     for (int64_t ch = 0; ch < d.c; ++ch) {
         const auto c = static_cast<std::size_t>(ch);
         dgamma[ch] += static_cast<float>(sumDyXhat[c]);
@@ -122,21 +171,11 @@ void backwardB(const Dims& d, const T* x, const T* dy, const float* gamma, const
         a[c] = static_cast<float>(sumDy[c]);
         b[c] = static_cast<float>(sumDyXhat[c]);
     }
-    parallelFor(
-        d.n * blocks,
-        [&](int64_t p) {
-            const int64_t c0 = (p % blocks) * B;
-            const float *kk = k.data() + c0, *aa = a.data() + c0, *bb = b.data() + c0;
-            const float *mean = saveMean + c0, *invStd = saveInvStd + c0;
-            for (int64_t j = 0; j < d.hw; ++j)
-#pragma omp simd
-                for (int l = 0; l < B; ++l) {
-                    const int64_t i = p * hwB + j * B + l;
-                    const float xhat = (loadValue(x[i]) - mean[l]) * invStd[l];
-                    storeValue(dx[i], kk[l] * (count * loadValue(dy[i]) - aa[l] - xhat * bb[l]));
-                }
-        },
-        2);
+    forEachPlane<B>(d, [&](int64_t p, int64_t c0) {
+        const BackwardCoefficients coefficients{&k[c0],        &a[c0],          &b[c0],
+                                                saveMean + c0, saveInvStd + c0, count};
+        inputGradientPlane<B, T>(x + p * hwB, dy + p * hwB, d.hw, coefficients, dx + p * hwB);
+    });
 }
 
 // Calls f with the block size and the stored type as template arguments.

@@ -6,6 +6,7 @@
 
 #include "backend/cpu/cpulayout.h"
 #include "backend/cpu/elementaccess.h"
+#include "backend/cpu/multiversion.h"
 #include "backend/cpu/parallel.h"
 #include "backend/kernels/activation_math.h"
 #include "backend/kernels/random_math.h"
@@ -54,16 +55,37 @@ template <typename F> void withStoredType(DType t, F f) {
 }
 
 template <typename T>
-void activationForwardKernel(Activation a, float alpha, const T* px, T* py, int64_t n) {
-    if (a == Activation::ReLU) {
-        // The common case gets a loop the compiler vectorises.
-        parallelChunks(n, [=](int64_t begin, int64_t end) {
+TB_MULTIVERSION void reluForwardChunk(const T* px, T* py, int64_t begin, int64_t end) {
 #pragma omp simd
-            for (int64_t i = begin; i < end; ++i) {
-                const float v = loadValue(px[i]);
-                storeValue(py[i], v > 0.0f ? v : 0.0f);
-            }
-        });
+    for (int64_t i = begin; i < end; ++i) {
+        const float v = loadValue(px[i]);
+        storeValue(py[i], v > 0.0f ? v : 0.0f);
+    }
+}
+
+template <typename T>
+TB_MULTIVERSION void reluBackwardChunk(const T* px, const T* pdy, T* pdx, int64_t begin,
+                                       int64_t end) {
+    // dy is loaded unconditionally: a load under the condition kept the loop scalar.
+#pragma omp simd
+    for (int64_t i = begin; i < end; ++i) {
+        const float g = loadValue(pdy[i]);
+        storeValue(pdx[i], loadValue(px[i]) > 0.0f ? g : 0.0f);
+    }
+}
+
+template <typename T>
+TB_MULTIVERSION void addChunk(const T* pa, const T* pb, T* py, int64_t begin, int64_t end) {
+#pragma omp simd
+    for (int64_t i = begin; i < end; ++i)
+        storeValue(py[i], loadValue(pa[i]) + loadValue(pb[i]));
+}
+
+template <typename T>
+void activationForwardKernel(Activation a, float alpha, const T* px, T* py, int64_t n) {
+    if (a == Activation::ReLU) { // the common case gets a loop the compiler vectorises
+        parallelChunks(n,
+                       [=](int64_t begin, int64_t end) { reluForwardChunk(px, py, begin, end); });
     } else {
         parallelFor(
             n, [&](int64_t i) { storeValue(py[i], math::activate(a, alpha, loadValue(px[i]))); },
@@ -95,11 +117,7 @@ void activationBackwardKernel(Activation a, float alpha, const T* px, const T* p
 }
 
 template <typename T> void addKernel(const T* pa, const T* pb, T* py, int64_t n) {
-    parallelChunks(n, [=](int64_t begin, int64_t end) {
-#pragma omp simd
-        for (int64_t i = begin; i < end; ++i)
-            storeValue(py[i], loadValue(pa[i]) + loadValue(pb[i]));
-    });
+    parallelChunks(n, [=](int64_t begin, int64_t end) { addChunk(pa, pb, py, begin, end); });
 }
 
 } // namespace
