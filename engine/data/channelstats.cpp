@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -22,6 +23,36 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kCacheFile = "dataset-stats.json";
+// The cache stays small, since every dataset opened reads all of it: statistics for more
+// channels than this (a wide CSV table's columns) are cheap to recompute and not kept, and
+// past kMaxEntries the entries stored longest ago go.
+constexpr std::size_t kMaxCachedChannels = 1024;
+constexpr std::size_t kMaxEntries = 64;
+constexpr uintmax_t kPruneOnReadBytes = 1 << 20; // 64 entries of 1,024 channels stay below it
+
+// Drops entries too wide to keep (left by older versions), then the entries stored longest ago
+// (by their "stored" time) until at most kMaxEntries remain.
+void prune(nlohmann::json& cache) {
+    for (auto it = cache.begin(); it != cache.end();) {
+        const auto mean = it->find("mean");
+        if (it->is_object() && mean != it->end() && mean->is_array() &&
+            mean->size() <= kMaxCachedChannels)
+            ++it;
+        else
+            it = cache.erase(it);
+    }
+    while (cache.size() > kMaxEntries) {
+        auto oldest = cache.begin();
+        const auto storedAt = [](const nlohmann::json& e) {
+            const auto it = e.find("stored");
+            return it != e.end() && it->is_number() ? it->get<double>() : 0.0;
+        };
+        for (auto it = cache.begin(); it != cache.end(); ++it)
+            if (storedAt(*it) < storedAt(*oldest))
+                oldest = it;
+        cache.erase(oldest);
+    }
+}
 
 nlohmann::json readCache(const fs::path& file) {
     std::error_code ec;
@@ -34,6 +65,28 @@ nlohmann::json readCache(const fs::path& file) {
     text << in.rdbuf();
     nlohmann::json j = tryParseJson(text.str()).value_or(nlohmann::json());
     return j.is_object() ? j : nlohmann::json::object();
+}
+
+// Writes a private temporary file and renames it, so readers never see half a file. Failing is
+// not an error: the cache is only a cache.
+void writeCache(const fs::path& file, const nlohmann::json& cache) {
+    std::error_code ec;
+    const auto tid = std::hash<std::thread::id>{}(std::this_thread::get_id());
+    const fs::path tmp =
+        file.string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(tid);
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        if (!out)
+            return;
+        out << cache.dump(1) << '\n';
+        if (!out) {
+            fs::remove(tmp, ec);
+            return;
+        }
+    }
+    fs::rename(tmp, file, ec);
+    if (ec)
+        fs::remove(tmp, ec);
 }
 
 } // namespace
@@ -99,7 +152,16 @@ std::optional<ChannelStats> loadCachedStats(const std::string& key) {
     const std::string dir = statsCacheDirectory();
     if (dir.empty())
         return std::nullopt;
-    const nlohmann::json j = readCache(fs::path(dir) / kCacheFile);
+    const fs::path file = fs::path(dir) / kCacheFile;
+    nlohmann::json j = readCache(file);
+    // A cache grown large by an older version is pruned once, on its next read.
+    if (std::error_code ec; fs::file_size(file, ec) > kPruneOnReadBytes && !ec) {
+        prune(j);
+        try {
+            writeCache(file, j);
+        } catch (...) {
+        }
+    }
     const auto it = j.find(key);
     if (it == j.end() || !it->is_object())
         return std::nullopt;
@@ -118,30 +180,18 @@ std::optional<ChannelStats> loadCachedStats(const std::string& key) {
 void storeCachedStats(const std::string& key, const ChannelStats& stats) noexcept {
     try {
         const std::string dir = statsCacheDirectory();
-        if (dir.empty())
+        if (dir.empty() || stats.mean.size() > kMaxCachedChannels)
             return;
         std::error_code ec;
         fs::create_directories(dir, ec);
         const fs::path file = fs::path(dir) / kCacheFile;
         nlohmann::json j = readCache(file);
-        j[key] = {{"mean", stats.mean}, {"std", stats.stdDev}};
-        // Write a private temporary file and rename it, so readers never see half a file.
-        const auto tid = std::hash<std::thread::id>{}(std::this_thread::get_id());
-        const fs::path tmp =
-            file.string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(tid);
-        {
-            std::ofstream out(tmp, std::ios::trunc);
-            if (!out)
-                return;
-            out << j.dump(1) << '\n';
-            if (!out) {
-                fs::remove(tmp, ec);
-                return;
-            }
-        }
-        fs::rename(tmp, file, ec);
-        if (ec)
-            fs::remove(tmp, ec);
+        const auto now =
+            std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
+        j[key] = {{"mean", stats.mean}, {"std", stats.stdDev}, {"stored", now}};
+        prune(j);
+        writeCache(file, j);
     } catch (...) {
         // A cache that cannot be written is not an error.
     }

@@ -29,7 +29,8 @@ std::string statsCacheKey(const std::string& datasetName, const std::vector<std:
 
 // Cached statistics for key, if present and well formed.
 std::optional<ChannelStats> loadCachedStats(const std::string& key);
-// Stores statistics under key; a cache that cannot be written is silently skipped.
+// Stores statistics under key; a cache that cannot be written is silently skipped. The cache
+// keeps the 64 entries stored last, and none with more than 1,024 channels.
 void storeCachedStats(const std::string& key, const ChannelStats& stats) noexcept;
 
 // loadCachedStats(key), or computeChannelStats() stored under key. An empty key skips the cache.

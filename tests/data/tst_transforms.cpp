@@ -4,6 +4,7 @@
 #include "data/channelstats.h"
 #include "data/transforms.h"
 
+#include <QFileInfo>
 #include <QtTest>
 
 #include <set>
@@ -109,6 +110,37 @@ private slots:
         // A cache that cannot be written is not an error.
         qputenv("XDG_CACHE_HOME", "/proc/no-such-place");
         QCOMPARE(cachedChannelStats(grid, key).mean[0], st.mean[0]);
+        qunsetenv("XDG_CACHE_HOME");
+    }
+
+    // Every dataset opened reads the whole cache, so it must not grow without bound: a wide
+    // table's per-column statistics once made it 32 MB and every later run 130 MB larger.
+    void statisticsCacheStaysSmall() {
+        QTemporaryDir cache;
+        qputenv("XDG_CACHE_HOME", cache.path().toUtf8());
+        const ChannelStats small{{1.0f}, {2.0f}};
+        for (int i = 0; i < 70; ++i)
+            storeCachedStats("dataset-" + std::to_string(i), small);
+        QVERIFY(!loadCachedStats("dataset-0")); // stored first, evicted
+        QVERIFY(!loadCachedStats("dataset-5")); // 70 - 64 = 6 evicted
+        QVERIFY(loadCachedStats("dataset-6"));
+        QVERIFY(loadCachedStats("dataset-69"));
+        const ChannelStats wide{std::vector<float>(5000, 1.0f), std::vector<float>(5000, 1.0f)};
+        storeCachedStats("wide-table", wide);
+        QVERIFY(!loadCachedStats("wide-table"));
+        const QString file = cache.path() + "/TrainBench/dataset-stats.json";
+        QVERIFY(QFileInfo(file).size() < 64 * 1024);
+        // A cache an older version let grow is pruned on its next read.
+        QFile big(file);
+        QVERIFY(big.open(QIODevice::WriteOnly));
+        big.write("{\"kept\": {\"mean\": [1], \"std\": [2]}, \"wide\": {\"mean\": [");
+        for (int i = 0; i < 600000; ++i)
+            big.write("1,");
+        big.write("1], \"std\": [1]}}");
+        big.close();
+        QVERIFY(QFileInfo(file).size() > 1024 * 1024);
+        QVERIFY(loadCachedStats("kept"));
+        QVERIFY(QFileInfo(file).size() < 1024);
         qunsetenv("XDG_CACHE_HOME");
     }
 };

@@ -97,14 +97,8 @@ template <typename T>
 void activationBackwardKernel(Activation a, float alpha, const T* px, const T* pdy, T* pdx,
                               int64_t n) {
     if (a == Activation::ReLU) {
-        parallelChunks(n, [=](int64_t begin, int64_t end) {
-        // dy is loaded unconditionally: a load under the condition kept the loop scalar.
-#pragma omp simd
-            for (int64_t i = begin; i < end; ++i) {
-                const float g = loadValue(pdy[i]);
-                storeValue(pdx[i], loadValue(px[i]) > 0.0f ? g : 0.0f);
-            }
-        });
+        parallelChunks(
+            n, [=](int64_t begin, int64_t end) { reluBackwardChunk(px, pdy, pdx, begin, end); });
     } else {
         parallelFor(
             n,
