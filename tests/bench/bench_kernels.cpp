@@ -1,7 +1,8 @@
 // Kernel benchmarks behind the CPU backend's library choices, on this model zoo's shapes:
-// dense layers through the backend (oneDNN matmul) vs OpenBLAS sgemm, and convolution through
-// the backend (oneDNN, blocked layouts) vs oneDNN on plain NCHW (its gemm path). Two threads,
-// as the comparison with PyTorch runs.
+// dense layers through the backend (oneDNN matmul) vs OpenBLAS sgemm, convolution through the
+// backend (oneDNN, blocked layouts) vs oneDNN on plain NCHW (its gemm path), and batch norm +
+// ReLU forward and backward on plain vs channel-blocked activations in f32 and bf16. Two
+// threads, as the comparison with PyTorch runs.
 #include "backend/backend.h"
 #include "backend/kernels/random_math.h"
 
@@ -11,6 +12,7 @@
 #include <omp.h>
 
 #include <memory>
+#include <string>
 
 namespace {
 
@@ -124,6 +126,52 @@ void BM_ConvOneDnnPlainNchw(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_ConvOneDnnPlainNchw)->Unit(benchmark::kMillisecond);
+
+// resnet20's first-stage batch norm + ReLU (128 x 16 x 32 x 32), forward and backward, with the
+// activations plain (arg 0) or as a convolution leaves them (arg 1: blocked), in f32 (arg 0)
+// or bf16 (arg 1).
+void BM_BatchNormRelu(benchmark::State& state) {
+    const bool blocked = state.range(0) != 0;
+    const DType t = state.range(1) != 0 ? DType::BF16 : DType::F32;
+    const ConvDesc d = stageOneConv();
+    const Shape s{d.n, d.c, d.h, d.w}, c{d.c};
+    const Tensor source = filled(s, 6);
+    Tensor x = backend().empty(s, t), dy = backend().empty(s, t);
+    if (blocked) { // a 1x1 convolution with identity weights: exact, and oneDNN writes it blocked
+        ConvDesc identity = d;
+        identity.r = identity.s = 1;
+        identity.pad = 0;
+        Tensor eye = filled({d.c, d.c, 1, 1}, 7);
+        for (int64_t i = 0; i < d.c * d.c; ++i)
+            eye.data<float>()[i] = i / d.c == i % d.c ? 1.0f : 0.0f;
+        Tensor plain = backend().empty(s, t);
+        backend().cast(source, plain);
+        backend().convForward(identity, plain, eye, nullptr, x);
+        backend().convForward(identity, plain, eye, nullptr, dy);
+    } else {
+        backend().cast(source, x);
+        backend().cast(source, dy);
+    }
+    Tensor gamma = filled(c, 8), beta = filled(c, 9), mean = filled(c, 10), var = filled(c, 11),
+           saveMean = filled(c, 12), saveInvStd = filled(c, 13), dgamma = filled(c, 14),
+           dbeta = filled(c, 15);
+    backend().fill(var, 1.0f);
+    Tensor bn = backend().empty(s, t), relu = backend().empty(s, t), drelu = backend().empty(s, t),
+           dx = backend().empty(s, t);
+    for (auto _ : state) {
+        backend().batchNormForwardTrain(x, gamma, beta, mean, var, 0.1f, 1e-5f, bn, saveMean,
+                                        saveInvStd);
+        backend().activationForward(Activation::ReLU, 0.0f, bn, relu);
+        backend().activationBackward(Activation::ReLU, 0.0f, bn, dy, drelu);
+        backend().batchNormBackward(x, drelu, gamma, saveMean, saveInvStd, 1e-5f, dx, dgamma,
+                                    dbeta);
+    }
+    state.SetLabel(std::string(blocked ? "blocked " : "plain ") + std::string(dtypeName(t)));
+}
+BENCHMARK(BM_BatchNormRelu)
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgNames({"blocked", "bf16"})
+    ->Unit(benchmark::kMillisecond);
 
 } // namespace
 
