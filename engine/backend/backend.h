@@ -106,6 +106,23 @@ public:
     virtual void batchNormForwardInference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                            const Tensor& runningMean, const Tensor& runningVar,
                                            float eps, Tensor& y) = 0;
+    // The same followed by ReLU on y, for a graph whose batch norm only feeds a ReLU (the ReLU
+    // then runs in place, PyTorch's inplace=True, and its backward reads the mask from y). The
+    // defaults run the two ops; a backend overrides them to do both in one pass over y.
+    virtual void batchNormReluForwardTrain(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                           Tensor& runningMean, Tensor& runningVar, float momentum,
+                                           float eps, Tensor& y, Tensor& saveMean,
+                                           Tensor& saveInvStd) {
+        batchNormForwardTrain(x, gamma, beta, runningMean, runningVar, momentum, eps, y, saveMean,
+                              saveInvStd);
+        activationForward(Activation::ReLU, 0.0f, y, y);
+    }
+    virtual void batchNormReluForwardInference(const Tensor& x, const Tensor& gamma,
+                                               const Tensor& beta, const Tensor& runningMean,
+                                               const Tensor& runningVar, float eps, Tensor& y) {
+        batchNormForwardInference(x, gamma, beta, runningMean, runningVar, eps, y);
+        activationForward(Activation::ReLU, 0.0f, y, y);
+    }
     // eps is the forward's: the saved 1/std already holds it, but cuDNN wants the same value.
     virtual void batchNormBackward(const Tensor& x, const Tensor& dy, const Tensor& gamma,
                                    const Tensor& saveMean, const Tensor& saveInvStd, float eps,
@@ -123,6 +140,11 @@ public:
     virtual void dropoutBackward(const Tensor& dy, const Tensor& mask, float p, Tensor& dx) = 0;
     // y = a + b (same shapes; y may alias a).
     virtual void add(const Tensor& a, const Tensor& b, Tensor& y) = 0;
+    // y = max(a + b, 0): a residual add that only feeds a ReLU (as batchNormReluForwardTrain).
+    virtual void addRelu(const Tensor& a, const Tensor& b, Tensor& y) {
+        add(a, b, y);
+        activationForward(Activation::ReLU, 0.0f, y, y);
+    }
     // Converts between floating dtypes (f32 <-> f16/bf16), rounding to nearest even.
     virtual void cast(const Tensor& src, Tensor& dst) = 0;
     // ResNet option-A shortcut: y(n, c + 2*padC, h/stride, w/stride) takes x[:, :, ::stride,

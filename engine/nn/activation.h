@@ -8,6 +8,7 @@ namespace tb {
 class ActivationLayer final : public Layer {
 public:
     ActivationLayer(Activation kind, const nlohmann::json& spec);
+    Activation kind() const { return m_kind; }
     std::string type() const override;
     Shape outputShape(const std::vector<Shape>& in) const override { return in[0]; }
     int64_t flops(const std::vector<Shape>& in) const override { return in[0].numel(); }

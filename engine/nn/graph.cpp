@@ -2,6 +2,7 @@
 #include "nn/graph.h"
 
 #include "backend/kernels/random_math.h"
+#include "nn/activation.h"
 #include "nn/layerutil.h"
 
 #include <map>
@@ -30,6 +31,7 @@ struct Graph::Node {
     Tensor out, grad;          // views for the current batch
     bool gradSet = false;      // grad holds a value in this backward pass
     bool requiresGrad = false; // a parameter at or before this node: backward must reach it
+    bool inPlace = false;      // a ReLU fused into its input's layer (fuseRelus)
 };
 
 Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint64_t seed)
@@ -107,7 +109,32 @@ Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint6
     if (last.rank() != 2 || last[1] != m_classes)
         throw ConfigError("model", "the last layer must output (N, " + std::to_string(m_classes) +
                                        ") logits, it outputs " + last.toString());
+    fuseRelus();
     planGradients();
+}
+
+// A ReLU that alone consumes the output of a layer able to apply it (batch norm, the residual
+// add) is folded into that layer, which then writes max(y, 0): one pass over the activation
+// fewer, and the ReLU's output is the layer's buffer (PyTorch's inplace=True). Its backward is
+// unchanged: it reads the mask from the shared output, positive exactly where y was.
+void Graph::fuseRelus() {
+    std::vector<int> consumers(m_nodes.size(), 0);
+    for (const auto& node : m_nodes)
+        for (int i : node->inputs)
+            if (i >= 0)
+                ++consumers[static_cast<std::size_t>(i)];
+    for (auto& node : m_nodes) {
+        const auto* relu = dynamic_cast<const ActivationLayer*>(node->layer.get());
+        const int input = node->inputs[0];
+        if (!relu || relu->kind() != Activation::ReLU || input < 0 ||
+            consumers[static_cast<std::size_t>(input)] != 1)
+            continue;
+        Layer& producer = *m_nodes[static_cast<std::size_t>(input)]->layer;
+        if (!producer.canFuseRelu())
+            continue;
+        producer.fuseRelu();
+        node->inPlace = true;
+    }
 }
 
 // Gradients live only from the backward step of a node's last consumer to the node's own, so
@@ -166,7 +193,9 @@ void Graph::ensureBuffers(int64_t n) {
         for (auto& node : m_nodes) {
             Shape s = node->unitShape;
             s[0] = n;
-            node->outStorage = m_backend.empty(s, m_actDtype);
+            node->outStorage = node->inPlace
+                                   ? m_nodes[static_cast<std::size_t>(node->inputs[0])]->outStorage
+                                   : m_backend.empty(s, m_actDtype);
             node->fanoutStorage = Tensor(); // reallocated at the new size when first needed
         }
         m_slotStorage.clear();
@@ -204,6 +233,8 @@ const Tensor& Graph::forward(const Tensor& x, bool training) {
         m_backend.cast(x, m_input);
     }
     for (auto& node : m_nodes) {
+        if (node->inPlace)
+            continue; // its input's layer applied it
         Inputs in;
         for (int i : node->inputs)
             in.push_back(i < 0 ? &m_input : &m_nodes[static_cast<std::size_t>(i)]->out);
@@ -315,8 +346,10 @@ std::vector<LayerRow> Graph::summary(int64_t batch) const {
         for (Param* p : node->layer->params())
             r.params += p->value.numel();
         r.flops = node->layer->flops(in);
-        r.activationBytes = r.output.numel() * static_cast<int64_t>(dtypeSize(m_actDtype)) +
-                            node->layer->savedBytes(in);
+        // A fused ReLU's output is its input's buffer.
+        r.activationBytes =
+            (node->inPlace ? 0 : r.output.numel() * static_cast<int64_t>(dtypeSize(m_actDtype))) +
+            node->layer->savedBytes(in);
         rows.push_back(std::move(r));
     }
     return rows;

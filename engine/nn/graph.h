@@ -65,6 +65,7 @@ public:
 private:
     struct Node;
     void ensureBuffers(int64_t n);
+    void fuseRelus();
     void planGradients();
     std::vector<Shape> inputShapesOf(const Node& node, int64_t n) const;
 

@@ -57,8 +57,16 @@ public:
     virtual void backward(Backend& b, const Inputs& in, const Tensor& out, const Tensor& dout,
                           const std::vector<Tensor*>& din) = 0;
 
+    // Graph fusion: a layer that can apply the ReLU that alone consumes its output, in the
+    // same pass. Only layers whose backward reads their inputs, never their output, qualify:
+    // the ReLU then runs in place on that output, and its backward takes the mask from it.
+    virtual bool canFuseRelu() const { return false; }
+    void fuseRelu() { m_fusedRelu = true; }
+    bool fusedRelu() const { return m_fusedRelu; }
+
 private:
     std::string m_name;
+    bool m_fusedRelu = false;
 };
 
 // Creates a layer from one entry of a model spec's "layers" array (see resources/docs/

@@ -31,9 +31,15 @@ nlohmann::json BatchNorm2d::options() const {
 }
 
 void BatchNorm2d::forward(Backend& b, const Inputs& in, Tensor& out, bool training) {
-    if (training)
+    if (training && fusedRelu())
+        b.batchNormReluForwardTrain(*in[0], m_gamma.value, m_beta.value, m_runningMean,
+                                    m_runningVar, m_momentum, m_eps, out, m_saveMean, m_saveInvStd);
+    else if (training)
         b.batchNormForwardTrain(*in[0], m_gamma.value, m_beta.value, m_runningMean, m_runningVar,
                                 m_momentum, m_eps, out, m_saveMean, m_saveInvStd);
+    else if (fusedRelu())
+        b.batchNormReluForwardInference(*in[0], m_gamma.value, m_beta.value, m_runningMean,
+                                        m_runningVar, m_eps, out);
     else
         b.batchNormForwardInference(*in[0], m_gamma.value, m_beta.value, m_runningMean,
                                     m_runningVar, m_eps, out);

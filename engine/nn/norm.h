@@ -15,6 +15,7 @@ public:
     std::vector<StateBuffer> buffers() override;
     int64_t flops(const std::vector<Shape>& in) const override { return 4 * in[0].numel(); }
     nlohmann::json options() const override;
+    bool canFuseRelu() const override { return true; }
     void forward(Backend& b, const Inputs& in, Tensor& out, bool training) override;
     void backward(Backend& b, const Inputs& in, const Tensor& out, const Tensor& dout,
                   const std::vector<Tensor*>& din) override;

@@ -54,7 +54,10 @@ Shape Add::outputShape(const std::vector<Shape>& in) const {
 }
 
 void Add::forward(Backend& b, const Inputs& in, Tensor& out, bool) {
-    b.add(*in[0], *in[1], out);
+    if (fusedRelu())
+        b.addRelu(*in[0], *in[1], out);
+    else
+        b.add(*in[0], *in[1], out);
 }
 
 void Add::backward(Backend& b, const Inputs&, const Tensor&, const Tensor& dout,

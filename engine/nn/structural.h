@@ -45,6 +45,7 @@ public:
     int inputCount() const override { return 2; }
     Shape outputShape(const std::vector<Shape>& in) const override;
     int64_t flops(const std::vector<Shape>& in) const override { return in[0].numel(); }
+    bool canFuseRelu() const override { return true; }
     void forward(Backend& b, const Inputs& in, Tensor& out, bool training) override;
     void backward(Backend& b, const Inputs& in, const Tensor& out, const Tensor& dout,
                   const std::vector<Tensor*>& din) override;

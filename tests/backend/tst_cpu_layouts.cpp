@@ -114,6 +114,56 @@ private slots:
         }
     }
 
+    // The fused forms (batch norm or add, then ReLU, in one pass) equal the two ops, in both
+    // layouts and both types.
+    void fusedReluEqualsTheTwoOps_data() {
+        QTest::addColumn<bool>("blockedInput");
+        QTest::addColumn<bool>("bf16");
+        for (bool b : {false, true})
+            for (bool h : {false, true})
+                QTest::newRow(qPrintable(QString(b ? "blocked " : "plain ") + (h ? "bf16" : "f32")))
+                    << b << h;
+    }
+    void fusedReluEqualsTheTwoOps() {
+        QFETCH(bool, blockedInput);
+        QFETCH(bool, bf16);
+        const DType t = bf16 ? DType::BF16 : DType::F32;
+        const Shape s{kN, kC, kH, kW}, c{kC};
+        const Tensor a = test::randomTensor(s, 20), b = test::randomTensor(s, 21);
+        const Tensor ta = blockedInput ? blocked(a, t) : plain(a, t);
+        const Tensor tb = blockedInput ? blocked(b, t) : plain(b, t);
+        Tensor fused = m_backend->empty(s, t), twoOps = m_backend->empty(s, t);
+        m_backend->addRelu(ta, tb, fused);
+        m_backend->add(ta, tb, twoOps);
+        m_backend->activationForward(Activation::ReLU, 0.0f, twoOps, twoOps);
+        QCOMPARE(maxDiff(fused, twoOps), 0.0f);
+        const Tensor gamma = test::randomTensor(c, 22, 0.5f, 1.5f),
+                     beta = test::randomTensor(c, 23);
+        for (bool training : {true, false}) {
+            Tensor rm = m_backend->empty(c, DType::F32), rv = m_backend->empty(c, DType::F32),
+                   mean = m_backend->empty(c, DType::F32), invStd = m_backend->empty(c, DType::F32);
+            const auto reset = [&] {
+                m_backend->fill(rm, 0.1f);
+                m_backend->fill(rv, 2.0f);
+            };
+            reset();
+            if (training)
+                m_backend->batchNormReluForwardTrain(ta, gamma, beta, rm, rv, 0.1f, 1e-5f, fused,
+                                                     mean, invStd);
+            else
+                m_backend->batchNormReluForwardInference(ta, gamma, beta, rm, rv, 1e-5f, fused);
+            reset();
+            if (training)
+                m_backend->batchNormForwardTrain(ta, gamma, beta, rm, rv, 0.1f, 1e-5f, twoOps, mean,
+                                                 invStd);
+            else
+                m_backend->batchNormForwardInference(ta, gamma, beta, rm, rv, 1e-5f, twoOps);
+            m_backend->activationForward(Activation::ReLU, 0.0f, twoOps, twoOps);
+            QCOMPARE(maxDiff(fused, twoOps), 0.0f);
+            QCOMPARE(fused.buffer()->layout(), blockedInput ? m_block : 0);
+        }
+    }
+
     void poolingAndShortcutAgreeAcrossLayouts() {
         const Shape s{kN, kC, kH, kW};
         const Tensor x = test::randomTensor(s, 9), xb = blocked(x, DType::F32),

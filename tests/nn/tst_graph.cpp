@@ -83,6 +83,60 @@ private slots:
         QVERIFY(sum > 0.0);
     }
 
+    // A ReLU that alone consumes a batch norm or a residual add is fused into it and runs in
+    // place; one whose input has another consumer is not. The fused graph computes exactly
+    // what the unfused one does: here the same residual block with an identity (dropout with
+    // p = 0) before each ReLU, which blocks the fusion, and the same parameters. 32 channels
+    // keep the CPU's activations channel-blocked, as in the zoo's CNNs.
+    void fusedReluMatchesTheUnfusedGraph() {
+        const auto spec = [](bool fusable) {
+            const std::string gap = fusable ? "" : R"({"type":"dropout","p":0.0},)";
+            return nlohmann::json::parse(R"({"input":[32,8,8],"classes":4,"layers":[
+                {"type":"conv2d","name":"conv","out_channels":32,"kernel":3,"padding":1},
+                {"type":"batchnorm2d","name":"bn"},)" +
+                                         gap + R"({"type":"relu","name":"bn_relu"},
+                {"type":"add","name":"sum","inputs":["bn_relu","input"]},)" +
+                                         gap + R"({"type":"relu","name":"out_relu"},
+                {"type":"flatten"},{"type":"linear","name":"fc","out_features":4}]})");
+        };
+        Graph fused(spec(true), *m_backend, DType::F32, 5),
+            plain(spec(false), *m_backend, DType::F32, 6);
+        const auto rows = fused.summary(8);
+        for (const LayerRow& r : rows)
+            if (r.type == "relu")
+                QCOMPARE(r.activationBytes, int64_t{0}); // in place
+        for (const LayerRow& r : plain.summary(8))
+            if (r.type == "relu")
+                QVERIFY(r.activationBytes > 0);
+        const auto to = plain.stateDict();
+        for (const NamedTensor& from : fused.stateDict())
+            for (const NamedTensor& t : to)
+                if (t.name == from.name)
+                    m_backend->copy(*from.tensor, *t.tensor);
+        const Tensor x = test::randomTensor({8, 32, 8, 8}, 7);
+        for (bool training : {true, false}) {
+            const auto host = [&](const Tensor& t) {
+                Tensor h = Tensor::host(t.shape(), DType::F32);
+                m_backend->copy(t, h);
+                return h;
+            };
+            QCOMPARE(test::maxAbsDiff(host(fused.forward(x, training)),
+                                      host(plain.forward(x, training))),
+                     0.0f);
+        }
+        const Tensor d = test::randomTensor({8, 4}, 8);
+        for (Graph* g : {&fused, &plain}) {
+            g->forward(x, true);
+            m_backend->copy(d, g->logitsGrad());
+            g->zeroGrad();
+            g->backward(g->logitsGrad());
+        }
+        const auto pf = fused.params(), pp = plain.params();
+        QCOMPARE(pf.size(), pp.size());
+        for (std::size_t i = 0; i < pf.size(); ++i)
+            QVERIFY2(test::maxAbsDiff(pf[i]->grad, pp[i]->grad) < 1e-6f, pf[i]->name.c_str());
+    }
+
     void resnetOptionB() {
         Graph g(modelSpec("resnet20", {3, 32, 32}, 10, {{"shortcut", "B"}}), *m_backend, DType::F32,
                 0);

@@ -57,6 +57,13 @@ public:
     void batchNormForwardInference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                    const Tensor& runningMean, const Tensor& runningVar, float eps,
                                    Tensor& y) override;
+    void batchNormReluForwardTrain(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                   Tensor& runningMean, Tensor& runningVar, float momentum,
+                                   float eps, Tensor& y, Tensor& saveMean,
+                                   Tensor& saveInvStd) override;
+    void batchNormReluForwardInference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                       const Tensor& runningMean, const Tensor& runningVar,
+                                       float eps, Tensor& y) override;
     void batchNormBackward(const Tensor& x, const Tensor& dy, const Tensor& gamma,
                            const Tensor& saveMean, const Tensor& saveInvStd, float eps, Tensor& dx,
                            Tensor& dgamma, Tensor& dbeta) override;
@@ -66,6 +73,7 @@ public:
     void dropoutForward(const Tensor& x, float p, uint64_t seed, Tensor& y, Tensor& mask) override;
     void dropoutBackward(const Tensor& dy, const Tensor& mask, float p, Tensor& dx) override;
     void add(const Tensor& a, const Tensor& b, Tensor& y) override;
+    void addRelu(const Tensor& a, const Tensor& b, Tensor& y) override;
     void cast(const Tensor& src, Tensor& dst) override;
     void shortcutPadForward(const Tensor& x, int64_t stride, int64_t padC, Tensor& y) override;
     void shortcutPadBackward(const Tensor& dy, int64_t stride, int64_t padC, Tensor& dx) override;
@@ -102,6 +110,14 @@ private:
     void convertElements(const Tensor& src, Tensor& dst);
     // src's values into dst, plain, converting the type if they differ.
     void toPlain(const Tensor& src, Tensor& dst);
+    // Batch norm over a channel-blocked x (cpubatchnormblocked.h), y staying blocked; false,
+    // doing nothing, when x is plain.
+    bool blockedBatchNormTrain(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                               Tensor& runningMean, Tensor& runningVar, float momentum, float eps,
+                               Tensor& y, Tensor& saveMean, Tensor& saveInvStd, bool relu);
+    bool blockedBatchNormInference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                   const Tensor& runningMean, const Tensor& runningVar, float eps,
+                                   Tensor& y, bool relu);
     // Whether an output written to `t` may stay channel-blocked.
     static bool mayBlock(const Tensor& t);
     // Remembers the block the convolutions write (m_convBlock), for plane-walking ops to

@@ -32,15 +32,9 @@ void CpuBackend::batchNormForwardTrain(const Tensor& x, const Tensor& gamma, con
     if (gamma.numel() != c)
         throw Error("batchNorm: " + std::to_string(gamma.numel()) + " parameters for " +
                     std::to_string(c) + " channels");
-    if (const int block = layoutOf(x); block != 0 && x.dtype() == y.dtype() && mayBlock(y)) {
-        blockedbn::forwardTrain(
-            {n, c, hw, block}, x.dtype(), x.raw(), gamma.data<float>(), beta.data<float>(),
-            {saveMean.data<float>(), saveInvStd.data<float>(), runningMean.data<float>(),
-             runningVar.data<float>(), momentum, eps},
-            y.raw());
-        setLayout(y, block);
+    if (blockedBatchNormTrain(x, gamma, beta, runningMean, runningVar, momentum, eps, y, saveMean,
+                              saveInvStd, false))
         return;
-    }
     const Tensor xf = asF32(x, 0);
     Tensor yf = f32Target(y, 1);
     const float* px = xf.data<float>();
@@ -100,13 +94,8 @@ void CpuBackend::batchNormForwardInference(const Tensor& x, const Tensor& gamma,
                                            const Tensor& runningMean, const Tensor& runningVar,
                                            float eps, Tensor& y) {
     const auto [n, c, hw] = planesOf(x);
-    if (const int block = layoutOf(x); block != 0 && x.dtype() == y.dtype() && mayBlock(y)) {
-        blockedbn::forwardInference({n, c, hw, block}, x.dtype(), x.raw(), gamma.data<float>(),
-                                    beta.data<float>(), runningMean.data<float>(),
-                                    runningVar.data<float>(), eps, y.raw());
-        setLayout(y, block);
+    if (blockedBatchNormInference(x, gamma, beta, runningMean, runningVar, eps, y, false))
         return;
-    }
     const Tensor xf = asF32(x, 0);
     Tensor yf = f32Target(y, 1);
     const float* px = xf.data<float>();
@@ -129,6 +118,55 @@ void CpuBackend::batchNormForwardInference(const Tensor& x, const Tensor& gamma,
         },
         16);
     storeF32(yf, y);
+}
+
+bool CpuBackend::blockedBatchNormTrain(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                       Tensor& runningMean, Tensor& runningVar, float momentum,
+                                       float eps, Tensor& y, Tensor& saveMean, Tensor& saveInvStd,
+                                       bool relu) {
+    const int block = layoutOf(x);
+    if (block == 0 || x.dtype() != y.dtype() || !mayBlock(y))
+        return false;
+    const auto [n, c, hw] = planesOf(x);
+    blockedbn::forwardTrain({n, c, hw, block}, x.dtype(), x.raw(), gamma.data<float>(),
+                            beta.data<float>(),
+                            {saveMean.data<float>(), saveInvStd.data<float>(),
+                             runningMean.data<float>(), runningVar.data<float>(), momentum, eps},
+                            relu, y.raw());
+    setLayout(y, block);
+    return true;
+}
+
+bool CpuBackend::blockedBatchNormInference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                           const Tensor& runningMean, const Tensor& runningVar,
+                                           float eps, Tensor& y, bool relu) {
+    const int block = layoutOf(x);
+    if (block == 0 || x.dtype() != y.dtype() || !mayBlock(y))
+        return false;
+    const auto [n, c, hw] = planesOf(x);
+    blockedbn::forwardInference({n, c, hw, block}, x.dtype(), x.raw(), gamma.data<float>(),
+                                beta.data<float>(), runningMean.data<float>(),
+                                runningVar.data<float>(), eps, relu, y.raw());
+    setLayout(y, block);
+    return true;
+}
+
+void CpuBackend::batchNormReluForwardTrain(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                           Tensor& runningMean, Tensor& runningVar, float momentum,
+                                           float eps, Tensor& y, Tensor& saveMean,
+                                           Tensor& saveInvStd) {
+    if (gamma.numel() != x.dim(1) ||
+        !blockedBatchNormTrain(x, gamma, beta, runningMean, runningVar, momentum, eps, y, saveMean,
+                               saveInvStd, true))
+        Backend::batchNormReluForwardTrain(x, gamma, beta, runningMean, runningVar, momentum, eps,
+                                           y, saveMean, saveInvStd);
+}
+
+void CpuBackend::batchNormReluForwardInference(const Tensor& x, const Tensor& gamma,
+                                               const Tensor& beta, const Tensor& runningMean,
+                                               const Tensor& runningVar, float eps, Tensor& y) {
+    if (!blockedBatchNormInference(x, gamma, beta, runningMean, runningVar, eps, y, true))
+        Backend::batchNormReluForwardInference(x, gamma, beta, runningMean, runningVar, eps, y);
 }
 
 void CpuBackend::batchNormBackward(const Tensor& x, const Tensor& dy, const Tensor& gamma,

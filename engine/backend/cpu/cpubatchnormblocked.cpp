@@ -60,14 +60,16 @@ TB_MULTIVERSION void gradientSumsPlane(const T* x, const T* dy, int64_t hw, cons
     }
 }
 
-// y[j, l] = x[j, l] * scale[l] + shift[l]
-template <int B, typename T>
+// y[j, l] = x[j, l] * scale[l] + shift[l], then max(y, 0) with Relu
+template <int B, typename T, bool Relu>
 TB_MULTIVERSION void affinePlane(const T* x, int64_t hw, const float* scale, const float* shift,
                                  T* y) {
     for (int64_t j = 0; j < hw; ++j)
 #pragma omp simd
-        for (int l = 0; l < B; ++l)
-            storeValue(y[j * B + l], loadValue(x[j * B + l]) * scale[l] + shift[l]);
+        for (int l = 0; l < B; ++l) {
+            const float v = loadValue(x[j * B + l]) * scale[l] + shift[l];
+            storeValue(y[j * B + l], Relu ? (v > 0.0f ? v : 0.0f) : v);
+        }
 }
 
 struct BackwardCoefficients {
@@ -109,16 +111,19 @@ template <int B, typename F> void forEachPlane(const Dims& d, F f) {
 }
 
 template <int B, typename T>
-void affine(const Dims& d, const T* x, const float* scale, const float* shift, T* y) {
+void affine(const Dims& d, const T* x, const float* scale, const float* shift, bool relu, T* y) {
     const int64_t hwB = d.hw * B;
     forEachPlane<B>(d, [&](int64_t p, int64_t c0) {
-        affinePlane<B, T>(x + p * hwB, d.hw, scale + c0, shift + c0, y + p * hwB);
+        if (relu)
+            affinePlane<B, T, true>(x + p * hwB, d.hw, scale + c0, shift + c0, y + p * hwB);
+        else
+            affinePlane<B, T, false>(x + p * hwB, d.hw, scale + c0, shift + c0, y + p * hwB);
     });
 }
 
 template <int B, typename T>
 void forwardTrainB(const Dims& d, const T* x, const float* gamma, const float* beta,
-                   const Stats& st, T* y) {
+                   const Stats& st, bool relu, T* y) {
     const int64_t hwB = d.hw * B;
     const double count = static_cast<double>(d.n * d.hw);
     std::vector<float> sums(static_cast<std::size_t>(d.n * d.c));
@@ -147,7 +152,7 @@ void forwardTrainB(const Dims& d, const T* x, const float* gamma, const float* b
         scale[k] = gamma[ch] * invStd;
         shift[k] = beta[ch] - mean[k] * scale[k];
     }
-    affine<B, T>(d, x, scale.data(), shift.data(), y);
+    affine<B, T>(d, x, scale.data(), shift.data(), relu, y);
 }
 
 template <int B, typename T>
@@ -194,16 +199,17 @@ template <typename F> void dispatch(const Dims& d, DType t, F f) {
 } // namespace
 
 void forwardTrain(const Dims& d, DType t, const void* x, const float* gamma, const float* beta,
-                  const Stats& stats, void* y) {
+                  const Stats& stats, bool relu, void* y) {
     dispatch(d, t, [&](auto block, auto type) {
         using T = decltype(type);
-        forwardTrainB<block(), T>(d, static_cast<const T*>(x), gamma, beta, stats,
+        forwardTrainB<block(), T>(d, static_cast<const T*>(x), gamma, beta, stats, relu,
                                   static_cast<T*>(y));
     });
 }
 
 void forwardInference(const Dims& d, DType t, const void* x, const float* gamma, const float* beta,
-                      const float* runningMean, const float* runningVar, float eps, void* y) {
+                      const float* runningMean, const float* runningVar, float eps, bool relu,
+                      void* y) {
     std::vector<float> scale(static_cast<std::size_t>(d.c)), shift(scale.size());
     for (int64_t ch = 0; ch < d.c; ++ch) {
         const auto k = static_cast<std::size_t>(ch);
@@ -212,7 +218,7 @@ void forwardInference(const Dims& d, DType t, const void* x, const float* gamma,
     }
     dispatch(d, t, [&](auto block, auto type) {
         using T = decltype(type);
-        affine<block(), T>(d, static_cast<const T*>(x), scale.data(), shift.data(),
+        affine<block(), T>(d, static_cast<const T*>(x), scale.data(), shift.data(), relu,
                            static_cast<T*>(y));
     });
 }

@@ -23,11 +23,13 @@ struct Stats {
     float momentum, eps;
 };
 
-// x, y, dy and dx hold `t` values (f32 or bf16); parameters and statistics are f32.
+// x, y, dy and dx hold `t` values (f32 or bf16); parameters and statistics are f32. With
+// relu, y = max(batch norm, 0) in the same pass.
 void forwardTrain(const Dims& d, DType t, const void* x, const float* gamma, const float* beta,
-                  const Stats& stats, void* y);
+                  const Stats& stats, bool relu, void* y);
 void forwardInference(const Dims& d, DType t, const void* x, const float* gamma, const float* beta,
-                      const float* runningMean, const float* runningVar, float eps, void* y);
+                      const float* runningMean, const float* runningVar, float eps, bool relu,
+                      void* y);
 // dx = gamma * invStd / M * (M * dy - sum(dy) - xhat * sum(dy * xhat)); dgamma, dbeta +=.
 void backward(const Dims& d, DType t, const void* x, const void* dy, const float* gamma,
               const float* saveMean, const float* saveInvStd, void* dx, float* dgamma,

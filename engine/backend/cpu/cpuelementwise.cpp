@@ -74,11 +74,13 @@ TB_MULTIVERSION void reluBackwardChunk(const T* px, const T* pdy, T* pdx, int64_
     }
 }
 
-template <typename T>
+template <typename T, bool Relu>
 TB_MULTIVERSION void addChunk(const T* pa, const T* pb, T* py, int64_t begin, int64_t end) {
 #pragma omp simd
-    for (int64_t i = begin; i < end; ++i)
-        storeValue(py[i], loadValue(pa[i]) + loadValue(pb[i]));
+    for (int64_t i = begin; i < end; ++i) {
+        const float v = loadValue(pa[i]) + loadValue(pb[i]);
+        storeValue(py[i], Relu ? (v > 0.0f ? v : 0.0f) : v);
+    }
 }
 
 template <typename T>
@@ -110,8 +112,10 @@ void activationBackwardKernel(Activation a, float alpha, const T* px, const T* p
     }
 }
 
-template <typename T> void addKernel(const T* pa, const T* pb, T* py, int64_t n) {
-    parallelChunks(n, [=](int64_t begin, int64_t end) { addChunk(pa, pb, py, begin, end); });
+template <typename T, bool Relu = false>
+void addKernel(const T* pa, const T* pb, T* py, int64_t n) {
+    parallelChunks(n,
+                   [=](int64_t begin, int64_t end) { addChunk<T, Relu>(pa, pb, py, begin, end); });
 }
 
 } // namespace
@@ -207,6 +211,22 @@ void CpuBackend::add(const Tensor& a, const Tensor& b, Tensor& y) {
     Tensor yf = f32Target(y, 2);
     addKernel(af.data<float>(), bf.data<float>(), yf.data<float>(), a.numel());
     storeF32(yf, y);
+}
+
+void CpuBackend::addRelu(const Tensor& a, const Tensor& b, Tensor& y) {
+    requireSameSize(a, b, "addRelu");
+    requireSameSize(a, y, "addRelu");
+    const int layout = sharedLayout(y, mayBlock(y), {&a, &b});
+    if (layout < 0 || !storedAlike({&a, &b, &y})) {
+        Backend::addRelu(a, b, y);
+        return;
+    }
+    withStoredType(a.dtype(), [&](auto type) {
+        using T = decltype(type);
+        addKernel<T, true>(static_cast<const T*>(a.raw()), static_cast<const T*>(b.raw()),
+                           static_cast<T*>(y.raw()), a.numel());
+    });
+    setLayout(y, layout);
 }
 
 void CpuBackend::shortcutPadForward(const Tensor& x, int64_t stride, int64_t padC, Tensor& y) {

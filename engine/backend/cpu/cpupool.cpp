@@ -34,8 +34,8 @@ void checkPool(const PoolDesc& d, const Tensor& full, const Tensor& pooled, cons
 // the time), so the loop over a row vectorises. The comparisons are the general loop's, in
 // its order, so ties and NaNs pick the same index. Not TB_MULTIVERSION: GCC's AVX-512 clone
 // gathers the stride-2 loads and measured 25% slower on LeNet-5 than this baseline loop.
-void maxPool2x2Plane(const float* in, int64_t w, int64_t es, float* out, int64_t oh,
-                                     int64_t ow, int64_t os, int32_t* idx) {
+void maxPool2x2Plane(const float* in, int64_t w, int64_t es, float* out, int64_t oh, int64_t ow,
+                     int64_t os, int32_t* idx) {
     for (int64_t i = 0; i < oh; ++i) {
         const float* row = in + 2 * i * w * es;
         const auto rowFirst = static_cast<int32_t>(2 * i * w);
