@@ -127,6 +127,17 @@ public:
     virtual void batchNormBackward(const Tensor& x, const Tensor& dy, const Tensor& gamma,
                                    const Tensor& saveMean, const Tensor& saveInvStd, float eps,
                                    Tensor& dx, Tensor& dgamma, Tensor& dbeta) = 0;
+    // Backward of the fused forward: batch norm's backward of dy masked where y (the fused
+    // output) is zero. dy is the ReLU's gradient buffer, which nothing reads afterwards, so it
+    // may be overwritten: the default masks it in place, then runs batchNormBackward; a backend
+    // overrides it to mask on the fly.
+    virtual void batchNormReluBackward(const Tensor& x, const Tensor& y, Tensor& dy,
+                                       const Tensor& gamma, const Tensor& saveMean,
+                                       const Tensor& saveInvStd, float eps, Tensor& dx,
+                                       Tensor& dgamma, Tensor& dbeta) {
+        activationBackward(Activation::ReLU, 0.0f, y, dy, dy);
+        batchNormBackward(x, dy, gamma, saveMean, saveInvStd, eps, dx, dgamma, dbeta);
+    }
 
     // ---- elementwise ----
     // alpha is LeakyReLU's negative slope; x is the activation's input.

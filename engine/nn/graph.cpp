@@ -114,9 +114,9 @@ Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint6
 }
 
 // A ReLU that alone consumes the output of a layer able to apply it (batch norm, the residual
-// add) is folded into that layer, which then writes max(y, 0): one pass over the activation
-// fewer, and the ReLU's output is the layer's buffer (PyTorch's inplace=True). Its backward is
-// unchanged: it reads the mask from the shared output, positive exactly where y was.
+// add) is folded into that layer, which then writes max(y, 0) and, backward, masks the incoming
+// gradient where that output is zero: a pass over the activation fewer each way. The ReLU's
+// output and gradient are the layer's buffers (PyTorch's inplace=True).
 void Graph::fuseRelus() {
     std::vector<int> consumers(m_nodes.size(), 0);
     for (const auto& node : m_nodes)
@@ -162,7 +162,15 @@ void Graph::planGradients() {
     for (auto it = m_nodes.rbegin(); it != m_nodes.rend(); ++it) {
         Node& node = **it;
         if (node.gradSlot < 0)
-            continue; // never receives a gradient
+            continue;       // never receives a gradient
+        if (node.inPlace) { // its layer's backward applies the mask: the gradient passes through
+            Node& src = *m_nodes[static_cast<std::size_t>(node.inputs[0])];
+            if (src.requiresGrad)
+                src.gradSlot = node.gradSlot;
+            else
+                freeSlots.push_back(node.gradSlot);
+            continue;
+        }
         for (int i : node.inputs) {
             if (i < 0)
                 continue;
@@ -257,7 +265,11 @@ void Graph::backward(const Tensor& dlogits) {
     for (auto it = m_nodes.rbegin(); it != m_nodes.rend(); ++it) {
         Node& node = **it;
         if (!node.gradSet || !node.requiresGrad)
-            continue; // nothing downstream depends on it, or nothing upstream learns
+            continue;       // nothing downstream depends on it, or nothing upstream learns
+        if (node.inPlace) { // same buffer as its input's gradient; that layer applies the mask
+            m_nodes[static_cast<std::size_t>(node.inputs[0])]->gradSet = true;
+            continue;
+        }
         Inputs in;
         std::vector<Tensor*> din;
         std::vector<Tensor> temps;

@@ -58,8 +58,9 @@ public:
                           const std::vector<Tensor*>& din) = 0;
 
     // Graph fusion: a layer that can apply the ReLU that alone consumes its output, in the
-    // same pass. Only layers whose backward reads their inputs, never their output, qualify:
-    // the ReLU then runs in place on that output, and its backward takes the mask from it.
+    // same pass, and mask the gradient in its backward. Only layers whose backward does not
+    // need their pre-activation output qualify. The graph then skips the ReLU both ways and
+    // hands the layer the ReLU's gradient buffer as dout, which the layer may overwrite.
     virtual bool canFuseRelu() const { return false; }
     void fuseRelu() { m_fusedRelu = true; }
     bool fusedRelu() const { return m_fusedRelu; }

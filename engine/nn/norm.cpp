@@ -45,15 +45,19 @@ void BatchNorm2d::forward(Backend& b, const Inputs& in, Tensor& out, bool traini
                                     m_runningVar, m_eps, out);
 }
 
-void BatchNorm2d::backward(Backend& b, const Inputs& in, const Tensor&, const Tensor& dout,
+void BatchNorm2d::backward(Backend& b, const Inputs& in, const Tensor& out, const Tensor& dout,
                            const std::vector<Tensor*>& din) {
     Tensor* dx = din[0];
     if (!dx) { // first layer: the parameters still learn, the input's gradient is dropped
         ensureTensor(b, m_unusedInputGrad, in[0]->shape(), in[0]->dtype());
         dx = &m_unusedInputGrad;
     }
-    b.batchNormBackward(*in[0], dout, m_gamma.value, m_saveMean, m_saveInvStd, m_eps, *dx,
-                        m_gamma.grad, m_beta.grad);
+    if (fusedRelu()) // dout is the fused ReLU's gradient buffer: ours to overwrite (graph.cpp)
+        b.batchNormReluBackward(*in[0], out, const_cast<Tensor&>(dout), m_gamma.value, m_saveMean,
+                                m_saveInvStd, m_eps, *dx, m_gamma.grad, m_beta.grad);
+    else
+        b.batchNormBackward(*in[0], dout, m_gamma.value, m_saveMean, m_saveInvStd, m_eps, *dx,
+                            m_gamma.grad, m_beta.grad);
 }
 
 } // namespace tb

@@ -60,11 +60,16 @@ void Add::forward(Backend& b, const Inputs& in, Tensor& out, bool) {
         b.add(*in[0], *in[1], out);
 }
 
-void Add::backward(Backend& b, const Inputs&, const Tensor&, const Tensor& dout,
+void Add::backward(Backend& b, const Inputs&, const Tensor& out, const Tensor& dout,
                    const std::vector<Tensor*>& din) {
-    for (Tensor* d : din)
-        if (d)
+    for (Tensor* d : din) {
+        if (!d)
+            continue;
+        if (fusedRelu()) // the fused ReLU's mask, taken from our output, as we hand dout on
+            b.activationBackward(Activation::ReLU, 0.0f, out, dout, *d);
+        else
             b.copy(dout, *d);
+    }
 }
 
 ShortcutPad::ShortcutPad(const nlohmann::json& spec)

@@ -161,6 +161,24 @@ private slots:
             m_backend->activationForward(Activation::ReLU, 0.0f, twoOps, twoOps);
             QCOMPARE(maxDiff(fused, twoOps), 0.0f);
             QCOMPARE(fused.buffer()->layout(), blockedInput ? m_block : 0);
+            if (!training)
+                continue;
+            // Backward: masking on the fly equals masking, then batch norm's backward.
+            Tensor dyFused = blockedInput ? blocked(b, t) : plain(b, t);
+            Tensor dyMasked = m_backend->empty(s, t);
+            m_backend->activationBackward(Activation::ReLU, 0.0f, fused, dyFused, dyMasked);
+            Tensor dxFused = m_backend->empty(s, t), dxTwoOps = m_backend->empty(s, t);
+            Tensor dg1 = m_backend->empty(c, DType::F32), db1 = m_backend->empty(c, DType::F32),
+                   dg2 = m_backend->empty(c, DType::F32), db2 = m_backend->empty(c, DType::F32);
+            for (Tensor* g : {&dg1, &db1, &dg2, &db2})
+                m_backend->fill(*g, 0.0f);
+            m_backend->batchNormReluBackward(ta, fused, dyFused, gamma, mean, invStd, 1e-5f,
+                                             dxFused, dg1, db1);
+            m_backend->batchNormBackward(ta, dyMasked, gamma, mean, invStd, 1e-5f, dxTwoOps, dg2,
+                                         db2);
+            QVERIFY(maxDiff(dxFused, dxTwoOps) < 1e-6f);
+            QVERIFY(maxDiff(dg1, dg2) < 1e-4f);
+            QVERIFY(maxDiff(db1, db2) < 1e-4f);
         }
     }
 

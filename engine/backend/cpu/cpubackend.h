@@ -64,6 +64,9 @@ public:
     void batchNormReluForwardInference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                        const Tensor& runningMean, const Tensor& runningVar,
                                        float eps, Tensor& y) override;
+    void batchNormReluBackward(const Tensor& x, const Tensor& y, Tensor& dy, const Tensor& gamma,
+                               const Tensor& saveMean, const Tensor& saveInvStd, float eps,
+                               Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
     void batchNormBackward(const Tensor& x, const Tensor& dy, const Tensor& gamma,
                            const Tensor& saveMean, const Tensor& saveInvStd, float eps, Tensor& dx,
                            Tensor& dgamma, Tensor& dbeta) override;
@@ -115,6 +118,11 @@ private:
     bool blockedBatchNormTrain(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                Tensor& runningMean, Tensor& runningVar, float momentum, float eps,
                                Tensor& y, Tensor& saveMean, Tensor& saveInvStd, bool relu);
+    // With reluOutput, dy is masked where it is zero (the fused ReLU's backward).
+    bool blockedBatchNormBackward(const Tensor& x, const Tensor* reluOutput, const Tensor& dy,
+                                  const Tensor& gamma, const Tensor& saveMean,
+                                  const Tensor& saveInvStd, Tensor& dx, Tensor& dgamma,
+                                  Tensor& dbeta);
     bool blockedBatchNormInference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                    const Tensor& runningMean, const Tensor& runningVar, float eps,
                                    Tensor& y, bool relu);

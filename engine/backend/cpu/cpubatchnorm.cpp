@@ -169,19 +169,39 @@ void CpuBackend::batchNormReluForwardInference(const Tensor& x, const Tensor& ga
         Backend::batchNormReluForwardInference(x, gamma, beta, runningMean, runningVar, eps, y);
 }
 
+bool CpuBackend::blockedBatchNormBackward(const Tensor& x, const Tensor* reluOutput,
+                                          const Tensor& dy, const Tensor& gamma,
+                                          const Tensor& saveMean, const Tensor& saveInvStd,
+                                          Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
+    const int block = layoutOf(x);
+    if (block == 0 || layoutOf(dy) != block || dy.dtype() != x.dtype() || dx.dtype() != x.dtype() ||
+        !mayBlock(dx) ||
+        (reluOutput && (layoutOf(*reluOutput) != block || reluOutput->dtype() != x.dtype())))
+        return false;
+    const auto [n, c, hw] = planesOf(x);
+    blockedbn::backward({n, c, hw, block}, x.dtype(), x.raw(), dy.raw(),
+                        reluOutput ? reluOutput->raw() : nullptr, gamma.data<float>(),
+                        saveMean.data<float>(), saveInvStd.data<float>(), dx.raw(),
+                        dgamma.data<float>(), dbeta.data<float>());
+    setLayout(dx, block);
+    return true;
+}
+
+void CpuBackend::batchNormReluBackward(const Tensor& x, const Tensor& y, Tensor& dy,
+                                       const Tensor& gamma, const Tensor& saveMean,
+                                       const Tensor& saveInvStd, float eps, Tensor& dx,
+                                       Tensor& dgamma, Tensor& dbeta) {
+    if (!blockedBatchNormBackward(x, &y, dy, gamma, saveMean, saveInvStd, dx, dgamma, dbeta))
+        Backend::batchNormReluBackward(x, y, dy, gamma, saveMean, saveInvStd, eps, dx, dgamma,
+                                       dbeta);
+}
+
 void CpuBackend::batchNormBackward(const Tensor& x, const Tensor& dy, const Tensor& gamma,
                                    const Tensor& saveMean, const Tensor& saveInvStd, float /*eps*/,
                                    Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
     const auto [n, c, hw] = planesOf(x);
-    if (const int block = layoutOf(x); block != 0 && layoutOf(dy) == block &&
-                                       dy.dtype() == x.dtype() && dx.dtype() == x.dtype() &&
-                                       mayBlock(dx)) {
-        blockedbn::backward({n, c, hw, block}, x.dtype(), x.raw(), dy.raw(), gamma.data<float>(),
-                            saveMean.data<float>(), saveInvStd.data<float>(), dx.raw(),
-                            dgamma.data<float>(), dbeta.data<float>());
-        setLayout(dx, block);
+    if (blockedBatchNormBackward(x, nullptr, dy, gamma, saveMean, saveInvStd, dx, dgamma, dbeta))
         return;
-    }
     const Tensor xf = asF32(x, 0);
     const Tensor dyf = asF32(dy, 1);
     Tensor dxf = f32Target(dx, 2);

@@ -42,15 +42,18 @@ TB_MULTIVERSION void squaredDeviationPlane(const T* x, int64_t hw, const float* 
         s[l] = acc[l];
 }
 
-// sumDy[l] = sum of dy, sumDyXhat[l] = sum of dy * xhat, in one pass.
-template <int B, typename T>
-TB_MULTIVERSION void gradientSumsPlane(const T* x, const T* dy, int64_t hw, const float* mean,
-                                       const float* invStd, float* sumDy, float* sumDyXhat) {
+// sumDy[l] = sum of dy, sumDyXhat[l] = sum of dy * xhat, in one pass. With a mask (the fused
+// ReLU's output), dy counts only where the mask is positive.
+template <int B, typename T, bool Masked>
+TB_MULTIVERSION void gradientSumsPlane(const T* x, const T* dy, const T* mask, int64_t hw,
+                                       const float* mean, const float* invStd, float* sumDy,
+                                       float* sumDyXhat) {
     float a[B] = {}, b[B] = {};
     for (int64_t j = 0; j < hw; ++j)
 #pragma omp simd
         for (int l = 0; l < B; ++l) {
-            const float g = loadValue(dy[j * B + l]);
+            const float raw = loadValue(dy[j * B + l]);
+            const float g = Masked ? (loadValue(mask[j * B + l]) > 0.0f ? raw : 0.0f) : raw;
             a[l] += g;
             b[l] += g * (loadValue(x[j * B + l]) - mean[l]) * invStd[l];
         }
@@ -77,16 +80,17 @@ struct BackwardCoefficients {
     float count;
 };
 
-// dx = k * (M * dy - sum(dy) - xhat * sum(dy * xhat))
-template <int B, typename T>
-TB_MULTIVERSION void inputGradientPlane(const T* x, const T* dy, int64_t hw,
+// dx = k * (M * dy - sum(dy) - xhat * sum(dy * xhat)), dy masked as in gradientSumsPlane
+template <int B, typename T, bool Masked>
+TB_MULTIVERSION void inputGradientPlane(const T* x, const T* dy, const T* mask, int64_t hw,
                                         const BackwardCoefficients& c, T* dx) {
     for (int64_t j = 0; j < hw; ++j)
 #pragma omp simd
         for (int l = 0; l < B; ++l) {
+            const float raw = loadValue(dy[j * B + l]);
+            const float g = Masked ? (loadValue(mask[j * B + l]) > 0.0f ? raw : 0.0f) : raw;
             const float xhat = (loadValue(x[j * B + l]) - c.mean[l]) * c.invStd[l];
-            storeValue(dx[j * B + l], c.k[l] * (c.count * loadValue(dy[j * B + l]) - c.sumDy[l] -
-                                                xhat * c.sumDyXhat[l]));
+            storeValue(dx[j * B + l], c.k[l] * (c.count * g - c.sumDy[l] - xhat * c.sumDyXhat[l]));
         }
 }
 
@@ -155,14 +159,15 @@ void forwardTrainB(const Dims& d, const T* x, const float* gamma, const float* b
     affine<B, T>(d, x, scale.data(), shift.data(), relu, y);
 }
 
-template <int B, typename T>
-void backwardB(const Dims& d, const T* x, const T* dy, const float* gamma, const float* saveMean,
-               const float* saveInvStd, T* dx, float* dgamma, float* dbeta) {
+template <int B, typename T, bool Masked>
+void backwardB(const Dims& d, const T* x, const T* dy, const T* mask, const float* gamma,
+               const float* saveMean, const float* saveInvStd, T* dx, float* dgamma, float* dbeta) {
     const int64_t hwB = d.hw * B;
     std::vector<float> dySums(static_cast<std::size_t>(d.n * d.c)), dyXhatSums(dySums.size());
     forEachPlane<B>(d, [&](int64_t p, int64_t c0) {
-        gradientSumsPlane<B, T>(x + p * hwB, dy + p * hwB, d.hw, saveMean + c0, saveInvStd + c0,
-                                &dySums[p * B], &dyXhatSums[p * B]);
+        gradientSumsPlane<B, T, Masked>(x + p * hwB, dy + p * hwB,
+                                        Masked ? mask + p * hwB : nullptr, d.hw, saveMean + c0,
+                                        saveInvStd + c0, &dySums[p * B], &dyXhatSums[p * B]);
     });
     const std::vector<double> sumDy = channelSums<B>(d, dySums),
                               sumDyXhat = channelSums<B>(d, dyXhatSums);
@@ -179,7 +184,9 @@ void backwardB(const Dims& d, const T* x, const T* dy, const float* gamma, const
     forEachPlane<B>(d, [&](int64_t p, int64_t c0) {
         const BackwardCoefficients coefficients{&k[c0],        &a[c0],          &b[c0],
                                                 saveMean + c0, saveInvStd + c0, count};
-        inputGradientPlane<B, T>(x + p * hwB, dy + p * hwB, d.hw, coefficients, dx + p * hwB);
+        inputGradientPlane<B, T, Masked>(x + p * hwB, dy + p * hwB,
+                                         Masked ? mask + p * hwB : nullptr, d.hw, coefficients,
+                                         dx + p * hwB);
     });
 }
 
@@ -223,13 +230,21 @@ void forwardInference(const Dims& d, DType t, const void* x, const float* gamma,
     });
 }
 
-void backward(const Dims& d, DType t, const void* x, const void* dy, const float* gamma,
-              const float* saveMean, const float* saveInvStd, void* dx, float* dgamma,
-              float* dbeta) {
+void backward(const Dims& d, DType t, const void* x, const void* dy, const void* reluMask,
+              const float* gamma, const float* saveMean, const float* saveInvStd, void* dx,
+              float* dgamma, float* dbeta) {
     dispatch(d, t, [&](auto block, auto type) {
         using T = decltype(type);
-        backwardB<block(), T>(d, static_cast<const T*>(x), static_cast<const T*>(dy), gamma,
-                              saveMean, saveInvStd, static_cast<T*>(dx), dgamma, dbeta);
+        const auto* px = static_cast<const T*>(x);
+        const auto* pdy = static_cast<const T*>(dy);
+        const auto* mask = static_cast<const T*>(reluMask);
+        auto* pdx = static_cast<T*>(dx);
+        if (mask)
+            backwardB<block(), T, true>(d, px, pdy, mask, gamma, saveMean, saveInvStd, pdx, dgamma,
+                                        dbeta);
+        else
+            backwardB<block(), T, false>(d, px, pdy, mask, gamma, saveMean, saveInvStd, pdx, dgamma,
+                                         dbeta);
     });
 }
 

@@ -31,8 +31,9 @@ void forwardInference(const Dims& d, DType t, const void* x, const float* gamma,
                       const float* runningMean, const float* runningVar, float eps, bool relu,
                       void* y);
 // dx = gamma * invStd / M * (M * dy - sum(dy) - xhat * sum(dy * xhat)); dgamma, dbeta +=.
-void backward(const Dims& d, DType t, const void* x, const void* dy, const float* gamma,
-              const float* saveMean, const float* saveInvStd, void* dx, float* dgamma,
-              float* dbeta);
+// With reluMask (the fused ReLU's output, else null), dy counts only where it is positive.
+void backward(const Dims& d, DType t, const void* x, const void* dy, const void* reluMask,
+              const float* gamma, const float* saveMean, const float* saveInvStd, void* dx,
+              float* dgamma, float* dbeta);
 
 } // namespace tb::blockedbn
