@@ -229,61 +229,98 @@ void CpuBackend::addRelu(const Tensor& a, const Tensor& b, Tensor& y) {
     setLayout(y, layout);
 }
 
-void CpuBackend::shortcutPadForward(const Tensor& x, int64_t stride, int64_t padC, Tensor& y) {
-    const Tensor xf = widened(x, 0);
-    Tensor yf = f32Target(y, 1);
-    setLayout(yf, planeOutputLayout(layoutOf(x) ? layoutOf(x) : m_convBlock, y, mayBlock(y)));
-    const int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
-    const int64_t oc = y.dim(1), oh = y.dim(2), ow = y.dim(3);
-    if (oc != c + 2 * padC || oh != (h + stride - 1) / stride || ow != (w + stride - 1) / stride)
-        throw Error("shortcutPadForward: output shape " + y.shape().toString() + " does not match");
-    const float* px = xf.data<float>();
-    float* py = yf.data<float>();
-    const PlaneIndex inPlanes{c, h * w, layoutOf(xf)}, outPlanes{oc, oh * ow, layoutOf(yf)};
+namespace {
+
+// The shortcut only moves values (and writes zeros, all-zero bits in every float type), so it
+// copies elements of the stored width E in whichever layouts in and out have.
+struct ShortcutGeometry {
+    int64_t n, c, h, w; // the block input
+    int64_t oc, oh, ow; // the shortcut's output
+    int64_t stride, padC;
+};
+
+template <typename E>
+void shortcutForwardKernel(const E* px, E* py, const ShortcutGeometry& g,
+                           const PlaneIndex& inPlanes, const PlaneIndex& outPlanes) {
+    const auto [n, c, h, w, oc, oh, ow, stride, padC] = g;
+    (void)h; // the subsampled rows are the output's
     const int64_t es = inPlanes.stride(), os = outPlanes.stride();
     parallelFor(
         n * oc,
         [&](int64_t nc) {
             const int64_t in = nc / oc, ic = nc % oc - padC;
-            float* out = py + outPlanes.base(nc);
+            E* out = py + outPlanes.base(nc);
             if (ic < 0 || ic >= c) {
                 for (int64_t i = 0; i < oh * ow; ++i)
-                    out[i * os] = 0.0f;
+                    out[i * os] = E{0};
                 return;
             }
-            const float* src = px + inPlanes.base(in * c + ic);
+            const E* src = px + inPlanes.base(in * c + ic);
             for (int64_t i = 0; i < oh; ++i)
                 for (int64_t j = 0; j < ow; ++j)
                     out[(i * ow + j) * os] = src[(i * stride * w + j * stride) * es];
         },
         64);
-    storeF32(yf, y);
 }
 
-void CpuBackend::shortcutPadBackward(const Tensor& dy, int64_t stride, int64_t padC, Tensor& dx) {
-    const Tensor dyf = widened(dy, 0);
-    Tensor dxf = f32Target(dx, 1);
-    setLayout(dxf, planeOutputLayout(layoutOf(dy) ? layoutOf(dy) : m_convBlock, dx, mayBlock(dx)));
-    const int64_t n = dx.dim(0), c = dx.dim(1), h = dx.dim(2), w = dx.dim(3);
-    const int64_t oc = dy.dim(1), oh = dy.dim(2), ow = dy.dim(3);
-    const float* pdy = dyf.data<float>();
-    float* pdx = dxf.data<float>();
-    const PlaneIndex inPlanes{oc, oh * ow, layoutOf(dyf)}, outPlanes{c, h * w, layoutOf(dxf)};
+template <typename E>
+void shortcutBackwardKernel(const E* pdy, E* pdx, const ShortcutGeometry& g,
+                            const PlaneIndex& inPlanes, const PlaneIndex& outPlanes) {
+    const auto [n, c, h, w, oc, oh, ow, stride, padC] = g;
     const int64_t es = inPlanes.stride(), os = outPlanes.stride();
     parallelFor(
         n * c,
         [&](int64_t nc) {
             const int64_t in = nc / c, ic = nc % c;
-            float* out = pdx + outPlanes.base(nc);
+            E* out = pdx + outPlanes.base(nc);
             for (int64_t i = 0; i < h * w; ++i)
-                out[i * os] = 0.0f;
-            const float* src = pdy + inPlanes.base(in * oc + ic + padC);
+                out[i * os] = E{0};
+            const E* src = pdy + inPlanes.base(in * oc + ic + padC);
             for (int64_t i = 0; i < oh; ++i)
                 for (int64_t j = 0; j < ow; ++j)
                     out[(i * stride * w + j * stride) * os] = src[(i * ow + j) * es];
         },
         64);
-    storeF32(dxf, dx);
+}
+
+// f(E{}) with E the unsigned integer as wide as t's elements (2 or 4 bytes).
+template <typename F> void withElementWidth(DType t, F f) {
+    if (dtypeSize(t) == 2)
+        f(uint16_t{});
+    else
+        f(uint32_t{});
+}
+
+} // namespace
+
+void CpuBackend::shortcutPadForward(const Tensor& x, int64_t stride, int64_t padC, Tensor& y) {
+    const int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
+    const int64_t oc = y.dim(1), oh = y.dim(2), ow = y.dim(3);
+    if (oc != c + 2 * padC || oh != (h + stride - 1) / stride || ow != (w + stride - 1) / stride)
+        throw Error("shortcutPadForward: output shape " + y.shape().toString() + " does not match");
+    if (x.dtype() != y.dtype())
+        throw Error("shortcutPadForward: x and y differ in dtype");
+    setLayout(y, planeOutputLayout(layoutOf(x) ? layoutOf(x) : m_convBlock, y, mayBlock(y)));
+    const PlaneIndex inPlanes{c, h * w, layoutOf(x)}, outPlanes{oc, oh * ow, layoutOf(y)};
+    withElementWidth(x.dtype(), [&](auto element) {
+        using E = decltype(element);
+        shortcutForwardKernel(static_cast<const E*>(x.raw()), static_cast<E*>(y.raw()),
+                              {n, c, h, w, oc, oh, ow, stride, padC}, inPlanes, outPlanes);
+    });
+}
+
+void CpuBackend::shortcutPadBackward(const Tensor& dy, int64_t stride, int64_t padC, Tensor& dx) {
+    const int64_t n = dx.dim(0), c = dx.dim(1), h = dx.dim(2), w = dx.dim(3);
+    const int64_t oc = dy.dim(1), oh = dy.dim(2), ow = dy.dim(3);
+    if (dy.dtype() != dx.dtype())
+        throw Error("shortcutPadBackward: dy and dx differ in dtype");
+    setLayout(dx, planeOutputLayout(layoutOf(dy) ? layoutOf(dy) : m_convBlock, dx, mayBlock(dx)));
+    const PlaneIndex inPlanes{oc, oh * ow, layoutOf(dy)}, outPlanes{c, h * w, layoutOf(dx)};
+    withElementWidth(dy.dtype(), [&](auto element) {
+        using E = decltype(element);
+        shortcutBackwardKernel(static_cast<const E*>(dy.raw()), static_cast<E*>(dx.raw()),
+                               {n, c, h, w, oc, oh, ow, stride, padC}, inPlanes, outPlanes);
+    });
 }
 
 } // namespace tb
