@@ -97,7 +97,8 @@ int cmdSummary(const Argv& argv) {
                               {"output", r.output.toString()},
                               {"params", r.params},
                               {"flops", r.flops},
-                              {"activation_bytes", r.activationBytes}});
+                              {"activation_bytes", r.activationBytes},
+                              {"in_place", r.inPlace}});
         const nlohmann::json out = {{"model", model},
                                     {"batch", batch},
                                     {"precision", precision},
@@ -121,7 +122,8 @@ int cmdSummary(const Argv& argv) {
     for (const auto& r : rows) {
         std::printf("%-22s %-14s %-16s %10s %10s %12s\n", r.name.c_str(), r.type.c_str(),
                     r.output.toString().c_str(), human(r.params).c_str(), human(r.flops).c_str(),
-                    formatBytes(static_cast<uint64_t>(r.activationBytes)).c_str());
+                    r.inPlace ? "in place"
+                              : formatBytes(static_cast<uint64_t>(r.activationBytes)).c_str());
         params += r.params;
         flops += r.flops;
         act += r.activationBytes;

@@ -359,6 +359,7 @@ std::vector<LayerRow> Graph::summary(int64_t batch) const {
             r.params += p->value.numel();
         r.flops = node->layer->flops(in);
         // A fused ReLU's output is its input's buffer.
+        r.inPlace = node->inPlace;
         r.activationBytes =
             (node->inPlace ? 0 : r.output.numel() * static_cast<int64_t>(dtypeSize(m_actDtype))) +
             node->layer->savedBytes(in);

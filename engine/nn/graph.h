@@ -21,6 +21,7 @@ struct LayerRow {
     int64_t params = 0;
     int64_t flops = 0;           // forward, for the whole batch
     int64_t activationBytes = 0; // output + what backward keeps, in the activation dtype
+    bool inPlace = false;        // a ReLU fused into its input's layer: no buffer of its own
 };
 
 struct NamedTensor {

@@ -103,11 +103,15 @@ private slots:
             plain(spec(false), *m_backend, DType::F32, 6);
         const auto rows = fused.summary(8);
         for (const LayerRow& r : rows)
-            if (r.type == "relu")
-                QCOMPARE(r.activationBytes, int64_t{0}); // in place
+            if (r.type == "relu") {
+                QVERIFY(r.inPlace);
+                QCOMPARE(r.activationBytes, int64_t{0});
+            }
         for (const LayerRow& r : plain.summary(8))
-            if (r.type == "relu")
+            if (r.type == "relu") {
+                QVERIFY(!r.inPlace);
                 QVERIFY(r.activationBytes > 0);
+            }
         const auto to = plain.stateDict();
         for (const NamedTensor& from : fused.stateDict())
             for (const NamedTensor& t : to)
