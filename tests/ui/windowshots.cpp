@@ -107,11 +107,11 @@ private slots:
         QVERIFY(w.findChild<ui::FailureBanner*>("failure-banner")->isVisible());
         save(w, "out-of-memory-" + tag);
 
-        auto* help = w.findChild<QToolButton*>("pin_memory-help");
+        auto* help = w.findChild<QToolButton*>("precision-help");
         QVERIFY(help);
         help->click();
         QDialog* card = nullptr;
-        QTRY_VERIFY((card = w.findChild<QDialog*>("concept-pin_memory")) != nullptr);
+        QTRY_VERIFY((card = w.findChild<QDialog*>("concept-precision")) != nullptr);
         QVERIFY(QTest::qWaitForWindowExposed(card));
         save(*card, "concept-card-" + tag);
         card->close();
