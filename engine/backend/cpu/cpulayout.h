@@ -11,6 +11,7 @@
 
 #include <map>
 #include <tuple>
+#include <vector>
 
 namespace tb {
 
