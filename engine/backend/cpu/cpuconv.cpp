@@ -23,10 +23,10 @@ using dt = memory::data_type;
 namespace {
 
 // Moves data between the layout a tensor is in and the layout a primitive wants, with the
-// reorder primitives and the staging buffer made once. Activations that already are in the
-// primitive's blocked layout (Buffer::layout() == block()) are used in place, and outputs
-// stay blocked; data in plain NCHW (or a different block) is reordered. Each reorder it runs
-// adds one to *reorders.
+// reorder primitives made once. Activations that already are in the primitive's blocked layout
+// (Buffer::layout() == its block) are used in place, and outputs stay blocked; data in plain
+// NCHW (or a different block) is reordered through a staging buffer, allocated on first need
+// (most never are, now that activations stay blocked). Each reorder adds one to *reorders.
 class LayoutBridge {
 public:
     LayoutBridge() = default;
@@ -39,11 +39,9 @@ public:
           m_reorders(reorders) {
         if (m_same)
             return;
-        m_staging = memory(wanted, e);
-        m_toWanted = dnnl::reorder(m_plain, m_staging);
-        m_toPlain = dnnl::reorder(m_staging, m_plain);
+        m_toWanted = dnnl::reorder(m_plain, m_direct);
+        m_toPlain = dnnl::reorder(m_direct, m_plain);
     }
-    int block() const { return m_block; }
 
     // `data`, laid out as `layout`, in the primitive's layout.
     memory in(dnnl::stream& s, const void* data, int layout) {
@@ -56,7 +54,7 @@ public:
             m_plain.set_data_handle(p);
             if (m_same)
                 return m_plain;
-            m_toWanted.execute(s, m_plain, m_staging);
+            m_toWanted.execute(s, m_plain, staging());
         } else { // blocked, but not as this primitive wants: one reorder between the two
             if (m_otherLayout != layout) {
                 const memory::dims& dims = m_wanted.dims();
@@ -64,16 +62,14 @@ public:
                     memory(activationDesc(Shape(std::vector<int64_t>(dims.begin(), dims.end())),
                                           wantedType(), layout),
                            m_engine, DNNL_MEMORY_NONE);
-                if (m_staging.get(true) == nullptr)
-                    m_staging = memory(m_wanted, m_engine);
-                m_fromOther = dnnl::reorder(m_other, m_staging);
+                m_fromOther = dnnl::reorder(m_other, m_direct);
                 m_otherLayout = layout;
             }
             m_other.set_data_handle(p);
-            m_fromOther.execute(s, m_other, m_staging);
+            m_fromOther.execute(s, m_other, staging());
         }
         ++*m_reorders;
-        return m_staging;
+        return staging();
     }
     // Where a primitive writes output destined for `data`; call flush() afterwards. With a
     // block and keepBlocked, the output stays blocked in `data` and flush() returns the block
@@ -85,19 +81,26 @@ public:
             return m_direct;
         }
         m_plain.set_data_handle(data);
-        return m_same ? m_plain : m_staging;
+        return m_same ? m_plain : staging();
     }
     int flush(dnnl::stream& s) {
         if (m_keep)
             return m_block;
         if (!m_same) {
-            m_toPlain.execute(s, m_staging, m_plain);
+            m_toPlain.execute(s, staging(), m_plain);
             ++*m_reorders;
         }
         return 0;
     }
 
 private:
+    memory& staging() {
+        if (!m_stagingAllocated) {
+            m_staging = memory(m_wanted, m_engine);
+            m_stagingAllocated = true;
+        }
+        return m_staging;
+    }
     DType wantedType() const { return m_wanted.data_type() == dt::bf16 ? DType::BF16 : DType::F32; }
 
     dnnl::engine m_engine;
@@ -105,7 +108,7 @@ private:
     memory::desc m_wanted;
     memory m_direct;
     dnnl::reorder m_toWanted, m_toPlain, m_fromOther;
-    bool m_same = true, m_keep = false;
+    bool m_same = true, m_keep = false, m_stagingAllocated = false;
     int m_block = 0, m_otherLayout = 0;
     int64_t* m_reorders = nullptr;
 };
