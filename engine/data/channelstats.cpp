@@ -2,6 +2,7 @@
 #include "data/channelstats.h"
 
 #include "data/transforms.h"
+#include "io/cachefile.h"
 #include "io/jsontext.h"
 
 #include <nlohmann/json.hpp>
@@ -12,9 +13,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
-
-#include <unistd.h>
 
 namespace tb {
 
@@ -65,28 +63,6 @@ nlohmann::json readCache(const fs::path& file) {
     text << in.rdbuf();
     nlohmann::json j = tryParseJson(text.str()).value_or(nlohmann::json());
     return j.is_object() ? j : nlohmann::json::object();
-}
-
-// Writes a private temporary file and renames it, so readers never see half a file. Failing is
-// not an error: the cache is only a cache.
-void writeCache(const fs::path& file, const nlohmann::json& cache) {
-    std::error_code ec;
-    const auto tid = std::hash<std::thread::id>{}(std::this_thread::get_id());
-    const fs::path tmp =
-        file.string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(tid);
-    {
-        std::ofstream out(tmp, std::ios::trunc);
-        if (!out)
-            return;
-        out << cache.dump(1) << '\n';
-        if (!out) {
-            fs::remove(tmp, ec);
-            return;
-        }
-    }
-    fs::rename(tmp, file, ec);
-    if (ec)
-        fs::remove(tmp, ec);
 }
 
 } // namespace
@@ -157,10 +133,7 @@ std::optional<ChannelStats> loadCachedStats(const std::string& key) {
     // A cache grown large by an older version is pruned once, on its next read.
     if (std::error_code ec; fs::file_size(file, ec) > kPruneOnReadBytes && !ec) {
         prune(j);
-        try {
-            writeCache(file, j);
-        } catch (...) {
-        }
+        replaceCacheFile(file.string(), j.dump(1) + "\n");
     }
     const auto it = j.find(key);
     if (it == j.end() || !it->is_object())
@@ -182,8 +155,6 @@ void storeCachedStats(const std::string& key, const ChannelStats& stats) noexcep
         const std::string dir = statsCacheDirectory();
         if (dir.empty() || stats.mean.size() > kMaxCachedChannels)
             return;
-        std::error_code ec;
-        fs::create_directories(dir, ec);
         const fs::path file = fs::path(dir) / kCacheFile;
         nlohmann::json j = readCache(file);
         const auto now =
@@ -191,7 +162,7 @@ void storeCachedStats(const std::string& key, const ChannelStats& stats) noexcep
                 .count();
         j[key] = {{"mean", stats.mean}, {"std", stats.stdDev}, {"stored", now}};
         prune(j);
-        writeCache(file, j);
+        replaceCacheFile(file.string(), j.dump(1) + "\n");
     } catch (...) {
         // A cache that cannot be written is not an error.
     }

@@ -6,6 +6,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/stat.h>
+
 using namespace tb;
 
 class TestCpuPeak : public QObject {
@@ -45,6 +47,22 @@ private slots:
         const CpuPeak peak = cachedCpuPeak(1, "Test CPU", path.toStdString());
         QVERIFY(peak.measured);
         QVERIFY(!cachedCpuPeak(1, "Test CPU", path.toStdString()).measured);
+    }
+
+    // A FIFO where the cache should be is not opened (it would block until a writer came),
+    // and JSON nested past the parser's depth bound is no cache: both are measured around.
+    void fifoOrDeepJsonIsMeasuredAround() {
+        QTemporaryDir d;
+        const std::string fifo = (d.path() + "/fifo.json").toStdString();
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        QVERIFY(cachedCpuPeak(1, "Test CPU", fifo).measured);
+        const QString deep = d.path() + "/deep.json";
+        QFile f(deep);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray(100000, '['));
+        f.close();
+        QVERIFY(cachedCpuPeak(1, "Test CPU", deep.toStdString()).measured);
+        QVERIFY(!cachedCpuPeak(1, "Test CPU", deep.toStdString()).measured); // replaced
     }
 };
 

@@ -7,6 +7,8 @@
 
 #include "backend/cpu/cpuisa.h"
 #include "core/errors.h"
+#include "io/cachefile.h"
+#include "io/jsontext.h"
 
 #include <dnnl.h>
 #include <nlohmann/json.hpp>
@@ -16,9 +18,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <vector>
-
-#include <unistd.h>
 
 namespace tb {
 
@@ -40,30 +41,17 @@ std::string cacheKey(const std::string& cpuModel, int threads) {
            " threads";
 }
 
+// The cache, or an empty object when it is missing, not a regular file (a FIFO would block)
+// or not a JSON object; read with the engine's depth-bounded parser like every JSON we read.
 nlohmann::json readCache(const std::string& path) {
-    std::ifstream in(path);
-    if (!in)
-        return nlohmann::json::object();
-    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-    return j.is_object() ? j : nlohmann::json::object();
-}
-
-void writeCache(const std::string& path, const nlohmann::json& j) {
     std::error_code ec;
-    fs::create_directories(fs::path(path).parent_path(), ec);
-    // A private temporary file renamed over the cache: a concurrent reader sees all or nothing.
-    const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::trunc);
-        out << j.dump(1) << '\n';
-        if (!out) {
-            fs::remove(tmp, ec);
-            return;
-        }
-    }
-    fs::rename(tmp, path, ec);
-    if (ec)
-        fs::remove(tmp, ec);
+    if (!fs::is_regular_file(path, ec))
+        return nlohmann::json::object();
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    nlohmann::json j = tryParseJson(text.str()).value_or(nlohmann::json());
+    return j.is_object() ? j : nlohmann::json::object();
 }
 
 } // namespace
@@ -110,7 +98,7 @@ CpuPeak cachedCpuPeak(int threads, const std::string& cpuModel, const std::strin
         return {it->get<double>(), false};
     const double gflops = measureCpuPeakGflops(threads);
     cache[key] = gflops;
-    writeCache(cachePath, cache);
+    replaceCacheFile(cachePath, cache.dump(1) + "\n");
     return {gflops, true};
 }
 
