@@ -18,6 +18,7 @@
 #include "backend/cpu/cpuisa.h"
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
+#include "support/runconfigs.h"
 #include "support/runlog.h"
 #include "support/testdata.h"
 #include "train/trainer.h"
@@ -51,21 +52,13 @@ double relativeError(const std::vector<float>& a, const std::vector<float>& ref)
 }
 
 RunConfig shortRun(const QString& dir, const char* precision) {
-    RunConfig c;
-    c.set("dataset", "shapes");
-    c.set("data.image_size", "16");
+    RunConfig c = test::shapesRunConfig(dir.toStdString());
     c.set("data.synthetic_samples", "256");
-    c.set("model", "fmnist-cnn");
-    c.set("batch_size", "32");
     c.set("max_epochs", "4");
     c.set("lr", "0.05");
     c.set("log_every_n_steps", "2");
-    c.set("threads", "2");
-    c.set("num_workers", "0");
-    c.set("device", "cpu");
     c.set("seed", "7");
     c.set("precision", precision);
-    c.set("checkpoint_dir", dir.toStdString());
     return c;
 }
 

@@ -2,6 +2,7 @@
 // resumed from a checkpoint continues the same trajectory, max_steps and stop are honoured.
 #include "core/processmemory.h"
 #include "data/imagecodec.h"
+#include "support/runconfigs.h"
 #include "support/runlog.h"
 #include "train/trainer.h"
 
@@ -75,19 +76,9 @@ QString status(RunStatus s) {
 }
 
 RunConfig smallConfig(const QString& dir, const QString& model = "fmnist-cnn") {
-    RunConfig c;
-    c.set("dataset", "shapes");
-    c.set("data.image_size", "16");
-    c.set("data.synthetic_samples", "330"); // the last batch of an epoch is short
-    c.set("model", model.toStdString());
-    c.set("batch_size", "32");
-    c.set("max_epochs", "2");
+    RunConfig c = test::shapesRunConfig(dir.toStdString(), model.toStdString());
     c.set("lr", "0.05");
-    c.set("log_every_n_steps", "1");
-    c.set("threads", "2");
     c.set("num_workers", "2");
-    c.set("device", "cpu");
-    c.set("checkpoint_dir", dir.toStdString());
     return c;
 }
 

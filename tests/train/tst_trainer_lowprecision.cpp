@@ -2,6 +2,7 @@
 // the precision is emulated and slower than 32. oneDNN is capped at AVX2 (no bf16) for the whole
 // process, so the test holds on any x86 host.
 #include "backend/cpu/cpuisa.h"
+#include "support/runconfigs.h"
 #include "support/runlog.h"
 #include "train/trainer.h"
 
@@ -15,18 +16,11 @@ using namespace tb;
 namespace {
 
 RunConfig tinyRun(const QString& dir, const QString& precision) {
-    RunConfig c;
-    c.set("dataset", "shapes");
-    c.set("data.image_size", "16");
+    RunConfig c = test::shapesRunConfig(dir.toStdString(), "mlp");
     c.set("data.synthetic_samples", "64");
-    c.set("model", "mlp");
-    c.set("batch_size", "32");
     c.set("max_epochs", "1");
     c.set("threads", "1");
-    c.set("num_workers", "0");
-    c.set("device", "cpu");
     c.set("precision", precision.toStdString());
-    c.set("checkpoint_dir", dir.toStdString());
     return c;
 }
 
