@@ -23,15 +23,19 @@ Planes planesOf(const Tensor& x) {
     return {n, c, x.numel() / (n * c)};
 }
 
+void requireChannelParameters(const Tensor& x, const Tensor& gamma) {
+    if (gamma.numel() != x.dim(1))
+        throw Error("batchNorm: " + std::to_string(gamma.numel()) + " parameters for " +
+                    std::to_string(x.dim(1)) + " channels");
+}
+
 } // namespace
 
 void CpuBackend::batchNormForwardTrain(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                        Tensor& runningMean, Tensor& runningVar, float momentum,
                                        float eps, Tensor& y, Tensor& saveMean, Tensor& saveInvStd) {
+    requireChannelParameters(x, gamma);
     const auto [n, c, hw] = planesOf(x);
-    if (gamma.numel() != c)
-        throw Error("batchNorm: " + std::to_string(gamma.numel()) + " parameters for " +
-                    std::to_string(c) + " channels");
     if (blockedBatchNormTrain(x, gamma, beta, runningMean, runningVar, momentum, eps, y, saveMean,
                               saveInvStd, false))
         return;
@@ -155,8 +159,8 @@ void CpuBackend::batchNormReluForwardTrain(const Tensor& x, const Tensor& gamma,
                                            Tensor& runningMean, Tensor& runningVar, float momentum,
                                            float eps, Tensor& y, Tensor& saveMean,
                                            Tensor& saveInvStd) {
-    if (gamma.numel() != x.dim(1) ||
-        !blockedBatchNormTrain(x, gamma, beta, runningMean, runningVar, momentum, eps, y, saveMean,
+    requireChannelParameters(x, gamma);
+    if (!blockedBatchNormTrain(x, gamma, beta, runningMean, runningVar, momentum, eps, y, saveMean,
                                saveInvStd, true))
         Backend::batchNormReluForwardTrain(x, gamma, beta, runningMean, runningVar, momentum, eps,
                                            y, saveMean, saveInvStd);
