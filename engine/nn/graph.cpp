@@ -162,8 +162,9 @@ void Graph::planGradients() {
     for (auto it = m_nodes.rbegin(); it != m_nodes.rend(); ++it) {
         Node& node = **it;
         if (node.gradSlot < 0)
-            continue;       // never receives a gradient
-        if (node.inPlace) { // its layer's backward applies the mask: the gradient passes through
+            continue; // never receives a gradient
+        // A fused ReLU: its layer's backward applies the mask, so the gradient passes through.
+        if (node.inPlace) {
             Node& src = *m_nodes[static_cast<std::size_t>(node.inputs[0])];
             if (src.requiresGrad)
                 src.gradSlot = node.gradSlot;
@@ -265,8 +266,9 @@ void Graph::backward(const Tensor& dlogits) {
     for (auto it = m_nodes.rbegin(); it != m_nodes.rend(); ++it) {
         Node& node = **it;
         if (!node.gradSet || !node.requiresGrad)
-            continue;       // nothing downstream depends on it, or nothing upstream learns
-        if (node.inPlace) { // same buffer as its input's gradient; that layer applies the mask
+            continue; // nothing downstream depends on it, or nothing upstream learns
+        // A fused ReLU: same buffer as its input's gradient, and that layer applies the mask.
+        if (node.inPlace) {
             m_nodes[static_cast<std::size_t>(node.inputs[0])]->gradSet = true;
             continue;
         }
