@@ -1,14 +1,39 @@
 // The CPU's measured f32 peak: a plausible figure, measured once per (CPU, ISA, threads) and
-// read back from the cache after that.
+// read back from the cache after that, measured again when the cached one is a day old or
+// below what a run achieved, and the best figure kept.
 #include "backend/cpu/cpupeak.h"
 
+#include <QDateTime>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <sys/stat.h>
 
 using namespace tb;
+
+namespace {
+
+// The key cachedCpuPeak files a 1-thread "Test CPU" under, read from the cache it wrote.
+QString onlyKey(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+    return o.size() == 1 ? o.keys().first() : QString();
+}
+
+void writeEntry(const QString& path, const QString& key, double gflops, double ageSeconds) {
+    const double at = static_cast<double>(QDateTime::currentSecsSinceEpoch()) - ageSeconds;
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(QJsonDocument(QJsonObject{{key, QJsonObject{{"gflops", gflops}, {"measured_at", at}}}})
+                .toJson());
+}
+
+} // namespace
 
 class TestCpuPeak : public QObject {
     Q_OBJECT
@@ -33,6 +58,49 @@ private slots:
         QVERIFY(cachedCpuPeak(1, "Other CPU", cache).measured);
         QVERIFY(cachedCpuPeak(2, "Test CPU", cache).measured);
         QVERIFY(!cachedCpuPeak(2, "Test CPU", cache).measured);
+    }
+
+    // A day-old entry is measured again, and a figure that was lower than what a run achieved
+    // (measured while the machine was busy) is replaced; a higher one is kept, being the best.
+    void staleOrLowPeakIsMeasuredAgain() {
+        QTemporaryDir d;
+        const QString path = d.path() + "/cpu-peak.json";
+        const double real = cachedCpuPeak(1, "Test CPU", path.toStdString()).gflops;
+        const QString key = onlyKey(path);
+        QVERIFY(!key.isEmpty());
+
+        writeEntry(path, key, 0.5, 3600.0); // fresh, but half a GFLOP/s
+        CpuPeak peak = cachedCpuPeak(1, "Test CPU", path.toStdString());
+        QVERIFY2(!peak.measured, "an hour-old entry is trusted when nothing contradicts it");
+        QCOMPARE(peak.gflops, 0.5);
+        peak = cachedCpuPeak(1, "Test CPU", path.toStdString(), 1.0); // a run did 1 GFLOP/s
+        QVERIFY(peak.measured);
+        QVERIFY2(peak.gflops > 1.0, qPrintable(QString::number(peak.gflops)));
+        QVERIFY(!cachedCpuPeak(1, "Test CPU", path.toStdString(), 1.0).measured);
+
+        writeEntry(path, key, 0.5, 2 * kCpuPeakMaxAgeSeconds); // two days old
+        peak = cachedCpuPeak(1, "Test CPU", path.toStdString());
+        QVERIFY(peak.measured);
+        QVERIFY(peak.gflops > 1.0);
+
+        writeEntry(path, key, 100 * real, 2 * kCpuPeakMaxAgeSeconds); // old, and the best seen
+        peak = cachedCpuPeak(1, "Test CPU", path.toStdString());
+        QVERIFY(peak.measured);
+        QCOMPARE(peak.gflops, 100 * real);
+        QVERIFY(!cachedCpuPeak(1, "Test CPU", path.toStdString()).measured); // dated now
+    }
+
+    // The format of earlier versions (a bare number, never dated) is measured again.
+    void undatedEntryIsMeasuredAgain() {
+        QTemporaryDir d;
+        const QString path = d.path() + "/cpu-peak.json";
+        cachedCpuPeak(1, "Test CPU", path.toStdString());
+        const QString key = onlyKey(path);
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(QJsonDocument(QJsonObject{{key, 173.0}}).toJson());
+        f.close();
+        QVERIFY(cachedCpuPeak(1, "Test CPU", path.toStdString()).measured);
     }
 
     // A cache that is not JSON (a crash mid-write by an older build, a user's edit) is measured

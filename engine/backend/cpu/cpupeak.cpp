@@ -1,4 +1,5 @@
-// measureCpuPeakGflops and its cache. The peak is oneDNN's sgemm on matrices that stay in each
+// measureCpuPeakGflops and its cache (an entry per CPU, ISA and threads: the best GFLOP/s seen
+// and when it was last measured). The peak is oneDNN's sgemm on matrices that stay in each
 // core's L2, rather than an FMA loop of our own: the engine is built for baseline x86-64, so a
 // loop compiled here would run SSE while oneDNN JIT-compiles for the widest vectors the CPU has
 // (AVX-512 where present) and its convolutions and matmuls are what a training step runs. So
@@ -31,7 +32,7 @@ namespace fs = std::filesystem;
 // enough that sgemm's blocking runs at full speed.
 constexpr dnnl_dim_t kDim = 192;
 // The best of many short trials (about a millisecond each on a current core): a peak, so a
-// moment in which another process takes the core must not lower it, and it is cached for good.
+// moment in which another process takes the core must not lower it.
 constexpr int kCallsPerTrial = 20;
 constexpr int kTrials = 50;
 
@@ -52,6 +53,11 @@ nlohmann::json readCache(const std::string& path) {
     text << in.rdbuf();
     nlohmann::json j = tryParseJson(text.str()).value_or(nlohmann::json());
     return j.is_object() ? j : nlohmann::json::object();
+}
+
+double secondsSinceEpoch() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
 }
 
 } // namespace
@@ -91,13 +97,24 @@ double measureCpuPeakGflops(int threads) {
     return best;
 }
 
-CpuPeak cachedCpuPeak(int threads, const std::string& cpuModel, const std::string& cachePath) {
+CpuPeak cachedCpuPeak(int threads, const std::string& cpuModel, const std::string& cachePath,
+                      double achievedGflops) {
     const std::string key = cacheKey(cpuModel, threads);
     nlohmann::json cache = readCache(cachePath);
-    if (const auto it = cache.find(key); it != cache.end() && it->is_number() && *it > 0.0)
-        return {it->get<double>(), false};
-    const double gflops = measureCpuPeakGflops(threads);
-    cache[key] = gflops;
+    const double now = secondsSinceEpoch();
+    double best = 0.0;
+    if (const auto it = cache.find(key); it != cache.end() && it->is_object()) {
+        const double gflops = it->value("gflops", 0.0), measuredAt = it->value("measured_at", 0.0);
+        const double age = now - measuredAt;
+        if (gflops > 0.0 && age >= 0.0 && age < kCpuPeakMaxAgeSeconds && gflops >= achievedGflops)
+            return {gflops, false};
+        best = std::max(gflops, 0.0);
+    }
+    // Measured below what a run achieved: the old figure is the wrong one, whatever its size.
+    if (best < achievedGflops)
+        best = 0.0;
+    const double gflops = std::max(best, measureCpuPeakGflops(threads));
+    cache[key] = {{"gflops", gflops}, {"measured_at", now}};
     replaceCacheFile(cachePath, cache.dump(1) + "\n");
     return {gflops, true};
 }

@@ -1,6 +1,6 @@
 // The f32 compute peak this machine reaches with the CPU backend's own library, so a benchmark
-// can say how far a training step is from the hardware. Measured once per CPU model, ISA and
-// thread count, then read from a small JSON cache.
+// can say how far a training step is from the hardware. Measured per CPU model, ISA and thread
+// count and kept in a small JSON cache, which is refreshed when it is old or proven low.
 #pragma once
 
 #include <string>
@@ -16,9 +16,16 @@ struct CpuPeak {
 // Takes a tenth of a second on a current core. Throws Error when oneDNN fails.
 double measureCpuPeakGflops(int threads);
 
-// The peak for (cpuModel, oneDNN's ISA, threads) from the JSON file cachePath, else measured and
-// stored there (folders created; a cache that cannot be read or written is measured around, never
-// an error).
-CpuPeak cachedCpuPeak(int threads, const std::string& cpuModel, const std::string& cachePath);
+// A cached peak is measured again once it is older than this.
+constexpr double kCpuPeakMaxAgeSeconds = 24.0 * 3600.0;
+
+// The peak for (cpuModel, oneDNN's ISA, threads) from the JSON file cachePath. It is measured
+// (and stored) when the cache has no entry, the entry is older than kCpuPeakMaxAgeSeconds, or it
+// is below `achievedGflops` (an f32 run that beat the "peak" proves the peak was measured on a
+// busy machine). The cache keeps the best of its measurements: a peak is an upper bound, so a
+// low figure from a busy moment never replaces a higher one. Folders are created; a cache that
+// cannot be read or written is measured around, never an error.
+CpuPeak cachedCpuPeak(int threads, const std::string& cpuModel, const std::string& cachePath,
+                      double achievedGflops = 0.0);
 
 } // namespace tb
