@@ -6,7 +6,9 @@
 #include "backend/cpu/cpuisa.h"
 #include "backend/devices.h"
 #include "core/errors.h"
+#include "core/floatenv.h"
 #include "telemetry/hostinfo.h"
+#include "train/runconfig.h"
 #include "telemetry/nvmlsampler.h"
 
 #include <nlohmann/json.hpp>
@@ -35,6 +37,15 @@ const char* nativeText(bool native) {
 // {"isa": ..., "bf16": "native"|"emulated", "f16": ...}: what oneDNN computes these types in.
 nlohmann::json lowPrecisionJson(const CpuLowPrecisionSupport& s) {
     return {{"isa", s.isa}, {"bf16", nativeText(s.bf16Native)}, {"f16", nativeText(s.f16Native)}};
+}
+
+// How runs treat denormal floats on this CPU (flush_denormals, core/floatenv.h).
+std::string denormalText() {
+    if (!denormalControlAvailable())
+        return "kept (this CPU has no flush-to-zero control TrainBench can set; "
+               "flush_denormals has no effect)";
+    return "flushed to zero (FTZ+DAZ) on every CPU thread of a run by default "
+           "(flush_denormals=true); GPU kernels keep them at full speed";
 }
 
 std::string gib(uint64_t bytes) {
@@ -66,6 +77,7 @@ void printText(const HostFacts& host, const CpuLowPrecisionSupport& lowPrecision
     std::printf("  SIMD         %s\n", simd.empty() ? "(none of interest)" : simd.c_str());
     std::printf("  bf16 / f16   %s / %s (oneDNN ISA %s)\n", nativeText(lowPrecision.bf16Native),
                 nativeText(lowPrecision.f16Native), lowPrecision.isa.c_str());
+    std::printf("  denormals    %s\n", denormalText().c_str());
     std::printf("RAM            %s total, %s available\n", gib(host.memory.total).c_str(),
                 gib(host.memory.available).c_str());
     std::printf("oneDNN         %s\n\n",
@@ -114,6 +126,9 @@ int cmdDoctor(const Argv& argv) {
     if (args.flag("json")) {
         nlohmann::json j = toJson(host);
         j["cpu"]["compute"] = lowPrecisionJson(lowPrecision);
+        j["cpu"]["compute"]["flush_denormals"] = {
+            {"available", denormalControlAvailable()},
+            {"default", findConfigField("flush_denormals")->defaultValue}};
         j["nvml"] = {{"available", nvml.available},
                      {"error", nvml.error},
                      {"driverVersion", nvml.driverVersion},

@@ -1,2 +1,2 @@
-set(TB_MODULE_SOURCES datadirectory.cpp errors.cpp hostmemory.cpp processenv.cpp processmemory.cpp
-                      regularfile.cpp runid.cpp shape.cpp tensor.cpp)
+set(TB_MODULE_SOURCES datadirectory.cpp errors.cpp floatenv.cpp hostmemory.cpp processenv.cpp
+                      processmemory.cpp regularfile.cpp runid.cpp shape.cpp tensor.cpp)

@@ -5,6 +5,7 @@
 #include "backend/backend.h"
 #include "backend/kernels/random_math.h"
 #include "core/errors.h"
+#include "core/floatenv.h"
 #include "data/batchpool.h"
 #include "data/transforms.h"
 
@@ -87,6 +88,7 @@ struct DataLoader::Impl {
     }
 
     void workerLoop(const std::stop_token& stop) {
+        setFlushDenormals(options.flushDenormals);
         while (!stop.stop_requested()) {
             int64_t b = 0;
             {

@@ -21,6 +21,8 @@ struct LoaderOptions {
     int prefetchFactor = 2;
     bool pinMemory = false;
     uint64_t seed = 0;
+    // Workers flush denormal floats to zero as the run's compute threads do (core/floatenv.h).
+    bool flushDenormals = true;
 };
 
 // One collated batch in host memory. Holding it keeps its buffer out of the loader's pool.

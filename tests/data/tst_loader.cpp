@@ -3,6 +3,7 @@
 #include "backend/backend.h"
 #include "backend/kernels/random_math.h"
 #include "core/errors.h"
+#include "core/floatenv.h"
 #include "data/dataloader.h"
 #include "data/transforms.h"
 
@@ -27,6 +28,8 @@ public:
     int32_t label(int64_t index) const override { return static_cast<int32_t>(index % 5); }
     int32_t get(int64_t index, float* out, uint64_t seed) const override {
         m_calls.fetch_add(1);
+        if (flushDenormalsEnabled())
+            m_flushedCalls.fetch_add(1);
         if (m_delayMs > 0)
             std::this_thread::sleep_for(std::chrono::milliseconds(m_delayMs));
         if (index == m_failAt)
@@ -41,6 +44,7 @@ public:
     int m_delayMs = 0;
     int64_t m_failAt = -1;
     mutable std::atomic<int64_t> m_calls{0};
+    mutable std::atomic<int64_t> m_flushedCalls{0}; // calls on a thread flushing denormals
 };
 
 struct Epoch {
@@ -306,6 +310,22 @@ private slots:
             QFAIL("accepted a bad option");
         } catch (const ConfigError& e) {
             QCOMPARE(QString::fromStdString(e.field()), field);
+        }
+    }
+
+    // Workers decode and normalise in the float mode of the run's compute threads: denormals
+    // flushed (the default, as the trainer asks) or kept, whatever thread made the loader.
+    void workersFlushDenormalsAsAsked() {
+        for (bool flush : {true, false}) {
+            auto ds = std::make_shared<ProbeDataset>(96);
+            LoaderOptions o;
+            o.batchSize = 8;
+            o.numWorkers = 2;
+            o.flushDenormals = flush;
+            DataLoader loader(ds, o, *m_backend);
+            runEpoch(loader, 0);
+            QCOMPARE(ds->m_calls.load(), int64_t{96});
+            QCOMPARE(ds->m_flushedCalls.load(), flush ? int64_t{96} : int64_t{0});
         }
     }
 
