@@ -38,8 +38,11 @@ nlohmann::json toJson(const StepBenchResult& r) {
         j["cpu_isa"] = r.cpuIsa;
         j["cpu_bf16"] = r.cpuBf16Native ? "native" : "emulated";
     }
-    if (r.reordersPerStep)
+    if (r.reordersPerStep) {
         j["reorders_per_step"] = *r.reordersPerStep;
+        j["activation_reorders_per_step"] = r.activationReordersPerStep.value_or(0);
+        j["conv_layouts"] = r.convolutionLayouts;
+    }
     return j;
 }
 
@@ -77,12 +80,13 @@ private:
 
 int cmdBench(const Argv& argv) {
     const Args args(argv, {{"model", "input", "batch", "steps", "warmup", "threads", "device",
-                            "precision", "hidden", "shortcut"},
+                            "precision", "memory-format", "hidden", "shortcut"},
                            {"json", "compare-cpu"}});
     if (args.flag("help")) {
         std::puts("usage: trainbench-cli bench [--model mlp] [--input C,H,W] [--batch 128]\n"
                   "                            [--steps 30] [--warmup 5] [--threads 0]\n"
                   "                            [--device cpu|cuda:N|auto] [--precision 32]\n"
+                  "                            [--memory-format auto|channels_last]\n"
                   "                            [--hidden 256,128] [--shortcut A|B]\n"
                   "                            [--compare-cpu] [--json]\n\n"
                   "Times whole training steps on synthetic batches after warm-up: median, p90\n"
@@ -94,8 +98,10 @@ int cmdBench(const Argv& argv) {
                   "and cpu_peak_fraction = achieved_gflops / cpu_peak_gflops; cpu_isa is oneDNN's\n"
                   "ISA and cpu_bf16 whether bf16-mixed computes in bf16 (native) or widens to\n"
                   "f32 (emulated); reorders_per_step counts oneDNN's layout conversions in a\n"
-                  "step (activations stay in the convolutions' blocked layout between layers, so\n"
-                  "most are of weights).");
+                  "step and activation_reorders_per_step those of activations (the rest are of\n"
+                  "weights); conv_layouts names the layouts the convolutions keep activations\n"
+                  "in (nChw16c, nChw8c, nhwc), which batch norm, ReLU, add and pooling work in\n"
+                  "too. Denormals are flushed as in a run (flush_denormals=true).");
         return 0;
     }
     StepBenchOptions o;
@@ -110,6 +116,8 @@ int cmdBench(const Argv& argv) {
     o.device = args.valueOr("device", "cpu");
     o.precision = args.valueOr("precision", "32");
     (void)activationDtypeOf(o.precision, "--precision"); // refuse a bad value before any work
+    o.memoryFormat = args.valueOr("memory-format", "auto");
+    (void)memoryFormatOf(o.memoryFormat, "--memory-format");
     for (const char* key : {"hidden", "shortcut"})
         if (const auto v = args.value(key))
             o.modelOptions[key] = *v;
@@ -165,7 +173,10 @@ int cmdBench(const Argv& argv) {
         std::printf(", %.0f%% of the measured f32 peak %.1f GFLOP/s (%s)", 100.0 * r.peakFraction,
                     r.cpuPeakGflops, r.cpuPeakMeasured ? "measured now" : "cached");
     if (r.reordersPerStep)
-        std::printf(", %lld oneDNN reorders per step", static_cast<long long>(*r.reordersPerStep));
+        std::printf(", %lld oneDNN reorders per step (%lld of activations; convolutions keep %s)",
+                    static_cast<long long>(*r.reordersPerStep),
+                    static_cast<long long>(r.activationReordersPerStep.value_or(0)),
+                    r.convolutionLayouts.empty() ? "no layout" : r.convolutionLayouts.c_str());
     std::printf("\n");
     if (r.steadySteps > 0)
         std::printf("  back to back: %.3f ms per step over %d steps, %.0f samples/s; the host "

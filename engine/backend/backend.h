@@ -14,6 +14,7 @@
 #pragma once
 
 #include "backend/opdesc.h"
+#include "core/floatenv.h"
 #include "core/tensor.h"
 
 #include <cstdint>
@@ -74,6 +75,14 @@ public:
     // Only bit-reproducible algorithms from now on (cuDNN's deterministic ones, chosen
     // independently of free memory). The CPU backend always is, so there it changes nothing.
     virtual void setDeterministic(bool /*on*/) {}
+    // Flush-to-zero and denormals-are-zero (core/floatenv.h) on the host threads this backend
+    // computes on, from the calling thread: it alone here, every thread of the compute pool
+    // on the CPU. GPU kernels keep IEEE denormals (built with -ftz=false), which cost a GPU
+    // nothing, so the setting changes no GPU result.
+    virtual void setFlushDenormals(bool on) { tb::setFlushDenormals(on); }
+    // The layout activations are kept in where the backend has a choice (the CPU backend's
+    // convolutions); others ignore it.
+    virtual void setMemoryFormat(MemoryFormat /*format*/) {}
 
     // ---- dense ----
     // y(n, out) = x(n, in) * w(out, in)^T + b(out)

@@ -5,8 +5,9 @@
 #include <cstddef>
 
 // Bumped whenever Backend's virtual functions change (2: setDeterministic, eps in
-// batchNormBackward), so a plugin from an older build is refused instead of mis-called.
-#define TB_CUDA_PLUGIN_ABI 2
+// batchNormBackward; 3: setFlushDenormals, setMemoryFormat), so a plugin from an older build is
+// refused instead of mis-called.
+#define TB_CUDA_PLUGIN_ABI 3
 
 namespace tb {
 class Backend;

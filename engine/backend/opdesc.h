@@ -1,9 +1,13 @@
-// Shape descriptions of the ops whose geometry matters: convolution and pooling.
+// Shape descriptions of the ops whose geometry matters (convolution and pooling), and the
+// activation layout a backend is asked to keep.
 #pragma once
 
 #include <cstdint>
 
 namespace tb {
+
+// memory_format: the layout oneDNN prefers on this CPU, or NHWC (PyTorch's channels_last).
+enum class MemoryFormat { Auto, ChannelsLast };
 
 // Output positions of a sliding window; 0 when the kernel does not fit the padded input (plain
 // integer division would round -1/2 up to 0 and report one position).

@@ -39,7 +39,7 @@ public:
     int layout() const { return m_layout; }
     void setLayout(int layout) { m_layout = layout; }
     bool backendLayoutsAllowed() const { return m_backendLayouts; }
-    void allowBackendLayouts() { m_backendLayouts = true; }
+    void allowBackendLayouts(bool allowed = true) { m_backendLayouts = allowed; }
 
 private:
     void* m_data;

@@ -199,6 +199,8 @@ std::vector<Shape> Graph::inputShapesOf(const Node& node, int64_t n) const {
 void Graph::ensureBuffers(int64_t n) {
     if (n > m_capacity) {
         m_inputStorage = m_backend.empty(m_inputShape.withBatch(n), m_actDtype);
+        // The cast input is the data batch in another dtype: plain, like the batch itself.
+        m_inputStorage.buffer()->allowBackendLayouts(false);
         for (auto& node : m_nodes) {
             Shape s = node->unitShape;
             s[0] = n;
@@ -236,6 +238,9 @@ const Tensor& Graph::forward(const Tensor& x, bool training) {
         throw Error("input on " + x.device().toString() + " but the model is on " +
                     m_backend.device().toString());
     ensureBuffers(n);
+    // The input is data and stays plain: marked so, the backend knows which layers read the
+    // batch (a convolution there computes no data gradient) and counts its reorders as input.
+    x.buffer()->allowBackendLayouts(false);
     m_input = x;
     if (x.dtype() != m_actDtype) {
         m_input = m_inputStorage.slice(0, n);

@@ -201,7 +201,7 @@ void checkModel(const json& v) {
     for (const ZooEntry& e : modelZoo())
         if (e.name == m)
             return;
-    if (m.size() > 5 && m.ends_with(".json"))
+    if (isModelSpecPath(m))
         return;
     Choices known;
     for (const ZooEntry& e : modelZoo())
@@ -428,7 +428,13 @@ std::vector<FieldBinding> makeBindings() {
          TB_BOOL("pin_memory", pinMemory, "page-locked batches for asynchronous GPU copies"),
          TB_INT("prefetch_factor", prefetchFactor, 1, 64, "batches each worker prepares ahead"),
          TB_BOOL("deterministic", deterministic,
-                 "bit-identical GPU runs for the same seed (deterministic cuDNN algorithms)")}));
+                 "bit-identical GPU runs for the same seed (deterministic cuDNN algorithms)"),
+         TB_BOOL("flush_denormals", flushDenormals,
+                 "CPU threads treat floats below 1.2e-38 as zero (FTZ+DAZ), so a run does not "
+                 "slow down as weights shrink"),
+         TB_CHOICE("memory_format", memoryFormat, (Choices{"auto", "channels_last"}),
+                   "CPU activation layout: auto follows oneDNN's choice for this CPU, "
+                   "channels_last asks for NHWC")}));
     groups.push_back(
         group(ConfigGroup::Precision,
               {TB_CHOICE("precision", precision, (Choices{"32", "16-mixed", "bf16-mixed"}),
@@ -586,6 +592,14 @@ DType activationDtypeOf(const std::string& precision, const std::string& field) 
     if (precision == "bf16-mixed")
         return DType::BF16;
     throw ConfigError(field, "'" + precision + "' must be 32, 16-mixed or bf16-mixed");
+}
+
+MemoryFormat memoryFormatOf(const std::string& value, const std::string& field) {
+    if (value == "auto")
+        return MemoryFormat::Auto;
+    if (value == "channels_last")
+        return MemoryFormat::ChannelsLast;
+    throw ConfigError(field, "'" + value + "' must be auto or channels_last");
 }
 
 } // namespace tb

@@ -4,6 +4,7 @@
 // runs.
 #pragma once
 
+#include "backend/opdesc.h"
 #include "core/dtype.h"
 #include "data/dataconfig.h"
 #include "optim/gradscaler.h"
@@ -42,6 +43,8 @@ struct RunConfig {
     std::string device = "auto";
     bool deterministic = false; // GPU: deterministic cuDNN algorithms (the CPU always is)
     int threads = 0;            // CPU compute pool; 0 = one per core
+    bool flushDenormals = true; // FTZ+DAZ on every CPU thread that computes (core/floatenv.h)
+    std::string memoryFormat = "auto"; // CPU activations: auto | channels_last
     int logEveryNSteps = 10;    // optimizer steps between StepEvents (and loss read-backs)
     std::string checkpointDir;  // empty = next to the run store
     int saveEveryNEpochs = 1;   // 0 = only at the end or when stopped
@@ -103,5 +106,8 @@ std::optional<std::string> validateField(const std::string& key, const std::stri
 // The activation dtype of a `precision` value: f32 for 32, f16 for 16-mixed, bf16 for
 // bf16-mixed. Throws ConfigError(field) for anything else.
 DType activationDtypeOf(const std::string& precision, const std::string& field = "precision");
+
+// The MemoryFormat of a `memory_format` value (auto, channels_last). Throws ConfigError(field).
+MemoryFormat memoryFormatOf(const std::string& value, const std::string& field = "memory_format");
 
 } // namespace tb

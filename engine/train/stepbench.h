@@ -25,6 +25,9 @@ struct StepBenchOptions {
     std::string device = "cpu";
     std::string precision = "32";
     nlohmann::json modelOptions = nlohmann::json::object();
+    // As the config keys of the same names: a run's defaults.
+    std::string memoryFormat = "auto";
+    bool flushDenormals = true;
     // Asynchronous backends only: after the per-step timing, steps are issued back to back for at
     // least this long (the steady state of a training run) and timed as a whole.
     double steadySeconds = 3.0;
@@ -60,9 +63,13 @@ struct StepBenchResult {
     double cpuPeakGflops = 0.0;
     bool cpuPeakMeasured = false;
     double peakFraction = 0.0;
-    // CPU only: oneDNN reorders (layout conversions) in the median timed step, oneDNN's ISA
-    // and whether it computes bf16 natively there (else bf16-mixed is emulated in f32).
+    // CPU only: oneDNN reorders (layout conversions) in the median timed step, all of them
+    // and those of activations (the rest are of weights), the layouts the convolutions kept
+    // their outputs in (cpulayout.h names, comma-separated), oneDNN's ISA and whether it
+    // computes bf16 natively there (else bf16-mixed is emulated in f32).
     std::optional<int64_t> reordersPerStep;
+    std::optional<int64_t> activationReordersPerStep;
+    std::string convolutionLayouts;
     std::string cpuIsa;
     bool cpuBf16Native = false;
 };

@@ -4,6 +4,7 @@
 #include "backend/cpu/cpuisa.h"
 #include "backend/devices.h"
 #include "core/errors.h"
+#include "core/floatenv.h"
 #include "core/processmemory.h"
 #include "core/runid.h"
 #include "data/dataloader.h"
@@ -96,6 +97,23 @@ std::string divergenceAdvice(float lr, const std::string& precision) {
                    "precision=16-mixed loss scaling skips the steps whose gradients overflow.";
 }
 
+// What the run does with denormal floats, for the log (core/floatenv.h).
+std::string denormalNote(bool flush, const Device& device) {
+    if (!denormalControlAvailable())
+        return "denormal floats are kept: this CPU has no flush-to-zero control TrainBench can "
+               "set, so flush_denormals has no effect";
+    const std::string gpu = device.isCuda() ? "; the GPU's kernels keep them at full speed" : "";
+    if (flush)
+        return "denormal floats (below 1.2e-38) are flushed to zero on the trainer thread, the "
+               "compute threads and the loader workers (flush_denormals=true), so arithmetic "
+               "on tiny weights and momenta stays at full speed" +
+               gpu;
+    return "flush_denormals=false: denormal floats are kept on the CPU threads; late in a run "
+           "each operation on one can cost a CPU core a hundred cycles, and the step-time chart "
+           "shows the part that slows" +
+           gpu;
+}
+
 // A training split that yields no batch would run epochs of nothing, forever under max_steps,
 // and call an untrained model `completed`.
 void requireTrainingStep(const RunConfig& config, const Dataset& train, const Dataset& validation) {
@@ -174,6 +192,8 @@ void Trainer::State::setup() {
     const Device device = resolveDevice(config.device);
     backend = createBackend(device, config.threads);
     backend->setDeterministic(config.deterministic);
+    backend->setFlushDenormals(config.flushDenormals); // this thread and the compute pool
+    backend->setMemoryFormat(memoryFormatOf(config.memoryFormat));
     const DatasetSplits data = openDatasets(config.data, config.seed);
     requireTrainingStep(config, *data.train, *data.validation);
     // Before the model takes memory and time: a folder that cannot be written fails now, not at
@@ -202,6 +222,7 @@ void Trainer::State::setup() {
     lo.prefetchFactor = config.prefetchFactor;
     lo.pinMemory = config.pinMemory;
     lo.seed = config.seed;
+    lo.flushDenormals = config.flushDenormals;
     trainLoader = std::make_unique<DataLoader>(data.train, lo, *backend);
     lo.shuffle = false;
     lo.dropLast = false;
@@ -212,6 +233,7 @@ void Trainer::State::setup() {
     if (device.kind == Device::Kind::Cpu)
         if (const auto note = emulatedPrecisionNote(config.precision, cpuLowPrecisionSupport()))
             log(LogLevel::Warning, *note);
+    log(LogLevel::Info, denormalNote(config.flushDenormals, device));
     if (!config.pinMemory && device.isCuda())
         log(LogLevel::Info, "pin_memory=false: each batch is staged through pageable memory and "
                             "its copy to the GPU blocks the host until the GPU has caught up; "

@@ -69,6 +69,9 @@ class TestCpuBf16 : public QObject {
 private slots:
     void initTestCase() {
         m_backend = createCpuBackend(2);
+        // The channels_last ctest entry: the models' activations in NHWC, as on AMX for bf16.
+        if (qgetenv("TB_TEST_MEMORY_FORMAT") == "channels_last")
+            m_backend->setMemoryFormat(MemoryFormat::ChannelsLast);
         const auto s = cpuLowPrecisionSupport();
         qInfo("bf16 on this CPU: %s (oneDNN ISA %s)",
               s.bf16Native ? "native bf16 convolutions and matmuls" : "emulated in f32",

@@ -5,6 +5,8 @@
 // which oneDNN writes blocked (nChw16c on AVX-512, nChw8c on AVX2) and which is exact.
 #include "backend/cpu/cpubackend.h"
 #include "backend/cpu/cpuisa.h"
+#include "backend/cpu/cpulayout.h"
+#include "support/layouttensors.h"
 #include "support/testdata.h"
 
 #include <QtTest>
@@ -15,15 +17,6 @@ namespace {
 
 constexpr int64_t kN = 4, kC = 32, kH = 6, kW = 6;
 
-Tensor toHost(Backend& b, const Tensor& t) {
-    Tensor h = Tensor::host(t.shape(), DType::F32);
-    if (t.dtype() == DType::F32)
-        b.copy(t, h);
-    else
-        b.cast(t, h);
-    return h;
-}
-
 } // namespace
 
 class TestCpuLayouts : public QObject {
@@ -31,11 +24,14 @@ class TestCpuLayouts : public QObject {
 private slots:
     void initTestCase() {
         m_backend = std::make_unique<CpuBackend>(2);
+        // The channels_last ctest entry: convolutions keep NHWC, as on AMX for bf16.
+        if (qgetenv("TB_TEST_MEMORY_FORMAT") == "channels_last")
+            m_backend->setMemoryFormat(MemoryFormat::ChannelsLast);
         const Tensor probe = blocked(test::randomTensor({kN, kC, kH, kW}, 1), DType::F32);
         m_block = probe.buffer()->layout();
         if (m_block == 0)
             QSKIP("oneDNN keeps this CPU's convolution outputs plain: no blocked layout to test");
-        qInfo("convolution outputs are blocked by %d channels", m_block);
+        qInfo("convolution outputs are kept in %s", layoutName(m_block).c_str());
     }
 
     // The values stay; only the layout changes, and copies to the host are plain.
@@ -44,9 +40,9 @@ private slots:
         for (DType t : {DType::F32, DType::BF16}) {
             const Tensor b = blocked(x, t);
             QCOMPARE(b.buffer()->layout(), m_block);
-            const Tensor back = toHost(*m_backend, b);
+            const Tensor back = test::toHostF32(*m_backend, b);
             QCOMPARE(back.buffer()->layout(), 0);
-            QVERIFY(test::maxAbsDiff(back, toHost(*m_backend, plain(x, t))) == 0.0f);
+            QVERIFY(test::maxAbsDiff(back, test::toHostF32(*m_backend, plain(x, t))) == 0.0f);
         }
     }
 
@@ -275,7 +271,7 @@ private slots:
         m_backend->fill(rv, 1.0f);
         // Warm up: primitives and their weight reorders are created on first use.
         for (int pass = 0; pass < 2; ++pass) {
-            m_backend->resetReorderCount();
+            m_backend->resetReorderCounts();
             m_backend->convForward(d, x, w, nullptr, conv1);
             m_backend->batchNormForwardTrain(conv1, gamma, beta, rm, rv, 0.1f, 1e-5f, bn, mean,
                                              invStd);
@@ -291,30 +287,18 @@ private slots:
             QCOMPARE(t->buffer()->layout(), m_block);
         // Two forward convolutions and one backward: the weights in for each (3), backward-data's
         // weights (1) and the weight gradient out (1), at most; no activation.
-        QVERIFY2(m_backend->reorderCount() <= 5,
-                 qPrintable(QString::number(m_backend->reorderCount())));
+        QCOMPARE(m_backend->reorderCounts().activations, int64_t{0});
+        QVERIFY2(m_backend->reorderCounts().weights <= 5,
+                 qPrintable(QString::number(m_backend->reorderCounts().weights)));
     }
 
 private:
-    // x's values in our own buffer, plain, in type t.
-    Tensor plain(const Tensor& x, DType t) {
-        Tensor p = m_backend->empty(x.shape(), t);
-        m_backend->cast(x, p);
-        return p;
-    }
-    // x's values, blocked by oneDNN: a 1x1 convolution with identity weights (exact).
+    Tensor plain(const Tensor& x, DType t) { return test::onBackendPlain(*m_backend, x, t); }
     Tensor blocked(const Tensor& x, DType t) {
-        const int64_t c = x.dim(1);
-        ConvDesc d{x.dim(0), c, x.dim(2), x.dim(3), c, 1, 1, 1, 0};
-        Tensor eye = Tensor::host({c, c, 1, 1}, DType::F32);
-        for (int64_t i = 0; i < c * c; ++i)
-            eye.data<float>()[i] = i / c == i % c ? 1.0f : 0.0f;
-        Tensor y = m_backend->empty(x.shape(), t);
-        m_backend->convForward(d, plain(x, t), eye, nullptr, y);
-        return y;
+        return test::onBackendInConvLayout(*m_backend, x, t);
     }
     float maxDiff(const Tensor& a, const Tensor& b) {
-        return test::maxAbsDiff(toHost(*m_backend, a), toHost(*m_backend, b));
+        return test::maxAbsDiff(test::toHostF32(*m_backend, a), test::toHostF32(*m_backend, b));
     }
 
     std::unique_ptr<CpuBackend> m_backend;

@@ -1,8 +1,8 @@
 // Kernel benchmarks behind the CPU backend's library choices, on this model zoo's shapes:
 // dense layers through the backend (oneDNN matmul) vs OpenBLAS sgemm, convolution through the
 // backend (oneDNN, blocked layouts) vs oneDNN on plain NCHW (its gemm path), and batch norm +
-// ReLU forward and backward on plain vs channel-blocked activations in f32 and bf16. Two
-// threads, as the comparison with PyTorch runs.
+// ReLU forward and backward on plain, channel-blocked and channels-last activations in f32 and
+// bf16. Two threads, as the comparison with PyTorch runs.
 #include "backend/backend.h"
 #include "backend/kernels/random_math.h"
 
@@ -128,49 +128,54 @@ void BM_ConvOneDnnPlainNchw(benchmark::State& state) {
 BENCHMARK(BM_ConvOneDnnPlainNchw)->Unit(benchmark::kMillisecond);
 
 // resnet20's first-stage batch norm + ReLU (128 x 16 x 32 x 32), forward and backward, with the
-// activations plain (arg 0) or as a convolution leaves them (arg 1: blocked), in f32 (arg 0)
-// or bf16 (arg 1).
+// activations plain (layout 0), as a convolution leaves them on this ISA (1: nChw16c on AVX-512)
+// or channels-last (2: as on AMX for bf16), in f32 (arg 0) or bf16 (arg 1). Every sum is in
+// double (PyTorch's precision); the loop is memory-bound, which hides most of that cost.
 void BM_BatchNormRelu(benchmark::State& state) {
-    const bool blocked = state.range(0) != 0;
+    const int layout = static_cast<int>(state.range(0));
     const DType t = state.range(1) != 0 ? DType::BF16 : DType::F32;
+    static const std::unique_ptr<Backend> channelsLast = [] {
+        auto b = createCpuBackend(kThreads);
+        b->setMemoryFormat(MemoryFormat::ChannelsLast);
+        return b;
+    }();
+    Backend& b = layout == 2 ? *channelsLast : backend();
     const ConvDesc d = stageOneConv();
     const Shape s{d.n, d.c, d.h, d.w}, c{d.c};
     const Tensor source = filled(s, 6);
-    Tensor x = backend().empty(s, t), dy = backend().empty(s, t);
-    if (blocked) { // a 1x1 convolution with identity weights: exact, and oneDNN writes it blocked
+    Tensor x = b.empty(s, t), dy = b.empty(s, t);
+    if (layout != 0) { // a 1x1 convolution with identity weights: exact, in the conv's layout
         ConvDesc identity = d;
         identity.r = identity.s = 1;
         identity.pad = 0;
         Tensor eye = filled({d.c, d.c, 1, 1}, 7);
         for (int64_t i = 0; i < d.c * d.c; ++i)
             eye.data<float>()[i] = i / d.c == i % d.c ? 1.0f : 0.0f;
-        Tensor plain = backend().empty(s, t);
-        backend().cast(source, plain);
-        backend().convForward(identity, plain, eye, nullptr, x);
-        backend().convForward(identity, plain, eye, nullptr, dy);
+        Tensor plain = b.empty(s, t);
+        b.cast(source, plain);
+        b.convForward(identity, plain, eye, nullptr, x);
+        b.convForward(identity, plain, eye, nullptr, dy);
     } else {
-        backend().cast(source, x);
-        backend().cast(source, dy);
+        b.cast(source, x);
+        b.cast(source, dy);
     }
     Tensor gamma = filled(c, 8), beta = filled(c, 9), mean = filled(c, 10), var = filled(c, 11),
            saveMean = filled(c, 12), saveInvStd = filled(c, 13), dgamma = filled(c, 14),
            dbeta = filled(c, 15);
-    backend().fill(var, 1.0f);
-    Tensor bn = backend().empty(s, t), relu = backend().empty(s, t), drelu = backend().empty(s, t),
-           dx = backend().empty(s, t);
+    b.fill(var, 1.0f);
+    Tensor bn = b.empty(s, t), relu = b.empty(s, t), drelu = b.empty(s, t), dx = b.empty(s, t);
     for (auto _ : state) {
-        backend().batchNormForwardTrain(x, gamma, beta, mean, var, 0.1f, 1e-5f, bn, saveMean,
-                                        saveInvStd);
-        backend().activationForward(Activation::ReLU, 0.0f, bn, relu);
-        backend().activationBackward(Activation::ReLU, 0.0f, bn, dy, drelu);
-        backend().batchNormBackward(x, drelu, gamma, saveMean, saveInvStd, 1e-5f, dx, dgamma,
-                                    dbeta);
+        b.batchNormForwardTrain(x, gamma, beta, mean, var, 0.1f, 1e-5f, bn, saveMean, saveInvStd);
+        b.activationForward(Activation::ReLU, 0.0f, bn, relu);
+        b.activationBackward(Activation::ReLU, 0.0f, bn, dy, drelu);
+        b.batchNormBackward(x, drelu, gamma, saveMean, saveInvStd, 1e-5f, dx, dgamma, dbeta);
     }
-    state.SetLabel(std::string(blocked ? "blocked " : "plain ") + std::string(dtypeName(t)));
+    static const char* const names[] = {"plain ", "conv-layout ", "channels-last "};
+    state.SetLabel(names[layout] + std::string(dtypeName(t)));
 }
 BENCHMARK(BM_BatchNormRelu)
-    ->ArgsProduct({{0, 1}, {0, 1}})
-    ->ArgNames({"blocked", "bf16"})
+    ->ArgsProduct({{0, 1, 2}, {0, 1}})
+    ->ArgNames({"layout", "bf16"})
     ->Unit(benchmark::kMillisecond);
 
 } // namespace

@@ -9,6 +9,7 @@
 #include "backend/cpu/multiversion.h"
 #include "backend/cpu/parallel.h"
 #include "core/errors.h"
+#include "core/floatenv.h"
 #include "core/half.h"
 
 #include <dnnl.hpp>
@@ -64,7 +65,7 @@ TB_MULTIVERSION void convertChunk(const From* s, To* d, int64_t begin, int64_t e
 CpuBackend::CpuBackend(int threads)
     : m_threads(computeThreads(threads)), m_bf16Native(cpuLowPrecisionSupport().bf16Native),
       m_layouts(std::make_unique<CpuLayoutConverter>(dnnl::engine(dnnl::engine::kind::cpu, 0),
-                                                     &m_reorders)),
+                                                     &m_reorders.activations)),
       m_conv(std::make_unique<CpuConvCache>(dnnl::engine(dnnl::engine::kind::cpu, 0), &m_reorders)),
       m_matmul(std::make_unique<CpuMatmulCache>()),
       m_inUse(std::make_shared<std::atomic<int64_t>>(0)),
@@ -189,12 +190,22 @@ void CpuBackend::releaseCachedMemory() {
     m_matmul->clear();
 }
 
-int64_t CpuBackend::reorderCount() const {
-    return m_reorders;
+void CpuBackend::setFlushDenormals(bool on) {
+    // One team of the size every later region uses: OpenMP reuses these same threads.
+#pragma omp parallel num_threads(m_threads)
+    tb::setFlushDenormals(on);
 }
 
-void CpuBackend::resetReorderCount() {
-    m_reorders = 0;
+void CpuBackend::setMemoryFormat(MemoryFormat format) {
+    m_conv->setChannelsLast(format == MemoryFormat::ChannelsLast);
+}
+
+std::string CpuBackend::convolutionLayouts() const {
+    std::string names;
+    for (int layout : {kChannelsLast, 16, 8, 0})
+        if (m_convLayoutsSeen & (1u << layoutBit(layout)))
+            names += (names.empty() ? "" : ",") + layoutName(layout);
+    return names;
 }
 
 void CpuBackend::cast(const Tensor& src, Tensor& dst) {

@@ -24,11 +24,23 @@ public:
     Device device() const override { return Device::cpu(); }
     std::string description() const override;
     int threads() const { return m_threads; }
-    // oneDNN reorders (layout conversions between plain NCHW and the convolutions' blocked
-    // layouts) run since the last reset; the bench resets it before each step to report
-    // reorders per step.
-    int64_t reorderCount() const;
-    void resetReorderCount();
+    // Sets or clears flush-to-zero and denormals-are-zero (core/floatenv.h) on every thread of
+    // the compute pool, the calling thread included: pool threads keep the MXCSR they started
+    // with, so setting it on the caller alone would leave oneDNN's and our loops' workers
+    // computing on denormals. Call it from the thread that issues the backend's work.
+    void setFlushDenormals(bool on) override;
+    void setMemoryFormat(MemoryFormat format) override;
+    // oneDNN reorders (layout conversions of activations between plain NCHW and the
+    // convolutions' layouts, and of weights into theirs) run since the last reset; the bench
+    // resets them before each step to report reorders per step.
+    ReorderCounts reorderCounts() const { return m_reorders; }
+    void resetReorderCounts() {
+        m_reorders = {};
+        m_convLayoutsSeen = 0;
+    }
+    // The layouts (cpulayout.h) convolutions wrote their outputs in since the last reset of the
+    // reorder counts, as names: "nChw16c", or "nhwc,nChw16c" when they differ between layers.
+    std::string convolutionLayouts() const;
 
     Tensor empty(const Shape& shape, DType dtype) override;
     Tensor emptyHost(const Shape& shape, DType dtype, bool pinned) override;
@@ -128,19 +140,22 @@ private:
                                    Tensor& y, bool relu);
     // Whether an output written to `t` may stay channel-blocked.
     static bool mayBlock(const Tensor& t);
-    // Remembers the block the convolutions write (m_convBlock), for plane-walking ops to
+    // Remembers the layout the convolutions write (m_convBlock), for plane-walking ops to
     // give a plain input's output the layout the next convolution reads.
     void noteConvBlock(const Tensor& convOutput) {
+        m_convLayoutsSeen |= 1u << layoutBit(layoutOf(convOutput));
         if (layoutOf(convOutput) != 0)
             m_convBlock = layoutOf(convOutput);
     }
+    static int layoutBit(int layout) { return layout == 16 ? 3 : layout == 8 ? 2 : layout; }
     // The weights a matmul computing in `act` reads: w itself for f32, else a copy in scratch.
     Tensor computeWeights(const Tensor& w, DType act);
 
     int m_threads;
     bool m_bf16Native;
-    int64_t m_reorders = 0;
+    ReorderCounts m_reorders;
     int m_convBlock = 0;
+    unsigned m_convLayoutsSeen = 0; // bit layoutBit(layout) per layout noted since the reset
     std::unique_ptr<CpuLayoutConverter> m_layouts;
     std::unique_ptr<CpuConvCache> m_conv;
     std::unique_ptr<CpuMatmulCache> m_matmul;

@@ -1,6 +1,7 @@
-// CpuBackend batch normalisation over NCHW, one channel per task, and over channel-blocked
-// activations (cpubatchnormblocked.h), which stay blocked. Statistics are accumulated in double
-// so large batches do not lose precision.
+// CpuBackend batch normalisation over NCHW, one channel per task, and over activations in a
+// convolution's layout (cpubatchnormblocked.h), which they keep. Every sum (the statistics,
+// and backward's sums of dy and dy * xhat) accumulates in double, as PyTorch's CPU kernels do,
+// so a large batch loses no precision to the order of the additions.
 #include "backend/cpu/cpubackend.h"
 
 #include "backend/cpu/cpubatchnormblocked.h"
@@ -56,32 +57,29 @@ void CpuBackend::batchNormForwardTrain(const Tensor& x, const Tensor& gamma, con
             double sum = 0.0;
             for (int64_t i = 0; i < n; ++i) {
                 const float* p = px + (i * c + ch) * hw;
-                float s = 0.0f;
-#pragma omp simd reduction(+ : s)
+#pragma omp simd reduction(+ : sum)
                 for (int64_t j = 0; j < hw; ++j)
-                    s += p[j];
-                sum += s;
+                    sum += p[j];
             }
             const double mean = sum / count;
             double sq = 0.0;
             for (int64_t i = 0; i < n; ++i) {
                 const float* p = px + (i * c + ch) * hw;
-                const auto m = static_cast<float>(mean);
-                float s = 0.0f;
-#pragma omp simd reduction(+ : s)
-                for (int64_t j = 0; j < hw; ++j)
-                    s += (p[j] - m) * (p[j] - m);
-                sq += s;
+#pragma omp simd reduction(+ : sq)
+                for (int64_t j = 0; j < hw; ++j) {
+                    const double v = static_cast<double>(p[j]) - mean;
+                    sq += v * v;
+                }
             }
             const double var = sq / count;
-            const auto invStd = static_cast<float>(1.0 / std::sqrt(var + eps));
+            const double invStd = 1.0 / std::sqrt(var + eps);
             sm[ch] = static_cast<float>(mean);
-            si[ch] = invStd;
+            si[ch] = static_cast<float>(invStd);
             const double unbiased = count > 1 ? var * count / (count - 1) : var;
-            rm[ch] = (1.0f - momentum) * rm[ch] + momentum * static_cast<float>(mean);
-            rv[ch] = (1.0f - momentum) * rv[ch] + momentum * static_cast<float>(unbiased);
-            const float scale = g[ch] * invStd;
-            const float shift = b[ch] - static_cast<float>(mean) * scale;
+            rm[ch] = static_cast<float>((1.0 - momentum) * rm[ch] + momentum * mean);
+            rv[ch] = static_cast<float>((1.0 - momentum) * rv[ch] + momentum * unbiased);
+            const auto scale = static_cast<float>(g[ch] * invStd);
+            const auto shift = static_cast<float>(b[ch] - mean * g[ch] * invStd);
             for (int64_t i = 0; i < n; ++i) {
                 const float* p = px + (i * c + ch) * hw;
                 float* q = py + (i * c + ch) * hw;
@@ -129,9 +127,10 @@ bool CpuBackend::blockedBatchNormTrain(const Tensor& x, const Tensor& gamma, con
                                        float eps, Tensor& y, Tensor& saveMean, Tensor& saveInvStd,
                                        bool relu) {
     const int block = layoutOf(x);
-    if (block == 0 || x.dtype() != y.dtype() || !mayBlock(y))
-        return false;
     const auto [n, c, hw] = planesOf(x);
+    if (block == 0 || !blockedbn::supports({n, c, hw, block}) || x.dtype() != y.dtype() ||
+        !mayBlock(y))
+        return false;
     blockedbn::forwardTrain({n, c, hw, block}, x.dtype(), x.raw(), gamma.data<float>(),
                             beta.data<float>(),
                             {saveMean.data<float>(), saveInvStd.data<float>(),
@@ -145,9 +144,10 @@ bool CpuBackend::blockedBatchNormInference(const Tensor& x, const Tensor& gamma,
                                            const Tensor& runningMean, const Tensor& runningVar,
                                            float eps, Tensor& y, bool relu) {
     const int block = layoutOf(x);
-    if (block == 0 || x.dtype() != y.dtype() || !mayBlock(y))
-        return false;
     const auto [n, c, hw] = planesOf(x);
+    if (block == 0 || !blockedbn::supports({n, c, hw, block}) || x.dtype() != y.dtype() ||
+        !mayBlock(y))
+        return false;
     blockedbn::forwardInference({n, c, hw, block}, x.dtype(), x.raw(), gamma.data<float>(),
                                 beta.data<float>(), runningMean.data<float>(),
                                 runningVar.data<float>(), eps, relu, y.raw());
@@ -178,11 +178,11 @@ bool CpuBackend::blockedBatchNormBackward(const Tensor& x, const Tensor* reluOut
                                           const Tensor& saveMean, const Tensor& saveInvStd,
                                           Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
     const int block = layoutOf(x);
-    if (block == 0 || layoutOf(dy) != block || dy.dtype() != x.dtype() || dx.dtype() != x.dtype() ||
-        !mayBlock(dx) ||
+    const auto [n, c, hw] = planesOf(x);
+    if (block == 0 || !blockedbn::supports({n, c, hw, block}) || layoutOf(dy) != block ||
+        dy.dtype() != x.dtype() || dx.dtype() != x.dtype() || !mayBlock(dx) ||
         (reluOutput && (layoutOf(*reluOutput) != block || reluOutput->dtype() != x.dtype())))
         return false;
-    const auto [n, c, hw] = planesOf(x);
     blockedbn::backward({n, c, hw, block}, x.dtype(), x.raw(), dy.raw(),
                         reluOutput ? reluOutput->raw() : nullptr, gamma.data<float>(),
                         saveMean.data<float>(), saveInvStd.data<float>(), dx.raw(),
@@ -222,19 +222,17 @@ void CpuBackend::batchNormBackward(const Tensor& x, const Tensor& dy, const Tens
         c,
         [&](int64_t ch) {
             const float mean = sm[ch], invStd = si[ch];
-            double sumDy = 0.0, sumDyXhat = 0.0;
+            double sumDy = 0.0, sumDyXc = 0.0; // sums of dy and dy * (x - mean)
             for (int64_t i = 0; i < n; ++i) {
                 const float* p = px + (i * c + ch) * hw;
                 const float* d = pdy + (i * c + ch) * hw;
-                float s1 = 0.0f, s2 = 0.0f;
-#pragma omp simd reduction(+ : s1, s2)
+#pragma omp simd reduction(+ : sumDy, sumDyXc)
                 for (int64_t j = 0; j < hw; ++j) {
-                    s1 += d[j];
-                    s2 += d[j] * (p[j] - mean) * invStd;
+                    sumDy += d[j];
+                    sumDyXc += static_cast<double>(d[j]) * (p[j] - mean);
                 }
-                sumDy += s1;
-                sumDyXhat += s2;
             }
+            const double sumDyXhat = sumDyXc * invStd;
             dg[ch] += static_cast<float>(sumDyXhat);
             dbt[ch] += static_cast<float>(sumDy);
             // dx = gamma * invStd / M * (M * dy - sum(dy) - xhat * sum(dy * xhat))

@@ -1,7 +1,9 @@
-// Batch normalisation over channel-blocked activations (nChw8c / nChw16c, cpulayout.h), so a
-// convolution's blocked output is normalised where it lies. Each (image, channel block) plane
-// is hw x B values with the B channels innermost: loops vectorise across the block, and work
-// splits over planes, so even a single block of 16 channels uses every thread.
+// Batch normalisation over activations kept in a convolution's layout (cpulayout.h): channel-
+// blocked nChw8c / nChw16c, or channels-last NHWC, so a convolution's output is normalised where
+// it lies. Work is split into planes of (image, group of B channels): hw rows of B channels
+// each, the B channels contiguous, so loops vectorise across the group and even a single group
+// of 16 channels uses every thread. Sums accumulate in double, as PyTorch's CPU kernels do: a
+// float sum over a large batch loses the digits that the mean, variance and gradient need.
 #pragma once
 
 #include "core/dtype.h"
@@ -12,8 +14,12 @@ namespace tb::blockedbn {
 
 struct Dims {
     int64_t n, c, hw;
-    int block;
+    int layout; // Buffer::layout(): 8, 16 or kChannelsLast
 };
+
+// Whether these kernels take an activation of this geometry (channels-last needs c to be a
+// multiple of 8; a block always fits).
+bool supports(const Dims& d);
 
 struct Stats {
     float* saveMean;

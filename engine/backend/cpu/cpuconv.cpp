@@ -1,6 +1,6 @@
 // oneDNN convolution: forward, backward-data and backward-weights primitives per shape. oneDNN
-// picks its blocked layouts (format any; on AVX-512 nChw16c), measured far faster here than its
-// plain-NCHW gemm path, especially for backward-weights. Activations already blocked are read
+// picks the layouts (format any; on AVX-512 nChw16c, channels-last for bf16 on AMX), measured
+// far faster here than its plain-NCHW gemm path, especially for backward-weights. Activations already blocked are read
 // in place and outputs stay blocked (cpulayout.h); plain ones are reordered at the boundary,
 // with reorder primitives and staging buffers created once per shape and reused. With
 // bf16 activations the same reorders also narrow the f32 master weights to bf16, so bf16
@@ -23,30 +23,33 @@ using dt = memory::data_type;
 namespace {
 
 // Moves data between the layout a tensor is in and the layout a primitive wants, with the
-// reorder primitives made once. Activations that already are in the primitive's blocked layout
-// (Buffer::layout() == its block) are used in place, and outputs stay blocked; data in plain
-// NCHW (or a different block) is reordered through a staging buffer, allocated on first need
-// (most never are, now that activations stay blocked). Each reorder adds one to *reorders.
+// reorder primitives made once. Activations that already are in the primitive's layout
+// (Buffer::layout() == its kept layout) are used in place, and outputs stay in it; data in
+// plain NCHW (or another kept layout) is reordered through a staging buffer, allocated on first
+// need (most never are, now that activations keep the convolutions' layout). Each reorder adds
+// one to *reorders.
 class LayoutBridge {
 public:
     LayoutBridge() = default;
-    // `block`: the primitive's layout as a Buffer::layout() (cpulayout.h), 0 when it is not
+    // `kept`: the primitive's layout as a Buffer::layout() (cpulayout.h), 0 when it is not
     // one a tensor can be kept in (weights, or channels that do not fill whole blocks).
+    // Reorders are counted in *counts, as weights' when `weights`.
     LayoutBridge(const dnnl::engine& e, const memory::desc& plain, const memory::desc& wanted,
-                 int block, int64_t* reorders)
+                 int kept, ReorderCounts* counts, bool weights)
         : m_engine(e), m_plain(plain, e, DNNL_MEMORY_NONE), m_wanted(wanted),
-          m_direct(wanted, e, DNNL_MEMORY_NONE), m_same(plain == wanted), m_block(block),
-          m_reorders(reorders) {
+          m_direct(wanted, e, DNNL_MEMORY_NONE), m_same(plain == wanted), m_kept(kept),
+          m_counts(counts), m_weights(weights) {
         if (m_same)
             return;
         m_toWanted = dnnl::reorder(m_plain, m_direct);
         m_toPlain = dnnl::reorder(m_direct, m_plain);
     }
 
-    // `data`, laid out as `layout`, in the primitive's layout.
-    memory in(dnnl::stream& s, const void* data, int layout) {
+    // `data`, laid out as `layout`, in the primitive's layout (`external`: see LaidOut).
+    memory in(dnnl::stream& s, const void* data, int layout, bool external = false) {
         void* p = const_cast<void*>(data);
-        if (layout != 0 && layout == m_block) {
+        m_stagedFrom = nullptr;
+        if (layout != 0 && layout == m_kept) {
             m_direct.set_data_handle(p);
             return m_direct;
         }
@@ -55,7 +58,7 @@ public:
             if (m_same)
                 return m_plain;
             m_toWanted.execute(s, m_plain, staging());
-        } else { // blocked, but not as this primitive wants: one reorder between the two
+        } else { // kept in another layout than this primitive wants: one reorder between them
             if (m_otherLayout != layout) {
                 const memory::dims& dims = m_wanted.dims();
                 m_other =
@@ -68,14 +71,23 @@ public:
             m_other.set_data_handle(p);
             m_fromOther.execute(s, m_other, staging());
         }
-        ++*m_reorders;
+        ++(m_weights ? m_counts->weights : external ? m_counts->inputs : m_counts->activations);
+        m_stagedFrom = data;
+        m_stagedLayout = layout;
         return staging();
     }
-    // Where a primitive writes output destined for `data`; call flush() afterwards. With a
-    // block and keepBlocked, the output stays blocked in `data` and flush() returns the block
+    // The staging buffer when the last in() reordered exactly this data into it; else null.
+    // (A convolution's input is unchanged between its forward and backward, so backward-weights
+    // can read what forward staged instead of reordering the same tensor again.)
+    const memory* stagedCopyOf(const void* data, int layout) {
+        return m_stagedFrom == data && m_stagedLayout == layout ? &staging() : nullptr;
+    }
+    const memory::desc& wanted() const { return m_wanted; }
+    // Where a primitive writes output destined for `data`; call flush() afterwards. With a kept
+    // layout and keepBlocked, the output stays in it in `data` and flush() returns the layout
     // for the caller to mark the tensor with; otherwise flush() reorders it to plain, returns 0.
     memory out(void* data, bool keepBlocked) {
-        m_keep = keepBlocked && m_block != 0;
+        m_keep = keepBlocked && m_kept != 0;
         if (m_keep) {
             m_direct.set_data_handle(data);
             return m_direct;
@@ -85,10 +97,10 @@ public:
     }
     int flush(dnnl::stream& s) {
         if (m_keep)
-            return m_block;
+            return m_kept;
         if (!m_same) {
             m_toPlain.execute(s, staging(), m_plain);
-            ++*m_reorders;
+            ++(m_weights ? m_counts->weights : m_counts->activations);
         }
         return 0;
     }
@@ -109,8 +121,11 @@ private:
     memory m_direct;
     dnnl::reorder m_toWanted, m_toPlain, m_fromOther;
     bool m_same = true, m_keep = false, m_stagingAllocated = false;
-    int m_block = 0, m_otherLayout = 0;
-    int64_t* m_reorders = nullptr;
+    int m_kept = 0, m_otherLayout = 0;
+    ReorderCounts* m_counts = nullptr;
+    bool m_weights = false;
+    const void* m_stagedFrom = nullptr;
+    int m_stagedLayout = 0;
 };
 
 } // namespace
@@ -119,6 +134,7 @@ struct CpuConvCache::Entry {
     ConvDesc desc;
     DType act = DType::F32;
     bool bias = false;
+    bool inputLayer = false; // reads the data batch (LaidOut::external): computes no dx
     memory::desc biasPlain;
     dnnl::convolution_forward fwd;
     dnnl::convolution_backward_data bwdData;
@@ -133,21 +149,29 @@ struct CpuConvCache::Entry {
 struct CpuConvCache::Impl {
     dnnl::engine engine;
     dnnl::stream stream{engine};
-    int64_t* reorders;
+    ReorderCounts* reorders;
+    bool channelsLast = false;
     std::vector<std::unique_ptr<Entry>> entries;
 };
 
-CpuConvCache::CpuConvCache(const dnnl::engine& engine, int64_t* reorders)
-    : m_impl(std::make_unique<Impl>(Impl{engine, dnnl::stream(engine), reorders, {}})) {}
+CpuConvCache::CpuConvCache(const dnnl::engine& engine, ReorderCounts* reorders)
+    : m_impl(std::make_unique<Impl>(Impl{engine, dnnl::stream(engine), reorders, false, {}})) {}
 CpuConvCache::~CpuConvCache() = default;
 
 void CpuConvCache::clear() {
     m_impl->entries.clear();
 }
 
-CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, DType act, bool bias) {
+void CpuConvCache::setChannelsLast(bool on) {
+    if (on != m_impl->channelsLast)
+        clear();
+    m_impl->channelsLast = on;
+}
+
+CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, DType act, bool bias,
+                                         bool inputLayer) {
     for (auto& e : m_impl->entries)
-        if (e->desc == d && e->act == act && e->bias == bias)
+        if (e->desc == d && e->act == act && e->bias == bias && e->inputLayer == inputLayer)
             return *e;
     if (act != DType::F32 && act != DType::BF16)
         throw Error("convolution: oneDNN computes in f32 or bf16 here, not " +
@@ -157,6 +181,7 @@ CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, DType act, bool bias
     e->desc = d;
     e->act = act;
     e->bias = bias;
+    e->inputLayer = inputLayer;
     const dt a = act == DType::BF16 ? dt::bf16 : dt::f32; // activations and compute weights
     const memory::dims src{d.n, d.c, d.h, d.w}, wei{d.k, d.c, d.r, d.s},
         dst{d.n, d.k, d.outH(), d.outW()}, b{d.k};
@@ -164,35 +189,67 @@ CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, DType act, bool bias
     const memory::desc srcPlain(src, a, tag::nchw), weiPlain(wei, dt::f32, tag::oihw),
         dstPlain(dst, a, tag::nchw);
     e->biasPlain = memory::desc(b, dt::f32, tag::x);
-    const memory::desc srcAny(src, a, tag::any), weiAny(wei, a, tag::any), dstAny(dst, a, tag::any),
-        diffWeiAny(wei, dt::f32, tag::any);
     const auto algo = dnnl::algorithm::convolution_direct;
     const auto training = dnnl::prop_kind::forward_training;
     using Fwd = dnnl::convolution_forward;
     using BwdData = dnnl::convolution_backward_data;
     using BwdWei = dnnl::convolution_backward_weights;
-    const Fwd::primitive_desc fwdPd(
-        bias ? Fwd::desc(training, algo, srcAny, weiAny, e->biasPlain, dstAny, strides, pad, pad)
-             : Fwd::desc(training, algo, srcAny, weiAny, dstAny, strides, pad, pad),
-        eng);
-    const BwdData::primitive_desc dataPd(
-        BwdData::desc(algo, srcAny, weiAny, dstAny, strides, pad, pad), eng, fwdPd);
-    // Weight gradients stay f32: they accumulate into the f32 master gradients.
-    const BwdWei::primitive_desc weiPd(
-        bias ? BwdWei::desc(algo, srcAny, diffWeiAny, e->biasPlain, dstAny, strides, pad, pad)
-             : BwdWei::desc(algo, srcAny, diffWeiAny, dstAny, strides, pad, pad),
-        eng, fwdPd);
+    const Shape srcShape{d.n, d.c, d.h, d.w}, dstShape{d.n, d.k, d.outH(), d.outW()};
+    struct Primitives {
+        Fwd::primitive_desc fwd;
+        BwdData::primitive_desc data;
+        BwdWei::primitive_desc wei;
+        // Whether every activation layout chosen is one a tensor is kept in, or plain. The
+        // input layer's data gradient is never computed: its layout does not matter.
+        bool keepable(const Shape& src, const Shape& dst, DType t, bool inputLayer) const {
+            const auto fits = [&](const memory::desc& m, const Shape& s) {
+                return m == activationDesc(s, t, 0) || layoutFromDesc(m, s, t) != 0;
+            };
+            return fits(fwd.src_desc(), src) && fits(fwd.dst_desc(), dst) &&
+                   fits(data.diff_dst_desc(), dst) &&
+                   (inputLayer || fits(data.diff_src_desc(), src)) && fits(wei.src_desc(), src) &&
+                   fits(wei.diff_dst_desc(), dst);
+        }
+    };
+    // Activations in layout `activations` (any: what oneDNN computes fastest in).
+    const auto create = [&](tag activations) {
+        const memory::desc srcAny(src, a, activations), weiAny(wei, a, tag::any),
+            dstAny(dst, a, activations), diffWeiAny(wei, dt::f32, tag::any);
+        const Fwd::primitive_desc fwdPd(
+            bias ? Fwd::desc(training, algo, srcAny, weiAny, e->biasPlain, dstAny, strides, pad,
+                             pad)
+                 : Fwd::desc(training, algo, srcAny, weiAny, dstAny, strides, pad, pad),
+            eng);
+        const BwdData::primitive_desc dataPd(
+            BwdData::desc(algo, srcAny, weiAny, dstAny, strides, pad, pad), eng, fwdPd);
+        // Weight gradients stay f32: they accumulate into the f32 master gradients.
+        const BwdWei::primitive_desc weiPd(
+            bias ? BwdWei::desc(algo, srcAny, diffWeiAny, e->biasPlain, dstAny, strides, pad,
+                                pad)
+                 : BwdWei::desc(algo, srcAny, diffWeiAny, dstAny, strides, pad, pad),
+            eng, fwdPd);
+        return Primitives{fwdPd, dataPd, weiPd};
+    };
+    // oneDNN's choice, unless it is a layout no tensor can stay in (a block padding channels
+    // that do not fill it, as LeNet-5's 6): then channels-last, which fits any channel count,
+    // so the layers around this convolution need no reorders either.
+    Primitives chosen = create(m_impl->channelsLast ? tag::nhwc : tag::any);
+    if (!m_impl->channelsLast && !chosen.keepable(srcShape, dstShape, act, inputLayer))
+        chosen = create(tag::nhwc);
+    const Fwd::primitive_desc& fwdPd = chosen.fwd;
+    const BwdData::primitive_desc& dataPd = chosen.data;
+    const BwdWei::primitive_desc& weiPd = chosen.wei;
     e->fwd = Fwd(fwdPd);
     e->bwdData = BwdData(dataPd);
     e->bwdWei = BwdWei(weiPd);
-    int64_t* reorders = m_impl->reorders;
-    const Shape srcShape{d.n, d.c, d.h, d.w}, dstShape{d.n, d.k, d.outH(), d.outW()};
+    ReorderCounts* reorders = m_impl->reorders;
     const auto activation = [&](const memory::desc& plain, const memory::desc& wanted,
                                 const Shape& shape) {
-        return LayoutBridge(eng, plain, wanted, blockOf(wanted, shape, act), reorders);
+        return LayoutBridge(eng, plain, wanted, layoutFromDesc(wanted, shape, act), reorders,
+                            false);
     };
     const auto weights = [&](const memory::desc& wanted) {
-        return LayoutBridge(eng, weiPlain, wanted, 0, reorders);
+        return LayoutBridge(eng, weiPlain, wanted, 0, reorders, true);
     };
     e->fwdSrc = activation(srcPlain, fwdPd.src_desc(), srcShape);
     e->fwdWei = weights(fwdPd.weights_desc());
@@ -212,9 +269,10 @@ CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, DType act, bool bias
 
 int CpuConvCache::forward(const ConvDesc& d, DType act, LaidOut x, const float* w, const float* b,
                           void* y, bool keepBlocked) {
-    Entry& e = entry(d, act, b != nullptr);
+    Entry& e = entry(d, act, b != nullptr, x.external);
     auto& s = m_impl->stream;
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, e.fwdSrc.in(s, x.data, x.layout)},
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, e.fwdSrc.in(s, x.data, x.layout,
+                                                                    x.external)},
                                          {DNNL_ARG_WEIGHTS, e.fwdWei.in(s, w, 0)},
                                          {DNNL_ARG_DST, e.fwdDst.out(y, keepBlocked)}};
     if (b)
@@ -226,8 +284,8 @@ int CpuConvCache::forward(const ConvDesc& d, DType act, LaidOut x, const float* 
 }
 
 int CpuConvCache::backward(const ConvDesc& d, DType act, LaidOut x, const float* w, LaidOut dy,
-                           void* dx, bool keepBlocked, float* dw, float* db) {
-    Entry& e = entry(d, act, db != nullptr);
+                           void* dx, bool keepBlocked, float* dw, float* db, bool xAsInForward) {
+    Entry& e = entry(d, act, db != nullptr, x.external);
     auto& s = m_impl->stream;
     memory diffDst = e.wwDiffDst.in(s, dy.data, dy.layout);
     int dxLayout = 0;
@@ -239,8 +297,11 @@ int CpuConvCache::backward(const ConvDesc& d, DType act, LaidOut x, const float*
                               {DNNL_ARG_DIFF_SRC, e.bwdDiffSrc.out(dx, keepBlocked)}});
         dxLayout = e.bwdDiffSrc.flush(s);
     }
+    const memory* staged = xAsInForward && e.wwSrc.wanted() == e.fwdSrc.wanted()
+                               ? e.fwdSrc.stagedCopyOf(x.data, x.layout)
+                               : nullptr;
     std::unordered_map<int, memory> args{
-        {DNNL_ARG_SRC, e.wwSrc.in(s, x.data, x.layout)},
+        {DNNL_ARG_SRC, staged ? *staged : e.wwSrc.in(s, x.data, x.layout, x.external)},
         {DNNL_ARG_DIFF_DST, diffDst},
         {DNNL_ARG_DIFF_WEIGHTS, e.wwDiffWei.out(e.diffWeights.data(), false)}};
     if (db)

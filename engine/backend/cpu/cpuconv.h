@@ -1,6 +1,7 @@
 // oneDNN convolution primitives for the CPU backend, created once per shape and reused.
 #pragma once
 
+#include "backend/cpu/cpulayout.h"
 #include "backend/opdesc.h"
 #include "core/dtype.h"
 
@@ -11,17 +12,23 @@
 
 namespace tb {
 
-// Activation data and its Buffer::layout() (0 plain NCHW, else the channel block).
+// Activation data and its Buffer::layout() (0 plain NCHW, else the kept layout). `external`:
+// memory the backend did not allocate (the data batch), whose reorders count as the input's.
 struct LaidOut {
     const void* data;
     int layout;
+    bool external = false;
 };
 
 class CpuConvCache {
 public:
-    // Every reorder run adds one to *reorders.
-    CpuConvCache(const dnnl::engine& engine, int64_t* reorders);
+    // Every reorder run adds one to *reorders, by what it moved.
+    CpuConvCache(const dnnl::engine& engine, ReorderCounts* reorders);
     ~CpuConvCache();
+
+    // With channelsLast, activations are asked for in NHWC (as torch.channels_last) instead of
+    // the layout oneDNN prefers on this ISA. Clears the cache when it changes.
+    void setChannelsLast(bool on);
 
     // y = conv(x, w) + b. x, y (and dy, dx) are NCHW in `act`, f32 or bf16; w, b, dw, db are
     // the f32 master parameters (KCRS). With bf16 activations the primitives compute in bf16
@@ -30,14 +37,16 @@ public:
     int forward(const ConvDesc& d, DType act, LaidOut x, const float* w, const float* b, void* y,
                 bool keepBlocked);
     // dx = backward-data (when dx is not null; returns its layout, as forward does for y);
-    // dw += backward-filter; db += bias gradient.
+    // dw += backward-filter; db += bias gradient. With xAsInForward (x is the very tensor
+    // forward read, unchanged since: not a scratch copy that other ops reuse), backward-filter
+    // reads x from forward's reordered copy where forward had to reorder it.
     int backward(const ConvDesc& d, DType act, LaidOut x, const float* w, LaidOut dy, void* dx,
-                 bool keepBlocked, float* dw, float* db);
+                 bool keepBlocked, float* dw, float* db, bool xAsInForward);
     void clear();
 
 private:
     struct Entry;
-    Entry& entry(const ConvDesc& d, DType act, bool bias);
+    Entry& entry(const ConvDesc& d, DType act, bool bias, bool inputLayer);
 
     struct Impl;
     std::unique_ptr<Impl> m_impl;

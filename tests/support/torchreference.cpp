@@ -1,0 +1,62 @@
+// Running the PyTorch reference scripts.
+#include "support/torchreference.h"
+
+#include <QJsonDocument>
+#include <QProcess>
+#include <QProcessEnvironment>
+
+#include <stdexcept>
+
+namespace tb::test {
+
+namespace {
+
+// Debian's interpreter: the one python3-torch installs into, whatever python3 comes first on
+// PATH (a pyenv one has no torch). OpenMP OpenBLAS keeps PyTorch on one thread pool.
+const QString kPython = QStringLiteral("/usr/bin/python3");
+
+QProcessEnvironment torchEnvironment() {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("LD_LIBRARY_PATH"),
+               QStringLiteral("/usr/lib/x86_64-linux-gnu/openblas-openmp"));
+    env.insert(QStringLiteral("OMP_NUM_THREADS"), QStringLiteral("2"));
+    return env;
+}
+
+} // namespace
+
+QString torchUnavailableReason() {
+    static const QString reason = [] {
+        QProcess p;
+        p.setProcessEnvironment(torchEnvironment());
+        p.start(kPython, {QStringLiteral("-c"), QStringLiteral("import torch, numpy")});
+        if (!p.waitForStarted())
+            return QStringLiteral("no %1 to run the PyTorch reference with").arg(kPython);
+        p.waitForFinished(120000);
+        if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
+            return QStringLiteral("PyTorch is not installed for %1 (Debian: apt install "
+                                  "python3-torch): %2")
+                .arg(kPython, QString::fromLocal8Bit(p.readAllStandardError()).trimmed());
+        return QString();
+    }();
+    return reason;
+}
+
+QJsonObject runTorchScript(const QString& script, const QStringList& args) {
+    QProcess p;
+    p.setProcessEnvironment(torchEnvironment());
+    p.start(kPython, QStringList{QStringLiteral(TB_TORCH_SCRIPTS "/") + script} + args);
+    p.waitForFinished(600000);
+    const QByteArray out = p.readAllStandardOutput();
+    const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+    if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
+        throw std::runtime_error((script + " failed: " + err).toStdString());
+    const QList<QByteArray> lines = out.trimmed().split('\n');
+    const QJsonDocument doc = QJsonDocument::fromJson(lines.isEmpty() ? QByteArray() : lines.last());
+    if (!doc.isObject())
+        throw std::runtime_error((script + " printed no JSON: " + QString::fromUtf8(out) + err)
+                                     .toStdString());
+    return doc.object();
+}
+
+} // namespace tb::test

@@ -1,0 +1,38 @@
+"""Reads the .safetensors files the C++ tests write (numpy only: Debian has no safetensors
+package). Tensors come back as float64 numpy arrays (integers as int64); metadata as a dict."""
+import json
+import struct
+
+import numpy as np
+
+_DTYPES = {"F32": np.float32, "I32": np.int32, "U8": np.uint8}
+
+
+def read(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    (length,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + length])
+    body = data[8 + length:]
+    metadata = header.pop("__metadata__", {})
+    tensors = {}
+    for name, info in header.items():
+        begin, end = info["data_offsets"]
+        raw = body[begin:end]
+        if info["dtype"] == "BF16":  # bf16 is the top half of an f32
+            bits = np.frombuffer(raw, dtype=np.uint16).astype(np.uint32) << 16
+            values = bits.view(np.float32)
+        else:
+            values = np.frombuffer(raw, dtype=_DTYPES[info["dtype"]])
+        values = values.reshape(info["shape"])
+        tensors[name] = values.astype(np.int64 if values.dtype.kind in "iu" else np.float64)
+    return tensors, metadata
+
+
+def relative_error(value, reference):
+    """||value - reference|| / ||reference|| in float64 (0 when both are zero)."""
+    value = np.asarray(value, dtype=np.float64)
+    reference = np.asarray(reference, dtype=np.float64)
+    scale = np.linalg.norm(reference)
+    diff = np.linalg.norm(value - reference)
+    return float(diff / scale) if scale > 0 else float(diff)
