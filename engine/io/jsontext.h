@@ -23,8 +23,14 @@ nlohmann::json parseJson(std::string_view text, const std::string& source);
 // Config files and model specs are small; a larger "file" is a mistake (/dev/zero, a dataset).
 inline constexpr std::size_t kMaxJsonFileBytes = std::size_t{64} << 20;
 
-// Reads and parses a whole file. Throws DatasetError(path, ...) when it cannot be read (a
-// directory, a missing file), is larger than kMaxJsonFileBytes, or does not parse.
+// The text of a JSON file, read as parseJsonFile() does; throws DatasetError(path, -1, ...) for
+// what prevents reading it (missing, a folder, empty, too large).
+std::string readJsonText(const std::string& path);
+
+// Reads and parses a whole file, which may be a pipe (a shell's <(...)) or a FIFO: reading is
+// bounded, and a FIFO nothing writes to reads as empty instead of blocking. Throws
+// DatasetError(path, ...) when it cannot be read (a directory, a missing file), is empty or
+// larger than kMaxJsonFileBytes, or does not parse (a number too large names its key).
 nlohmann::json parseJsonFile(const std::string& path);
 
 // nlohmann's message without its "[json.exception.type_error.302] " prefix, for messages that

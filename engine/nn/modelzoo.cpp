@@ -2,7 +2,6 @@
 #include "nn/modelzoo.h"
 
 #include "core/errors.h"
-#include "core/regularfile.h"
 #include "io/jsontext.h"
 
 #include <sstream>
@@ -177,13 +176,16 @@ json vggSmall(const json& options) {
     return layers;
 }
 
+// A file or a pipe. One that cannot be read (missing, a folder, a FIFO nothing writes to) is a
+// bad `model` value; one that does not parse is a bad file, named with the offset.
 json loadSpecFile(const std::string& path) {
-    try { // a FIFO or a folder fails here, naming it, instead of blocking in open()
-        regularFileSize(path);
+    std::string text;
+    try {
+        text = readJsonText(path);
     } catch (const DatasetError& e) {
         throw ConfigError("model", e.what());
     }
-    return parseJsonFile(path);
+    return parseJson(text, path);
 }
 
 } // namespace
@@ -210,6 +212,11 @@ Shape zooInputShape(const std::string& name, const Shape& fallback) {
     return fallback;
 }
 
+bool isModelSpecPath(const std::string& model) {
+    return (model.size() > 5 && model.ends_with(".json")) || model.starts_with("/dev/fd/") ||
+           model.starts_with("/proc/self/fd/");
+}
+
 nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int classes,
                          const nlohmann::json& options) {
     json layers;
@@ -223,7 +230,7 @@ nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int 
         layers = resnet(std::stoi(nameOrPath.substr(6)), options.value("shortcut", "A"));
     else if (nameOrPath == "vgg-small")
         layers = vggSmall(options);
-    else if (nameOrPath.size() > 5 && nameOrPath.ends_with(".json"))
+    else if (isModelSpecPath(nameOrPath))
         return loadSpecFile(nameOrPath);
     else {
         std::string known;

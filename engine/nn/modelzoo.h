@@ -21,6 +21,10 @@ const std::vector<ZooEntry>& modelZoo();
 // The sample shape a zoo model was designed for; `fallback` for other names (spec files).
 Shape zooInputShape(const std::string& name, const Shape& fallback);
 
+// Whether a `model` value names a spec file rather than a zoo model: a path ending in .json, or
+// a pipe a shell hands over (/dev/fd/N from `--set model=<(generate)`, /proc/self/fd/N).
+bool isModelSpecPath(const std::string& model);
+
 // Options: "hidden" (mlp widths, e.g. "256,128"), "shortcut" ("A" parameter-free or "B"
 // 1x1 conv), "dropout" (mlp, vgg-small). Throws ConfigError("model") for an unknown name or
 // a bad option, listing what is known.

@@ -210,20 +210,25 @@ private slots:
         QCOMPARE(runs.first().toObject()["status"].toString(), QString("stopped"));
     }
 
-    // A FIFO named as a data file, a model spec or a config file fails at once with the file named,
-    // instead of blocking in open() until a writer comes (and ignoring Ctrl-C and SIGTERM
-    // meanwhile).
+    // A FIFO named as a data file fails at once with the file named, instead of blocking in
+    // open() until a writer comes (and ignoring Ctrl-C and SIGTERM meanwhile). A model spec or
+    // config file may be a pipe (read bounded), but one that nothing writes to fails at once.
     void fifoFailsAtOnce_data() {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QStringList>("sets");
+        QTest::addColumn<QString>("message");
         QTest::newRow("data.root")
-            << "table.csv" << QStringList{"dataset=csv", "data.root=%1", "model=mlp"};
-        QTest::newRow("model spec") << "net.json" << QStringList{"dataset=blobs", "model=%1"};
-        QTest::newRow("--config") << "run.json" << QStringList{};
+            << "table.csv" << QStringList{"dataset=csv", "data.root=%1", "model=mlp"}
+            << ": is a FIFO (named pipe), expected a regular file";
+        QTest::newRow("model spec") << "net.json" << QStringList{"dataset=blobs", "model=%1"}
+                                    << ": is a pipe that nothing was written to";
+        QTest::newRow("--config") << "run.json" << QStringList{}
+                                  << ": is a pipe that nothing was written to";
     }
     void fifoFailsAtOnce() {
         QFETCH(QString, name);
         QFETCH(QStringList, sets);
+        QFETCH(QString, message);
         QTemporaryDir home;
         const QString fifo = home.filePath(name);
         QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
@@ -234,9 +239,46 @@ private slots:
             args << "--config" << fifo;
         const Result r = runCli(args, home.path(), {}, 30000);
         QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains(fifo + ": is a FIFO (named pipe), expected a regular file"),
-                 qPrintable(r.err));
+        QVERIFY2(r.err.contains(fifo + message), qPrintable(r.err));
         QVERIFY2(!r.err.contains("internal error"), qPrintable(r.err));
+    }
+
+    // Shells hand generated files over as pipes: `--config <(generate)`, a spec the same way.
+    void configAndSpecFromPipes() {
+        QTemporaryDir home;
+        const QString spec = R"({"name": "piped", "input": [2], "classes": 3, "layers": )"
+                             R"([{"type": "linear", "name": "fc", "out_features": 3}]})";
+        const QString config = R"({"dataset": "blobs", "max_epochs": 0, "max_steps": 3,)"
+                               R"( "device": "cpu", "threads": 1})";
+        const QString line = QStringLiteral("exec \"$0\" train --no-db --json --config <(printf "
+                                            "'%s' \"$1\") --set model=<(printf '%s' \"$2\")");
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("XDG_DATA_HOME", home.path());
+        env.insert("XDG_CACHE_HOME", home.path() + "/cache");
+        p.setProcessEnvironment(env);
+        p.start("bash", {"-c", line, TB_CLI_PATH, config, spec});
+        QVERIFY(p.waitForFinished(120000));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(p.exitCode() == 0, qPrintable(err));
+        const QJsonObject j = lastJsonLine(QString::fromUtf8(p.readAllStandardOutput()));
+        QCOMPARE(j["status"].toString(), QString("completed"));
+        QCOMPARE(j["steps"].toInt(), 3);
+    }
+
+    // A number beyond double's range: the message names the file, the offset and the key.
+    void hugeNumberInAConfigNamesItsKey() {
+        QTemporaryDir home;
+        const QString path = home.filePath("run.json");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"batch_size": 32, "lr": 1e999})");
+        f.close();
+        const Result r = runCli({"train", "--no-db", "--config", path}, home.path());
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(path) && r.err.contains("\"lr\"") && r.err.contains("1e999") &&
+                     r.err.contains("offset 25"),
+                 qPrintable(r.err));
     }
 
     void benchPrintsJson() {
@@ -355,9 +397,10 @@ private slots:
         QTest::addColumn<QByteArray>("file");
         QTest::addColumn<QString>("expected");
         QTest::newRow("--config DIR") << QStringList{"train", "--no-db", "--config", "HOME"}
-                                      << QByteArray() << "is a folder, expected a regular file";
+                                      << QByteArray() << "is a folder, not a JSON file";
         QTest::newRow("lr 1e999") << QStringList{"train", "--no-db", "--config", "FILE"}
-                                  << QByteArray(R"({"lr": 1e999})") << "number overflow";
+                                  << QByteArray(R"({"lr": 1e999})")
+                                  << R"(offset 7: the value of "lr", 1e999, is beyond the range)";
         QTest::newRow("tags [a, 1]") << QStringList{"train", "--no-db", "--config", "FILE"}
                                      << QByteArray(R"({"tags": ["a", 1]})") << "tags:";
         QTest::newRow("lr=nan") << QStringList{"train", "--no-db", "--set", "lr=nan"}
