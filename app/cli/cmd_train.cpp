@@ -6,7 +6,6 @@
 #include "progress.h"
 
 #include "core/errors.h"
-#include "core/regularfile.h"
 #include "core/runid.h"
 #include "io/jsontext.h"
 #include "store/runrecorder.h"
@@ -16,9 +15,11 @@
 #include "train/trainer.h"
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <mutex>
 #include <thread>
 
 namespace tb::cli {
@@ -62,12 +63,13 @@ RunConfig buildConfig(const Args& args, std::string& resumePath) {
                                               defaultCheckpointRoot());
         config = Trainer::configFromCheckpoint(resumePath);
     } else if (const auto file = args.value("config")) {
-        try { // a FIFO or a folder fails here, naming it, instead of blocking in open()
-            regularFileSize(*file);
+        std::string text; // a file, or a pipe: --config <(generate)
+        try {
+            text = readJsonText(*file);
         } catch (const DatasetError& e) {
             throw ConfigError("--config", e.what());
         }
-        config.applyJson(parseJsonFile(*file));
+        config.applyJson(parseJson(text, *file));
     }
     for (const std::string& kv : args.values("set")) {
         const auto eq = kv.find('=');
@@ -79,8 +81,39 @@ RunConfig buildConfig(const Args& args, std::string& resumePath) {
     return config;
 }
 
+// Every epoch's figures for the --json summary, with the wall time since the command started
+// (time to an accuracy can be read from it).
+class EpochHistory final : public EventSink {
+public:
+    void onEvent(const Event& event) override {
+        const auto* e = std::get_if<EpochEvent>(&event);
+        if (!e)
+            return;
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+        std::lock_guard lock(m_mutex);
+        m_epochs.push_back({{"epoch", e->epoch},
+                            {"step", e->step},
+                            {"train_loss", e->trainLoss},
+                            {"val_loss", e->valLoss},
+                            {"val_acc", e->valAcc},
+                            {"seconds", e->seconds},
+                            {"samples_per_s", e->samplesPerSec},
+                            {"elapsed_s", elapsed}});
+    }
+    nlohmann::json json() const {
+        std::lock_guard lock(m_mutex);
+        return m_epochs;
+    }
+
+private:
+    const std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+    mutable std::mutex m_mutex;
+    nlohmann::json m_epochs = nlohmann::json::array();
+};
+
 nlohmann::json resultJson(const std::string& runId, const RunFinishedEvent& f,
-                          const RunConfig& config) {
+                          const RunConfig& config, const nlohmann::json& epochs) {
     const RunSummary& s = f.summary;
     return {{"run_id", runId},
             {"status", toString(f.status)},
@@ -96,7 +129,8 @@ nlohmann::json resultJson(const std::string& runId, const RunFinishedEvent& f,
             {"samples_per_s", s.meanSamplesPerSec},
             {"duration_s", s.durationSec},
             {"peak_memory_mb", static_cast<double>(s.peakMemoryBytes) / (1024.0 * 1024.0)},
-            {"checkpoint", f.checkpoint}};
+            {"checkpoint", f.checkpoint},
+            {"per_epoch", epochs}};
 }
 
 } // namespace
@@ -118,6 +152,8 @@ int cmdTrain(const Argv& argv) {
         options.runId = makeRunId();
     options.resumeFrom = resumePath;
     EventFanout sinks;
+    EpochHistory epochs;
+    sinks.add(&epochs);
     ProgressPrinter progress(json ? stderr : stdout);
     if (!args.flag("quiet"))
         sinks.add(&progress);
@@ -133,15 +169,21 @@ int cmdTrain(const Argv& argv) {
     }
 
     // Ctrl-C or SIGTERM asks the trainer to stop after the current step; a second one aborts.
+    // Once training is over, the next one ends a wait for a locked or full database instead
+    // (what was not recorded is said below), and one more aborts.
     std::stop_source stopSource;
     g_interrupts = 0;
+    std::atomic<int> interruptsWhenTrained{-1};
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
     std::jthread watcher([&](std::stop_token done) {
         while (!done.stop_requested()) {
-            if (g_interrupts.load() > 0)
+            const int interrupts = g_interrupts.load(), trained = interruptsWhenTrained.load();
+            if (interrupts > 0)
                 stopSource.request_stop();
-            if (g_interrupts.load() > 1)
+            if (trained >= 0 && interrupts > trained && recorder)
+                recorder->giveUp();
+            if (interrupts > (trained >= 0 ? trained + 1 : 1))
                 std::_Exit(signalExitCode());
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
@@ -149,6 +191,7 @@ int cmdTrain(const Argv& argv) {
 
     Trainer trainer(config, sinks, options);
     const RunFinishedEvent finished = trainer.run(stopSource.get_token());
+    interruptsWhenTrained = g_interrupts.load();
     sampler.stop();
     bool recorded = true;
     if (recorder) {
@@ -167,9 +210,11 @@ int cmdTrain(const Argv& argv) {
                          static_cast<unsigned long long>(recorder->lostEvents()),
                          options.runId.c_str(), recorder->lastError().c_str());
     }
-    watcher.request_stop(); // after the recorder: a second Ctrl-C still ends a long wait
+    watcher.request_stop(); // after the recorder: Ctrl-C still ends a long wait
+    const bool waitInterrupted = g_interrupts.load() > interruptsWhenTrained.load();
     if (json)
-        std::printf("%s\n", resultJson(options.runId, finished, config).dump().c_str());
+        std::printf("%s\n",
+                    resultJson(options.runId, finished, config, epochs.json()).dump().c_str());
     if (finished.status == RunStatus::Failed) {
         std::fprintf(stderr, "trainbench-cli train: error: %s\n", finished.error.c_str());
         return 1;
@@ -179,6 +224,8 @@ int cmdTrain(const Argv& argv) {
                      g_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT", options.runId.c_str());
         return signalExitCode();
     }
+    if (waitInterrupted)
+        return signalExitCode();
     return recorded ? 0 : 1;
 }
 

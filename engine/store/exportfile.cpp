@@ -53,11 +53,37 @@ std::string createTemporaryBeside(const std::string& path) {
     throw exportError(path, "cannot create a temporary file beside it");
 }
 
+// Writes the export straight into path, for what is not a regular file (a device such as
+// /dev/stdout or /dev/full, a FIFO): there is nothing to replace atomically, and a temporary
+// file renamed over a device would replace the device.
+void exportInPlace(RunStore& store, const std::string& runId, ExportFormat format,
+                   const std::string& path) {
+    std::ofstream out(path, std::ios::binary);
+    if (!out)
+        throw exportError(path, std::string("cannot be opened for writing (") +
+                                    std::strerror(errno) + ")");
+    if (format == ExportFormat::Csv)
+        exportRunCsv(store, runId, out);
+    else
+        exportRunJson(store, runId, out);
+    out.close();
+    if (!out)
+        throw exportError(path, "writing the export failed (a full device?)");
+}
+
 } // namespace
 
 void exportRunToFile(RunStore& store, const std::string& runId, ExportFormat format,
                      const std::string& path) {
     requireNotTheStore(store.path(), path);
+    std::error_code statusError;
+    const fs::file_status st = fs::status(path, statusError);
+    if (!statusError && fs::exists(st) && !fs::is_regular_file(st)) {
+        if (fs::is_directory(st))
+            throw exportError(path, "is a folder; name a file to write the export to");
+        exportInPlace(store, runId, format, path);
+        return;
+    }
     const std::string tmp = createTemporaryBeside(path);
     try {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

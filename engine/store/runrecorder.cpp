@@ -84,6 +84,12 @@ bool RunRecorder::close() {
     return !failed() && m_lost == 0;
 }
 
+void RunRecorder::giveUp() {
+    std::lock_guard lock(m_mutex);
+    m_givenUp.store(true, std::memory_order_release);
+    m_wake.notify_all();
+}
+
 std::string RunRecorder::lastError() const {
     std::lock_guard lock(m_mutex);
     return m_error;
@@ -118,7 +124,7 @@ void RunRecorder::writerLoop(std::stop_token stop) {
                 m_wake.wait_for(lock, stop, m_interval, [&] { return m_urgent > 0; });
             } else {
                 // Before a retry, even while stopping: the lock must get time to go away.
-                m_wake.wait_for(lock, delay, [] { return false; });
+                m_wake.wait_for(lock, delay, [&] { return m_givenUp.load(); });
             }
             std::move(m_queue.begin(), m_queue.end(), std::back_inserter(batch));
             m_queue.clear();
@@ -131,7 +137,7 @@ void RunRecorder::writerLoop(std::stop_token stop) {
             if (stop.stop_requested()) {
                 if (!giveUpAt)
                     giveUpAt = Clock::now() + m_closePatience;
-                if (Clock::now() >= *giveUpAt) {
+                if (Clock::now() >= *giveUpAt || m_givenUp.load()) {
                     abandon(batch);
                     outcome = Outcome::Failed;
                 }

@@ -73,6 +73,10 @@ public:
     // the run's end (status and summary, and how many events were lost) is still attempted.
     // True when every event the recorder received is recorded. Idempotent.
     bool close();
+    // Ends the retrying of a locked or full database now, from any thread: a close() waiting on
+    // it returns at once and what is still queued is lost (and counted). For a user who would
+    // rather stop waiting (Ctrl-C, SIGTERM, closing the window) than keep the rest of the run.
+    void giveUp();
 
     // Stopped recording for good (an error other than a lock or full disk, or close() gave up).
     bool failed() const { return m_failed.load(std::memory_order_acquire); }
@@ -127,6 +131,7 @@ private:
     std::string m_error;
     std::atomic<bool> m_failed{false};
     std::atomic<bool> m_waiting{false};
+    std::atomic<bool> m_givenUp{false};
     bool m_closed = false; // the writer has stopped: nothing would write a queued event
 
     Cursor m_cursor;       // writer thread only

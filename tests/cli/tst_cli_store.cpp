@@ -12,6 +12,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/stat.h>
+
+#include <csignal>
+
 using namespace tb;
 using namespace tb::test;
 
@@ -102,6 +106,34 @@ private slots:
         QCOMPARE(store.epochMetrics(id).size(), std::size_t{1});
     }
 
+    // Training is over and the store stays locked: the first SIGTERM (what `timeout` sends)
+    // ends the wait for it at once, instead of being ignored for up to a minute, and says what
+    // was not recorded.
+    void sigtermEndsTheWaitForALockedStore() {
+        QTemporaryDir home;
+        const std::string path = databaseOf(home).toStdString();
+        { RunStore create(path); }
+        SqliteDb holder(path, false, std::chrono::milliseconds(0));
+        holder.exec("BEGIN EXCLUSIVE");
+        QProcess p;
+        prepareCli(p, home.path());
+        p.start(TB_CLI_PATH, QStringList{"train", "--json", "--quiet"} + kSmallRun);
+        QVERIFY(p.waitForStarted());
+        QByteArray err;
+        QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError())
+                                         .contains("waiting for the run database to record") ||
+                                     p.state() == QProcess::NotRunning,
+                                 120000);
+        QVERIFY2(p.state() == QProcess::Running, err.constData());
+        ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
+        // Well inside the minute the wait would otherwise last.
+        QVERIFY(p.waitForFinished(15000));
+        err += p.readAllStandardError();
+        holder.exec("ROLLBACK");
+        QCOMPARE(p.exitCode(), 128 + SIGTERM);
+        QVERIFY2(err.contains("could not be recorded"), err.constData());
+    }
+
     // `runs export ID --out <the store>` used to truncate it: every run was gone.
     void exportOverTheStoreIsRefused() {
         QTemporaryDir home;
@@ -112,6 +144,21 @@ private slots:
         const CliResult list = runCli({"runs", "list", "--json"}, home.path());
         QCOMPARE(QJsonDocument::fromJson(list.out.toUtf8()).array().size(), 1);
         QCOMPARE(runCli({"runs", "check"}, home.path()).code, 0);
+    }
+
+    // --out naming a device (or a FIFO) writes into it and reports its errors; a temporary
+    // file renamed over it would have replaced /dev/full with a regular file.
+    void exportToAFullDeviceFails() {
+        QTemporaryDir home;
+        const QString id = trainSmallRun(home);
+        const CliResult r =
+            runCli({"runs", "export", id, "--format", "json", "--out", "/dev/full"}, home.path());
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("/dev/full") && r.err.contains("failed"), qPrintable(r.err));
+        struct stat st {};
+        QCOMPARE(::stat("/dev/full", &st), 0);
+        QVERIFY(S_ISCHR(st.st_mode));
+        QVERIFY(QDir("/dev").entryList({"full.tmp-*"}, QDir::System | QDir::Files).isEmpty());
     }
 
     // A full disk behind stdout: the export used to exit 0 with nothing written.
