@@ -146,6 +146,12 @@ RawSplits openImageFolderSplits(const DataConfig& config, uint64_t seed) {
         throw ConfigError("data.root", "imagefolder needs data.root: a folder with one sub-folder "
                                        "of PNG/JPEG images per class");
     auto index = std::make_shared<ImageFolderIndex>(scanImageFolder(config.root));
+    // One class makes every label the same: the loss is 0 from the first step and nothing is
+    // learned, so say so rather than train silently.
+    if (index->classNames.size() < 2)
+        throw DatasetError(config.root, -1,
+                           "image folder holds one class folder ('" + index->classNames.front() +
+                               "'); a classifier needs at least two (root/<class>/<image>)");
     const int64_t n = static_cast<int64_t>(index->files.size());
     auto plain =
         std::make_shared<ImageFolderDataset>(index, config.imageSize, false, "imagefolder");

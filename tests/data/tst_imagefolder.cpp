@@ -120,6 +120,7 @@ private slots:
         QTest::newRow("missing-root") << "missing-root";
         QTest::newRow("no-class-folders") << "no-classes";
         QTest::newRow("empty-class-folder") << "empty-class";
+        QTest::newRow("one-class-folder") << "one-class";
     }
     void rejectsBadFolders() {
         QFETCH(QString, what);
@@ -130,6 +131,9 @@ private slots:
         std::string expected = config.root;
         if (what == "missing-root") {
             config.root = expected = (dir.path() + "/none").toStdString();
+        } else if (what == "one-class") {
+            QDir().mkpath(dir.path() + "/cat");
+            writeSolidPng(config.root + "/cat/a.png", 8, 8, 3, {255, 0, 0});
         } else if (what == "empty-class") {
             writeFolder(dir.path());
             QDir().mkpath(dir.path() + "/emu");
