@@ -17,7 +17,7 @@ packages=(
   xvfb xauth                          # screenshots of the window
 )
 if [[ "${TB_WITH_TORCH:-0}" == 1 ]]; then
-  packages+=(python3-torch)           # the PyTorch reference for tests/bench
+  packages+=(python3-torch)           # the PyTorch reference: numerics tests and tests/bench
 fi
 
 missing=()

