@@ -121,7 +121,7 @@ private slots:
         QVERIFY(p.waitForStarted());
         QByteArray err;
         QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError())
-                                         .contains("waiting for the run database to record") ||
+                                         .contains("to record the rest of this run") ||
                                      p.state() == QProcess::NotRunning,
                                  120000);
         QVERIFY2(p.state() == QProcess::Running, err.constData());
