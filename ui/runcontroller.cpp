@@ -1,21 +1,31 @@
-// RunController: the trainer on a QThread, its events fanned out to the run store and a queue
-// the UI drains; the recorder is flushed on the trainer thread so the UI never waits on disk.
+// RunController: each run is a RunSession on its own QThread, writing into the one event queue
+// tagged with its run id; the UI drains the queue on a timer. Recording (and any wait for the
+// store) happens on the run's thread, so the UI never waits on disk.
 #include "runcontroller.h"
 
 #include "core/errors.h"
 #include "core/runid.h"
-#include "store/runrecorder.h"
-#include "train/trainer.h"
 
 #include <QThread>
+
+#include <chrono>
 
 namespace tb::ui {
 
 namespace {
 
 constexpr int kDrainIntervalMs = 30;
+// A window is a long-lived process: it keeps retrying a locked store until it closes.
+constexpr auto kWindowRecordingPatience = std::chrono::hours(24 * 365);
 
 } // namespace
+
+struct RunController::ActiveRun {
+    std::unique_ptr<TaggingSink> sink;
+    std::unique_ptr<RunSession> session;
+    std::stop_source stop;
+    QThread* thread = nullptr;
+};
 
 RunController::RunController(QString databasePath, const TelemetryOptions& telemetry,
                              QObject* parent)
@@ -28,11 +38,15 @@ RunController::RunController(QString databasePath, const TelemetryOptions& telem
 }
 
 RunController::~RunController() {
-    if (m_thread) {
-        m_trainer->resume();
-        m_stop.request_stop();
-        m_thread->wait();
-        delete m_thread;
+    if (m_run) {
+        m_run->session->resume();
+        m_run->stop.request_stop();
+        m_recording.push_back(std::move(m_run));
+    }
+    for (auto& r : m_recording) {
+        r->session->stopWaitingForStore();
+        r->thread->wait();
+        delete r->thread;
     }
     m_sampler.stop();
 }
@@ -41,46 +55,46 @@ QString RunController::gpuStatus() const {
     return QString::fromStdString(m_sampler.gpuStatus());
 }
 
+QString RunController::currentRunId() const {
+    return m_run ? QString::fromStdString(m_run->session->runId()) : QString();
+}
+
 bool RunController::start(const RunConfig& config) {
-    if (m_thread)
+    if (m_run)
         return false;
-    m_sinks = std::make_unique<EventFanout>();
-    m_sinks->add(&m_queue);
-    if (!m_databasePath.isEmpty()) {
-        try {
-            m_recorder = std::make_unique<RunRecorder>(m_databasePath.toStdString());
-            m_sinks->add(m_recorder.get());
-            m_sampler.addSink(m_recorder.get());
-        } catch (const Error& e) {
-            emit logMessage(LogLevel::Warning,
-                            tr("This run is not recorded: %1").arg(QString::fromUtf8(e.what())));
-        }
+    auto run = std::make_unique<ActiveRun>();
+    RunSessionOptions options;
+    options.telemetry = &m_sampler;
+    options.recorder.closePatience =
+        std::chrono::duration_cast<std::chrono::milliseconds>(kWindowRecordingPatience);
+    options.databasePath = m_databasePath.toStdString();
+    options.trainer.runId = makeRunId();
+    const QString runId = QString::fromStdString(options.trainer.runId);
+    run->sink = std::make_unique<TaggingSink>(m_queue, EventSource{options.trainer.runId, 0});
+    // From the run's thread to the UI thread, after the run's last events.
+    options.onRecording = [this, runId](const RecordingNotice& notice) {
+        QMetaObject::invokeMethod(
+            this, [this, runId, notice] { onRecordingNotice(runId, notice); },
+            Qt::QueuedConnection);
+    };
+    try {
+        run->session = std::make_unique<RunSession>(config, options,
+                                                    std::vector<EventSink*>{run->sink.get()});
+    } catch (const Error& e) {
+        // The store cannot be used (read-only, a foreign file): train unrecorded and say so.
+        emit logMessage(LogLevel::Warning,
+                        tr("This run is not recorded: %1").arg(QString::fromUtf8(e.what())));
+        options.databasePath.clear();
+        run->session = std::make_unique<RunSession>(config, options,
+                                                    std::vector<EventSink*>{run->sink.get()});
     }
-    m_stop = std::stop_source();
-    TrainerOptions options;
-    options.runId = makeRunId();
-    m_trainer = std::make_unique<Trainer>(config, *m_sinks, options);
-    m_thread = QThread::create([this, token = m_stop.get_token()] {
-        m_trainer->run(token);
-        if (!m_recorder)
-            return;
-        // Off the UI thread: a locked store may take a while to take the last rows.
-        m_sampler.removeSink(m_recorder.get());
-        if (!m_recorder->flush(std::chrono::seconds(1)) && !m_recorder->failed())
-            m_queue.onEvent(LogEvent{LogLevel::Warning,
-                                     "waiting for the run database (" + m_recorder->lastError() +
-                                         ") to record the rest of this run",
-                                     0.0});
-        if (!m_recorder->close())
-            m_queue.onEvent(LogEvent{LogLevel::Error,
-                                     "not all of this run was recorded (" +
-                                         std::to_string(m_recorder->lostEvents()) +
-                                         " events lost): " + m_recorder->lastError(),
-                                     0.0});
-    });
-    m_thread->setObjectName(QStringLiteral("trainer"));
-    connect(m_thread, &QThread::finished, this, &RunController::onThreadFinished);
-    m_thread->start();
+    RunSession* session = run->session.get();
+    run->thread = QThread::create([session, token = run->stop.get_token()] { session->run(token); });
+    run->thread->setObjectName(QStringLiteral("trainer"));
+    QThread* thread = run->thread;
+    connect(thread, &QThread::finished, this, [this, thread] { onThreadFinished(thread); });
+    m_run = std::move(run);
+    thread->start();
     setState(State::Running);
     return true;
 }
@@ -88,32 +102,54 @@ bool RunController::start(const RunConfig& config) {
 void RunController::pause() {
     if (m_state != State::Running)
         return;
-    m_trainer->pause();
+    m_run->session->pause();
     setState(State::Paused);
 }
 
 void RunController::resume() {
     if (m_state != State::Paused)
         return;
-    m_trainer->resume();
+    m_run->session->resume();
     setState(State::Running);
 }
 
 void RunController::stop() {
     if (m_state != State::Running && m_state != State::Paused)
         return;
-    m_stop.request_stop(); // also ends a pause
+    m_run->stop.request_stop(); // also ends a pause
     setState(State::Stopping);
 }
 
-void RunController::onThreadFinished() {
-    drain(); // the RunFinished event and any store error are in the queue by now
-    m_thread->deleteLater();
-    m_thread = nullptr;
-    m_trainer.reset();
-    m_recorder.reset();
-    m_sinks.reset();
+// The run's end arrived: training is over, and the next run may start while this one records.
+void RunController::onTrainingEnded(const QString& runId) {
+    if (!m_run || currentRunId() != runId)
+        return;
+    m_recording.push_back(std::move(m_run));
     setState(State::Idle);
+}
+
+void RunController::onRecordingNotice(const QString& runId, const RecordingNotice& notice) {
+    drain(); // the run's own last events first
+    const LogLevel level = notice.kind == RecordingNotice::Kind::Lost      ? LogLevel::Error
+                           : notice.kind == RecordingNotice::Kind::Waiting ? LogLevel::Warning
+                                                                           : LogLevel::Info;
+    QString message = QString::fromStdString(notice.message);
+    if (notice.kind == RecordingNotice::Kind::Waiting)
+        message += tr(". The run is kept in memory and recorded as soon as the database can be "
+                      "written; closing the window gives up on what is not recorded by then.");
+    emit logMessage(level, message);
+    emit recordingChanged(runId, notice.kind == RecordingNotice::Kind::Waiting, message);
+}
+
+void RunController::onThreadFinished(QThread* thread) {
+    drain(); // the RunFinished event and any recording notice are in the queue by now
+    const auto done = [thread](const std::unique_ptr<ActiveRun>& r) { return r->thread == thread; };
+    if (m_run && done(m_run)) // ended without reporting its end (cannot happen; stay safe)
+        m_recording.push_back(std::move(m_run));
+    std::erase_if(m_recording, done);
+    thread->deleteLater();
+    if (!m_run)
+        setState(State::Idle);
 }
 
 void RunController::setState(State state) {
@@ -124,8 +160,9 @@ void RunController::setState(State state) {
 }
 
 // Delivers the queued events in order, consecutive steps, epochs and samples as one batch each.
+// The views show the run training now: a run still being recorded reports only its notices.
 void RunController::drain() {
-    std::vector<Event> events = m_queue.drain();
+    std::vector<TaggedEvent> events = m_queue.drain();
     if (events.empty())
         return;
     std::vector<StepEvent> steps;
@@ -142,7 +179,9 @@ void RunController::drain() {
         epochs.clear();
         samples.clear();
     };
-    for (const Event& event : events) {
+    for (const TaggedEvent& tagged : events) {
+        const Event& event = tagged.event;
+        const QString runId = QString::fromStdString(tagged.source.runId);
         if (const auto* s = std::get_if<StepEvent>(&event)) {
             steps.push_back(*s);
         } else if (const auto* e = std::get_if<EpochEvent>(&event)) {
@@ -163,6 +202,7 @@ void RunController::drain() {
                                                     : tr("resumed at step %1").arg(pause->step));
             } else if (const auto* finished = std::get_if<RunFinishedEvent>(&event)) {
                 emit runFinished(*finished);
+                onTrainingEnded(runId);
             }
         }
     }

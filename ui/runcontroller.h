@@ -1,11 +1,15 @@
-// RunController: owns the trainer's thread and the telemetry sampler, and turns the engine's
+// RunController: owns the training thread and the telemetry sampler, and turns the engine's
 // events into batches on the UI thread. Train / pause / resume / stop come in as calls; the
 // event queue is drained on a ~30 ms timer so a burst of events costs one update, not many.
+// A run that has finished training but whose store is locked or full keeps recording in the
+// background (its events held, retried for as long as the window is open) while the next run
+// trains.
 #pragma once
 
+#include "events/eventqueue.h"
+#include "events/events.h"
+#include "session/runsession.h"
 #include "telemetry/telemetrysampler.h"
-#include "train/eventqueue.h"
-#include "train/events.h"
 #include "train/runconfig.h"
 
 #include <QObject>
@@ -16,12 +20,6 @@
 #include <vector>
 
 class QThread;
-
-namespace tb {
-class EventFanout;
-class Trainer;
-class RunRecorder;
-} // namespace tb
 
 namespace tb::ui {
 
@@ -34,9 +32,11 @@ public:
     // sampler starts at once, so hardware readings flow with no run active.
     explicit RunController(QString databasePath, const TelemetryOptions& telemetry = {},
                            QObject* parent = nullptr);
-    ~RunController() override; // stops a run in progress and waits for its thread
+    // Stops a run in progress, gives up waiting for a locked store (saying what is lost) and
+    // waits for every thread.
+    ~RunController() override;
 
-    // Starts a run on the trainer thread. Returns false (and changes nothing) while one runs.
+    // Starts a run on a training thread. Returns false (and changes nothing) while one trains.
     bool start(const RunConfig& config);
     void pause();
     void resume();
@@ -44,6 +44,10 @@ public:
 
     State state() const { return m_state; }
     QString databasePath() const { return m_databasePath; }
+    // The run training now (empty when none).
+    QString currentRunId() const;
+    // Runs that finished training and still wait for a locked or full store.
+    int runsWaitingToBeRecorded() const { return static_cast<int>(m_recording.size()); }
     // Why the sampler has no GPU readings, empty when it reads them fine.
     QString gpuStatus() const;
 
@@ -56,25 +60,26 @@ signals:
     void logMessage(tb::LogLevel level, const QString& message);
     void adviceArrived(const tb::AdviceEvent& advice);
     void runFinished(const tb::RunFinishedEvent& event);
+    // A run is waiting for the store (true, with what the wait is for) or no longer is.
+    void recordingChanged(const QString& runId, bool waiting, const QString& message);
     // Emitted after each drain that delivered anything: views replot once per tick.
     void tick();
 
 private:
+    struct ActiveRun;
     void drain();
     void setState(State state);
-    void onThreadFinished();
+    void onTrainingEnded(const QString& runId);
+    void onRecordingNotice(const QString& runId, const RecordingNotice& notice);
+    void onThreadFinished(QThread* thread);
 
     QString m_databasePath;
     EventQueue m_queue;
     TelemetrySampler m_sampler;
     QTimer m_drainTimer;
     State m_state = State::Idle;
-    // Alive for one run; the thread owns nothing, these outlive it.
-    std::unique_ptr<Trainer> m_trainer;
-    std::unique_ptr<RunRecorder> m_recorder;
-    std::unique_ptr<EventFanout> m_sinks;
-    std::stop_source m_stop;
-    QThread* m_thread = nullptr;
+    std::unique_ptr<ActiveRun> m_run;                  // the run training now
+    std::vector<std::unique_ptr<ActiveRun>> m_recording; // trained, still being recorded
 };
 
 } // namespace tb::ui

@@ -1,9 +1,11 @@
 // `trainbench-cli runs`: list, show, compare, export and edit the runs in the run database.
 #include "args.h"
 #include "commands.h"
+#include "runsseries.h"
 
 #include "core/errors.h"
 #include "store/runexport.h"
+#include "store/runseries.h"
 #include "store/runstore.h"
 #include "store/storeerror.h"
 
@@ -24,8 +26,14 @@ constexpr const char* kUsage = R"(usage: trainbench-cli runs [--db PATH] COMMAND
 commands:
   list [--status S] [--model M] [--dataset D] [--tag T] [--limit N] [--json]
   show ID [--epochs N] [--json]      summary, config and the last epochs
-  compare ID ID...                   summaries side by side, config keys that differ
+  compare ID ID... [--target ACC]    summaries side by side (with --target, when val/acc
+                                     first reached it: step, samples, time), differing config
+  compare ID... --metric M [--x step|samples|epoch|time] [--group-by KEY[,KEY]] [--json]
+                                     a series (train/loss, val/acc, samples_per_s, step_ms,
+                                     gpu0/util, ...) side by side, or each group's mean and std
   export ID --format csv|json [--out FILE]   all step and epoch metrics
+  export ID ID... --format csv [--x X] [--out FILE]   every series, long: run,series,x,value
+  watch ID [--json]                  print a run's steps and epochs as they are written
   rename ID NAME
   tag ID TAG...  |  untag ID TAG...
   note ID TEXT
@@ -215,20 +223,60 @@ int show(RunStore& store, const Args& args) {
     return 0;
 }
 
+std::vector<std::string> runIds(const Args& args) {
+    return {args.positional().begin() + 1, args.positional().end()};
+}
+
+// When val/acc first reached target (a fraction or a percentage): the step, samples seen and
+// wall time, interpolated between the epochs around it.
+std::vector<std::pair<std::string, std::string>> targetRows(RunStore& store, const RunRecord& r,
+                                                            double target) {
+    const RunSeries series = RunSeries::load(store, r);
+    const double percent = target <= 1.0 ? target * 100.0 : target;
+    const auto at = [&](SeriesX x) {
+        const auto v = firstReaching(series.points("val/acc", x), percent, true);
+        return v ? fixed(*v, x == SeriesX::Time ? 1 : 0) : std::string("not reached");
+    };
+    const std::string what = "val acc " + fixed(percent, 1) + "%";
+    return {{what + ": step", at(SeriesX::Step)},
+            {what + ": samples", at(SeriesX::Samples)},
+            {what + ": time (s)", at(SeriesX::Time)}};
+}
+
 int compare(RunStore& store, const Args& args) {
+    if (args.value("metric")) {
+        requireArgs(args, 1, "runs compare ID... --metric M", /*atLeast=*/true);
+        return compareSeries(store, runIds(args), args);
+    }
     requireArgs(args, 2, "runs compare ID ID...", /*atLeast=*/true);
     std::vector<RunRecord> runs;
     for (std::size_t i = 1; i < args.positional().size(); ++i)
         runs.push_back(store.getRun(args.positional()[i]));
+    std::optional<double> target;
+    if (const auto t = args.value("target")) {
+        char* end = nullptr;
+        target = std::strtod(t->c_str(), &end);
+        if (end == t->c_str() || *end || !(*target > 0.0 && *target <= 100.0))
+            throw ConfigError("--target", "'" + *t + "' is not an accuracy (0.9 or 90)");
+    }
     std::vector<std::string> header{""};
     for (const RunRecord& r : runs)
         header.push_back(r.id);
     TextTable table(header);
-    const std::size_t rowCount = summaryRows(runs[0]).size();
-    for (std::size_t row = 0; row < rowCount; ++row) {
-        std::vector<std::string> line{summaryRows(runs[0])[row].first};
-        for (const RunRecord& r : runs)
-            line.push_back(summaryRows(r)[row].second);
+    const auto rowsOf = [&](const RunRecord& r) {
+        auto rows = summaryRows(r);
+        if (target)
+            for (auto& row : targetRows(store, r, *target))
+                rows.push_back(std::move(row));
+        return rows;
+    };
+    std::vector<std::vector<std::pair<std::string, std::string>>> all;
+    for (const RunRecord& r : runs)
+        all.push_back(rowsOf(r));
+    for (std::size_t row = 0; row < all[0].size(); ++row) {
+        std::vector<std::string> line{all[0][row].first};
+        for (const auto& rows : all)
+            line.push_back(rows[row].second);
         table.add(line);
     }
     table.print(std::cout);
@@ -252,11 +300,25 @@ int compare(RunStore& store, const Args& args) {
 }
 
 int exportRun(RunStore& store, const Args& args) {
-    requireArgs(args, 1, "runs export ID --format csv|json [--out FILE]");
-    const std::string id = store.resolveId(args.positional()[1]);
+    requireArgs(args, 1, "runs export ID... --format csv|json [--out FILE]", /*atLeast=*/true);
     const std::string format = args.valueOr("format", "csv");
     if (format != "csv" && format != "json")
         throw ConfigError("--format", "'" + format + "' is not csv or json");
+    if (args.positional().size() > 2) { // several runs: every series, one row per point
+        if (format != "csv")
+            throw ConfigError("--format", "several runs export as csv (run,series,x,value)");
+        std::vector<std::string> ids;
+        for (const std::string& id : runIds(args))
+            ids.push_back(store.resolveId(id));
+        if (const auto out = args.value("out")) {
+            exportToFile(*out, store.path(),
+                         [&](std::ostream& o) { exportLongCsv(store, ids, args, o); });
+            return 0;
+        }
+        exportLongCsv(store, ids, args, std::cout);
+        return 0;
+    }
+    const std::string id = store.resolveId(args.positional()[1]);
     const ExportFormat f = format == "csv" ? ExportFormat::Csv : ExportFormat::Json;
     if (const auto out = args.value("out")) {
         exportRunToFile(store, id, f, *out);
@@ -314,7 +376,8 @@ int edit(RunStore& store, const Args& args) {
 
 int cmdRuns(const Argv& argv) {
     const Args args(
-        argv, {{"db", "status", "model", "dataset", "tag", "limit", "epochs", "format", "out"},
+        argv, {{"db", "status", "model", "dataset", "tag", "limit", "epochs", "format", "out",
+                "metric", "x", "group-by", "target"},
                {"json"},
                /*positionals=*/true});
     if (args.flag("help") || args.positional().empty()) {
@@ -323,10 +386,15 @@ int cmdRuns(const Argv& argv) {
     }
     const std::string path = args.valueOr("db", defaultDatabasePath());
     const std::string& command = args.positional()[0];
-    if (command == "list" || command == "show" || command == "compare" || command == "export") {
+    if (command == "list" || command == "show" || command == "compare" || command == "export" ||
+        command == "watch") {
         const std::unique_ptr<RunStore> store = openRunStoreForQueries(path);
         if (command == "list")
             return list(*store, args);
+        if (command == "watch") {
+            requireArgs(args, 1, "runs watch ID [--json]");
+            return watchRun(*store, args.positional()[1], args);
+        }
         if (command == "show")
             return show(*store, args);
         if (command == "compare")

@@ -6,9 +6,8 @@
 #include "progress.h"
 
 #include "core/errors.h"
-#include "core/runid.h"
 #include "io/jsontext.h"
-#include "store/runrecorder.h"
+#include "session/runsession.h"
 #include "store/runstore.h"
 #include "telemetry/telemetrysampler.h"
 #include "train/checkpointer.h"
@@ -19,6 +18,7 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -80,6 +80,19 @@ RunConfig buildConfig(const Args& args, std::string& resumePath) {
     config.validate();
     return config;
 }
+
+// Calls back when the run's end is reported: training is over, recording may not be.
+class RunEndSink final : public EventSink {
+public:
+    explicit RunEndSink(std::function<void()> onEnd) : m_onEnd(std::move(onEnd)) {}
+    void onEvent(const Event& event) override {
+        if (std::holds_alternative<RunFinishedEvent>(event))
+            m_onEnd();
+    }
+
+private:
+    std::function<void()> m_onEnd;
+};
 
 // Every epoch's figures for the --json summary, with the wall time since the command started
 // (time to an accuracy can be read from it).
@@ -145,35 +158,38 @@ int cmdTrain(const Argv& argv) {
     const RunConfig config = buildConfig(args, resumePath);
     const bool json = args.flag("json");
 
-    TrainerOptions options;
+    RunSessionOptions options;
     // A resumed run continues its own record (and checkpoint folder) in the run store.
-    options.runId = resumePath.empty() ? makeRunId() : Checkpointer::runIdOf(resumePath);
-    if (options.runId.empty())
-        options.runId = makeRunId();
-    options.resumeFrom = resumePath;
-    EventFanout sinks;
-    EpochHistory epochs;
-    sinks.add(&epochs);
-    ProgressPrinter progress(json ? stderr : stdout);
-    if (!args.flag("quiet"))
-        sinks.add(&progress);
-
-    std::unique_ptr<RunRecorder> recorder;
+    options.trainer.runId = resumePath.empty() ? "" : Checkpointer::runIdOf(resumePath);
+    options.trainer.resumeFrom = resumePath;
+    if (!args.flag("no-db"))
+        options.databasePath = args.valueOr("db", defaultDatabasePath());
     TelemetrySampler sampler;
-    if (!args.flag("no-db")) {
-        const std::string db = args.valueOr("db", defaultDatabasePath());
-        recorder = std::make_unique<RunRecorder>(db); // its errors name the file and --no-db
-        sinks.add(recorder.get());
-        sampler.addSink(recorder.get());
+    options.telemetry = &sampler;
+    options.onRecording = [](const RecordingNotice& notice) {
+        if (notice.kind == RecordingNotice::Kind::Lost)
+            std::fprintf(stderr, "trainbench-cli train: error: %s\n", notice.message.c_str());
+        else
+            std::fprintf(stderr, "%s\n", notice.message.c_str());
+    };
+    EpochHistory epochs;
+    ProgressPrinter progress(json ? stderr : stdout);
+    // Training ends (the run's end is reported) before recording does: from then on an
+    // interrupt ends the wait for the store instead of the run.
+    std::atomic<int> interruptsWhenTrained{-1};
+    RunEndSink trainingEnd([&] { interruptsWhenTrained = g_interrupts.load(); });
+    std::vector<EventSink*> sinks{&epochs, &trainingEnd};
+    if (!args.flag("quiet"))
+        sinks.push_back(&progress);
+    RunSession session(config, options, sinks); // a store error names the file and --no-db
+    if (session.recording())
         sampler.start();
-    }
 
     // Ctrl-C or SIGTERM asks the trainer to stop after the current step; a second one aborts.
     // Once training is over, the next one ends a wait for a locked or full database instead
-    // (what was not recorded is said below), and one more aborts.
+    // (what was not recorded is said), and one more aborts.
     std::stop_source stopSource;
     g_interrupts = 0;
-    std::atomic<int> interruptsWhenTrained{-1};
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
     std::jthread watcher([&](std::stop_token done) {
@@ -181,47 +197,29 @@ int cmdTrain(const Argv& argv) {
             const int interrupts = g_interrupts.load(), trained = interruptsWhenTrained.load();
             if (interrupts > 0)
                 stopSource.request_stop();
-            if (trained >= 0 && interrupts > trained && recorder)
-                recorder->giveUp();
+            if (trained >= 0 && interrupts > trained)
+                session.stopWaitingForStore();
             if (interrupts > (trained >= 0 ? trained + 1 : 1))
                 std::_Exit(signalExitCode());
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
     });
 
-    Trainer trainer(config, sinks, options);
-    const RunFinishedEvent finished = trainer.run(stopSource.get_token());
-    interruptsWhenTrained = g_interrupts.load();
+    const RunFinishedEvent finished = session.run(stopSource.get_token());
     sampler.stop();
-    bool recorded = true;
-    if (recorder) {
-        sampler.removeSink(recorder.get());
-        // A locked or full database may take a while: say what the wait is for.
-        if (!recorder->flush(std::chrono::seconds(1)) && !recorder->failed()) {
-            const std::string why = recorder->lastError();
-            std::fprintf(stderr, "waiting for the run database to record the run%s%s\n",
-                         why.empty() ? "" : ": ", why.c_str());
-        }
-        recorded = recorder->close();
-        if (!recorded)
-            std::fprintf(stderr,
-                         "trainbench-cli train: error: %llu events of run %s could not be "
-                         "recorded: %s\n",
-                         static_cast<unsigned long long>(recorder->lostEvents()),
-                         options.runId.c_str(), recorder->lastError().c_str());
-    }
+    const bool recorded = session.recordedEverything();
     watcher.request_stop(); // after the recorder: Ctrl-C still ends a long wait
     const bool waitInterrupted = g_interrupts.load() > interruptsWhenTrained.load();
     if (json)
         std::printf("%s\n",
-                    resultJson(options.runId, finished, config, epochs.json()).dump().c_str());
+                    resultJson(session.runId(), finished, config, epochs.json()).dump().c_str());
     if (finished.status == RunStatus::Failed) {
         std::fprintf(stderr, "trainbench-cli train: error: %s\n", finished.error.c_str());
         return 1;
     }
     if (finished.status == RunStatus::Stopped) {
         std::fprintf(stderr, "trainbench-cli train: stopped by %s; continue with --resume %s\n",
-                     g_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT", options.runId.c_str());
+                     g_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT", session.runId().c_str());
         return signalExitCode();
     }
     if (waitInterrupted)

@@ -2,7 +2,7 @@
 // plain lines otherwise, and a summary of each epoch.
 #pragma once
 
-#include "train/events.h"
+#include "events/events.h"
 
 #include <chrono>
 #include <cstdio>

@@ -1,6 +1,7 @@
-// Text forms of RunStatus, as the run store keeps them and the CLI and the window show them.
+// Text forms of RunStatus and FailureKind, as the run store keeps them and the CLI and the
+// window show them.
 #include "core/errors.h"
-#include "train/events.h"
+#include "events/events.h"
 
 namespace tb {
 
@@ -28,6 +29,26 @@ RunStatus runStatusFromString(const std::string& s) {
     throw ConfigError("status", "'" + s +
                                     "' is not a run status (running, completed, stopped, failed "
                                     "or interrupted)");
+}
+
+std::string toString(FailureKind kind) {
+    switch (kind) {
+    case FailureKind::None:
+        return "none";
+    case FailureKind::Config:
+        return "config";
+    case FailureKind::Dataset:
+        return "dataset";
+    case FailureKind::OutOfMemory:
+        return "out_of_memory";
+    case FailureKind::NonFiniteLoss:
+        return "non_finite_loss";
+    case FailureKind::Backend:
+        return "backend";
+    case FailureKind::Internal:
+        return "internal";
+    }
+    return "internal";
 }
 
 } // namespace tb

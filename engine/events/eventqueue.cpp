@@ -1,15 +1,19 @@
 // EventQueue: append under the lock, swap the whole buffer out on drain.
-#include "train/eventqueue.h"
+#include "events/eventqueue.h"
 
 namespace tb {
 
 void EventQueue::onEvent(const Event& event) {
-    std::lock_guard lock(m_mutex);
-    m_pending.push_back(event);
+    push(EventSource{}, event);
 }
 
-std::vector<Event> EventQueue::drain() {
-    std::vector<Event> out;
+void EventQueue::push(const EventSource& source, const Event& event) {
+    std::lock_guard lock(m_mutex);
+    m_pending.push_back({source, event});
+}
+
+std::vector<TaggedEvent> EventQueue::drain() {
+    std::vector<TaggedEvent> out;
     {
         std::lock_guard lock(m_mutex);
         out.swap(m_pending);

@@ -1,5 +1,6 @@
 // What a training run reports while it runs. Sinks (run store, terminal, UI bridge) consume
-// them; the trainer never knows who listens.
+// them; the trainer never knows who listens. Events carry no run id of their own: where they
+// are queued for views of many runs they are tagged with their source (EventSource).
 #pragma once
 
 #include "core/systemsample.h"
@@ -129,6 +130,19 @@ struct RunFinishedEvent {
 
 using Event = std::variant<RunStartedEvent, StepEvent, EpochEvent, SystemSampleEvent, LogEvent,
                            AdviceEvent, PauseEvent, RunFinishedEvent>;
+
+// Where an event came from: the run it belongs to and, in a data-parallel job, the rank that
+// sent it. An empty runId: about no run (telemetry while none trains).
+struct EventSource {
+    std::string runId;
+    int rank = 0;
+    bool operator==(const EventSource&) const = default;
+};
+
+struct TaggedEvent {
+    EventSource source;
+    Event event;
+};
 
 // Receives a run's events on the trainer's thread (or the sampler's, for system samples).
 // Implementations must return quickly: slow work (disk, UI) belongs on their own thread.

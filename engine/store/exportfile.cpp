@@ -1,4 +1,4 @@
-// exportRunToFile(): an export never overwrites the database and never leaves half a file.
+// exportToFile(): an export never overwrites the database and never leaves half a file.
 #include "store/runexport.h"
 #include "store/runstore.h"
 #include "store/storeerror.h"
@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 
 #include <fcntl.h>
@@ -56,16 +57,12 @@ std::string createTemporaryBeside(const std::string& path) {
 // Writes the export straight into path, for what is not a regular file (a device such as
 // /dev/stdout or /dev/full, a FIFO): there is nothing to replace atomically, and a temporary
 // file renamed over a device would replace the device.
-void exportInPlace(RunStore& store, const std::string& runId, ExportFormat format,
-                   const std::string& path) {
+void exportInPlace(const std::string& path, const std::function<void(std::ostream&)>& write) {
     std::ofstream out(path, std::ios::binary);
     if (!out)
         throw exportError(path, std::string("cannot be opened for writing (") +
                                     std::strerror(errno) + ")");
-    if (format == ExportFormat::Csv)
-        exportRunCsv(store, runId, out);
-    else
-        exportRunJson(store, runId, out);
+    write(out);
     out.close();
     if (!out)
         throw exportError(path, "writing the export failed (a full device?)");
@@ -73,24 +70,21 @@ void exportInPlace(RunStore& store, const std::string& runId, ExportFormat forma
 
 } // namespace
 
-void exportRunToFile(RunStore& store, const std::string& runId, ExportFormat format,
-                     const std::string& path) {
-    requireNotTheStore(store.path(), path);
+void exportToFile(const std::string& path, const std::string& databasePath,
+                  const std::function<void(std::ostream&)>& write) {
+    requireNotTheStore(databasePath, path);
     std::error_code statusError;
     const fs::file_status st = fs::status(path, statusError);
     if (!statusError && fs::exists(st) && !fs::is_regular_file(st)) {
         if (fs::is_directory(st))
             throw exportError(path, "is a folder; name a file to write the export to");
-        exportInPlace(store, runId, format, path);
+        exportInPlace(path, write);
         return;
     }
     const std::string tmp = createTemporaryBeside(path);
     try {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (format == ExportFormat::Csv)
-            exportRunCsv(store, runId, out);
-        else
-            exportRunJson(store, runId, out);
+        write(out);
         out.close(); // the last buffered bytes are written here: check after it
         if (!out)
             throw exportError(path, "writing " + tmp + " failed (disk full?)");
@@ -103,6 +97,16 @@ void exportRunToFile(RunStore& store, const std::string& runId, ExportFormat for
         fs::remove(tmp, ignored);
         throw;
     }
+}
+
+void exportRunToFile(RunStore& store, const std::string& runId, ExportFormat format,
+                     const std::string& path) {
+    exportToFile(path, store.path(), [&](std::ostream& out) {
+        if (format == ExportFormat::Csv)
+            exportRunCsv(store, runId, out);
+        else
+            exportRunJson(store, runId, out);
+    });
 }
 
 } // namespace tb

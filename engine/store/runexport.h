@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -48,5 +49,8 @@ enum class ExportFormat { Csv, Json };
 // naming the file.
 void exportRunToFile(RunStore& store, const std::string& runId, ExportFormat format,
                      const std::string& path);
+// The same for any export that `write` produces (the long-format export of several runs).
+void exportToFile(const std::string& path, const std::string& databasePath,
+                  const std::function<void(std::ostream&)>& write);
 
 } // namespace tb

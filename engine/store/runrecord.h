@@ -2,7 +2,7 @@
 // reuse the event structs (StepEvent, EpochEvent, SystemSample) the trainer emits.
 #pragma once
 
-#include "train/events.h"
+#include "events/events.h"
 
 #include <nlohmann/json.hpp>
 

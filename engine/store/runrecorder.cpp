@@ -95,6 +95,11 @@ std::string RunRecorder::lastError() const {
     return m_error;
 }
 
+std::string RunRecorder::lastProblem() const {
+    std::lock_guard lock(m_mutex);
+    return m_problem;
+}
+
 uint64_t RunRecorder::lostEvents() const {
     std::lock_guard lock(m_mutex);
     return m_lost;
@@ -179,6 +184,7 @@ RunRecorder::Outcome RunRecorder::writeBatch(const std::vector<Event>& batch) {
         const auto* storeError = dynamic_cast<const StoreError*>(&e);
         std::lock_guard lock(m_mutex);
         m_error = e.what();
+        m_problem = storeError ? storeError->problem() : m_error;
         if (storeError && transient(*storeError)) {
             m_waiting.store(true, std::memory_order_release);
             return Outcome::Retry;

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "store/runstore.h"
-#include "train/events.h"
+#include "events/events.h"
 
 #include <atomic>
 #include <chrono>
@@ -84,6 +84,8 @@ public:
     bool waiting() const { return m_waiting.load(std::memory_order_acquire); }
     // The StoreError message of the latest write error; empty while none happened.
     std::string lastError() const;
+    // The same without its advice (StoreError::problem()), for a window that gives its own.
+    std::string lastProblem() const;
     // Events that will never be recorded (dropped past maxQueuedEvents or after a failure).
     uint64_t lostEvents() const;
     // The id of the run most recently started through this recorder (empty before).
@@ -129,6 +131,7 @@ private:
     uint64_t m_urgent = 0; // pending requests to commit without waiting for the interval
     std::string m_runId;
     std::string m_error;
+    std::string m_problem;
     std::atomic<bool> m_failed{false};
     std::atomic<bool> m_waiting{false};
     std::atomic<bool> m_givenUp{false};

@@ -283,6 +283,14 @@ void RunStore::setNotes(const std::string& runId, const std::string& notes) {
     requireRun(runId, m_db->changes());
 }
 
+int64_t RunStore::dataVersion() {
+    SqliteStatement& q = m_db->cached("PRAGMA data_version");
+    q.step("reading the data version");
+    const int64_t version = q.integer(0);
+    q.reset();
+    return version;
+}
+
 bool RunStore::contains(const std::string& runId) {
     SqliteStatement& q = m_db->cached("SELECT count(*) FROM runs WHERE id = ?1");
     q.bind(1, runId);

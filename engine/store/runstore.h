@@ -4,9 +4,10 @@
 
 #include "core/systemsample.h"
 #include "store/runrecord.h"
-#include "train/events.h"
+#include "events/events.h"
 
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,9 +63,17 @@ public:
     std::string resolveId(const std::string& idOrPrefix);
     // Whether a run with exactly this id is recorded.
     bool contains(const std::string& runId);
-    std::vector<StepEvent> stepMetrics(const std::string& runId);
-    std::vector<EpochEvent> epochMetrics(const std::string& runId);
-    std::vector<SystemSample> systemSamples(const std::string& runId);
+    // A run's rows in order: steps in (afterStep, lastStep], epochs after afterEpoch, samples
+    // after afterTime (unix seconds). The defaults read everything; a follower passes the last
+    // row it has and reads only what landed since.
+    std::vector<StepEvent> stepMetrics(const std::string& runId, int64_t afterStep = 0,
+                                       int64_t lastStep = std::numeric_limits<int64_t>::max());
+    std::vector<EpochEvent> epochMetrics(const std::string& runId, int64_t afterEpoch = 0);
+    std::vector<SystemSample> systemSamples(const std::string& runId,
+                                            double afterTime = -std::numeric_limits<double>::max());
+    // SQLite's PRAGMA data_version: changes whenever another connection (another process, the
+    // recorder's thread) commits to the file, so a follower knows without reading any table.
+    int64_t dataVersion();
     std::vector<RunLogEntry> events(const std::string& runId);
     // "ok" entries are not returned: empty means PRAGMA integrity_check passed.
     std::vector<std::string> checkIntegrity();

@@ -9,12 +9,15 @@
 
 namespace tb {
 
-std::vector<StepEvent> RunStore::stepMetrics(const std::string& runId) {
+std::vector<StepEvent> RunStore::stepMetrics(const std::string& runId, int64_t afterStep,
+                                             int64_t lastStep) {
     SqliteStatement& q = m_db->cached(
         "SELECT step, epoch, samples_seen, time, loss, lr, step_ms, data_wait_ms, h2d_ms, "
         "forward_ms, backward_ms, optimizer_ms, samples_per_s, loss_scale, skipped "
-        "FROM step_metrics WHERE run_id = ?1 ORDER BY step");
+        "FROM step_metrics WHERE run_id = ?1 AND step > ?2 AND step <= ?3 ORDER BY step");
     q.bind(1, runId);
+    q.bind(2, afterStep);
+    q.bind(3, lastStep);
     std::vector<StepEvent> rows;
     while (q.step("reading step metrics")) {
         StepEvent s;
@@ -39,11 +42,12 @@ std::vector<StepEvent> RunStore::stepMetrics(const std::string& runId) {
     return rows;
 }
 
-std::vector<EpochEvent> RunStore::epochMetrics(const std::string& runId) {
+std::vector<EpochEvent> RunStore::epochMetrics(const std::string& runId, int64_t afterEpoch) {
     SqliteStatement& q = m_db->cached(
         "SELECT epoch, step, train_loss, train_acc, val_loss, val_acc, seconds, samples_per_s, "
-        "checkpoint FROM epoch_metrics WHERE run_id = ?1 ORDER BY epoch");
+        "checkpoint FROM epoch_metrics WHERE run_id = ?1 AND epoch > ?2 ORDER BY epoch");
     q.bind(1, runId);
+    q.bind(2, afterEpoch);
     std::vector<EpochEvent> rows;
     while (q.step("reading epoch metrics")) {
         EpochEvent e;
@@ -62,14 +66,15 @@ std::vector<EpochEvent> RunStore::epochMetrics(const std::string& runId) {
     return rows;
 }
 
-std::vector<SystemSample> RunStore::systemSamples(const std::string& runId) {
+std::vector<SystemSample> RunStore::systemSamples(const std::string& runId, double afterTime) {
     std::vector<SystemSample> rows;
     std::vector<int64_t> ids;
     SqliteStatement& q = m_db->cached(
         "SELECT id, time, cpu_percent, cpu_per_core, ram_used_bytes, ram_total_bytes, "
         "process_rss_bytes, process_peak_rss_bytes FROM system_samples WHERE run_id = ?1 "
-        "ORDER BY time, id");
+        "AND time > ?2 ORDER BY time, id");
     q.bind(1, runId);
+    q.bind(2, afterTime);
     auto bytes = [&](int col) -> std::optional<uint64_t> {
         if (const auto v = q.optInteger(col))
             return static_cast<uint64_t>(*v);
@@ -99,8 +104,9 @@ std::vector<SystemSample> RunStore::systemSamples(const std::string& runId) {
         "g.mem_used_bytes, g.mem_total_bytes, g.temperature_c, g.power_w, g.power_limit_w, "
         "g.sm_clock_mhz, g.mem_clock_mhz, g.pcie_tx_mbps, g.pcie_rx_mbps, g.throttle_reasons "
         "FROM gpu_samples g JOIN system_samples s ON s.id = g.sample_id WHERE s.run_id = ?1 "
-        "ORDER BY g.sample_id, g.gpu_index");
+        "AND s.time > ?2 ORDER BY g.sample_id, g.gpu_index");
     g.bind(1, runId);
+    g.bind(2, afterTime);
     std::unordered_map<int64_t, std::size_t> rowOf;
     for (std::size_t i = 0; i < ids.size(); ++i)
         rowOf[ids[i]] = i;

@@ -9,4 +9,7 @@ set(TB_MODULE_SOURCES
     runstorewrite.cpp
     runrecorder.cpp
     runexport.cpp
+    runtail.cpp
+    runseries.cpp
+    rungroups.cpp
     exportfile.cpp)

@@ -63,9 +63,8 @@ StoreError StoreError::fromSqlite(const std::string& path, int rc, const std::st
     std::string message = path + ": " + problem;
     if (!context.empty())
         message += " while " + context;
-    message += " (sqlite: " + (detail.empty() ? std::string(sqlite3_errstr(rc)) : detail) + "). ";
-    message += advice;
-    return StoreError(kind, path, message, rc);
+    message += " (sqlite: " + (detail.empty() ? std::string(sqlite3_errstr(rc)) : detail) + ")";
+    return StoreError(kind, path, message + ". " + advice, rc, message);
 }
 
 } // namespace tb

@@ -23,8 +23,11 @@ public:
     };
 
     // message is the whole text; use fromSqlite() to build one from a SQLite result code.
-    StoreError(Kind kind, std::string path, const std::string& message, int sqliteCode = 0)
-        : Error(message), m_kind(kind), m_path(std::move(path)), m_sqliteCode(sqliteCode) {}
+    // problem, when given, is the message without its advice (see problem()).
+    StoreError(Kind kind, std::string path, const std::string& message, int sqliteCode = 0,
+               std::string problem = {})
+        : Error(message), m_kind(kind), m_path(std::move(path)), m_sqliteCode(sqliteCode),
+          m_problem(problem.empty() ? message : std::move(problem)) {}
 
     // "<path>: <what went wrong> (sqlite: <detail>). <what to do>" for a SQLite result code
     // (extended codes are fine). context says what we were doing ("opening", "writing run x").
@@ -34,11 +37,15 @@ public:
     Kind kind() const { return m_kind; }
     const std::string& path() const { return m_path; }
     int sqliteCode() const { return m_sqliteCode; } // 0 when the error did not come from SQLite
+    // What went wrong without the advice on what to do, which names the CLI's options: for a
+    // window, which gives its own.
+    const std::string& problem() const { return m_problem; }
 
 private:
     Kind m_kind;
     std::string m_path;
     int m_sqliteCode;
+    std::string m_problem;
 };
 
 } // namespace tb

@@ -4,7 +4,7 @@
 
 #include "core/systemsample.h"
 #include "telemetry/nvmlsampler.h"
-#include "train/events.h"
+#include "events/events.h"
 
 #include <chrono>
 #include <condition_variable>

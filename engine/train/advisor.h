@@ -2,7 +2,7 @@
 // (a data-starved step loop, fp16 overflow that does not settle, a loss that became NaN).
 #pragma once
 
-#include "train/events.h"
+#include "events/events.h"
 
 #include <optional>
 #include <set>

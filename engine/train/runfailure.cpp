@@ -5,26 +5,6 @@
 
 namespace tb {
 
-std::string toString(FailureKind kind) {
-    switch (kind) {
-    case FailureKind::None:
-        return "none";
-    case FailureKind::Config:
-        return "config";
-    case FailureKind::Dataset:
-        return "dataset";
-    case FailureKind::OutOfMemory:
-        return "out_of_memory";
-    case FailureKind::NonFiniteLoss:
-        return "non_finite_loss";
-    case FailureKind::Backend:
-        return "backend";
-    case FailureKind::Internal:
-        return "internal";
-    }
-    return "internal";
-}
-
 RunFailure describeFailure(const std::exception& error, const RunConfig& config) {
     RunFailure f;
     if (const auto* e = dynamic_cast<const ConfigError*>(&error)) {

@@ -2,7 +2,7 @@
 // memory the config change that should make the run fit.
 #pragma once
 
-#include "train/events.h"
+#include "events/events.h"
 #include "train/runconfig.h"
 
 #include <exception>

@@ -3,7 +3,7 @@
 // everything as events. Runs on the caller's thread; stop it through the stop_token.
 #pragma once
 
-#include "train/events.h"
+#include "events/events.h"
 #include "train/runconfig.h"
 
 #include <memory>

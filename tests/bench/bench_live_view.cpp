@@ -7,7 +7,7 @@
 // Usage: tb_bench_live_view [--seconds S] (per size; default 5). Not a test.
 #include "charts/chartspanel.h"
 #include "support/syntheticrun.h"
-#include "train/eventqueue.h"
+#include "events/eventqueue.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -70,11 +70,12 @@ QByteArray loadAverage() {
 }
 
 // Hands a drained batch to the panel, one call per kind of event.
-void dispatch(ChartsPanel& panel, const std::vector<Event>& events) {
+void dispatch(ChartsPanel& panel, const std::vector<TaggedEvent>& events) {
     std::vector<StepEvent> steps;
     std::vector<EpochEvent> epochs;
     std::vector<SystemSample> samples;
-    for (const Event& e : events) {
+    for (const TaggedEvent& tagged : events) {
+        const Event& e = tagged.event;
         if (const auto* s = std::get_if<StepEvent>(&e))
             steps.push_back(*s);
         else if (const auto* ep = std::get_if<EpochEvent>(&e))
@@ -143,7 +144,7 @@ Phase measure(QApplication& app, ChartsPanel& panel, test::SyntheticRun& run, do
     QObject::connect(&tick, &QTimer::timeout, [&] {
         const auto t0 = Clock::now();
         const double cpu0 = threadCpuMs();
-        const std::vector<Event> batch = queue.drain();
+        const std::vector<TaggedEvent> batch = queue.drain();
         dispatch(panel, batch);
         panel.replot();
         phase.tickMs.push_back(

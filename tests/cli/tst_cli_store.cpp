@@ -14,6 +14,7 @@
 
 #include <sys/stat.h>
 
+#include <cmath>
 #include <csignal>
 
 using namespace tb;
@@ -28,12 +29,20 @@ QString databaseOf(const QTemporaryDir& home) {
     return home.filePath("TrainBench/runs.db");
 }
 
-// Trains the small run to completion; returns its id.
-QString trainSmallRun(const QTemporaryDir& home) {
-    const CliResult r = runCli(QStringList{"train", "--json", "--quiet"} + kSmallRun, home.path());
+// Trains the small run to completion (with extra --set values); returns its id.
+QString trainSmallRun(const QTemporaryDir& home, const QStringList& extra = {}) {
+    const CliResult r =
+        runCli(QStringList{"train", "--json", "--quiet"} + kSmallRun + extra, home.path());
     if (r.code != 0)
         qWarning("%s", qPrintable(r.err));
     return lastJsonLine(r.out)["run_id"].toString();
+}
+
+// The id of a run that is still running, read as another program would; empty when none.
+QString lastRunningId(const QTemporaryDir& home) {
+    const CliResult r = runCli({"runs", "list", "--status", "running", "--json"}, home.path());
+    const QJsonArray runs = QJsonDocument::fromJson(r.out.toUtf8()).array();
+    return runs.isEmpty() ? QString() : runs.first().toObject()["id"].toString();
 }
 
 } // namespace
@@ -132,6 +141,85 @@ private slots:
         holder.exec("ROLLBACK");
         QCOMPARE(p.exitCode(), 128 + SIGTERM);
         QVERIFY2(err.contains("could not be recorded"), err.constData());
+    }
+
+    // A series of several runs side by side and per group, read from the store.
+    void compareSeriesAndGroups() {
+        QTemporaryDir home;
+        const QString a = trainSmallRun(home, {"--set", "lr=0.05", "--set", "max_epochs=2"});
+        const QString b = trainSmallRun(home, {"--set", "lr=0.05", "--set", "max_epochs=2",
+                                               "--set", "seed=1"});
+        const QString c = trainSmallRun(home, {"--set", "lr=0.2", "--set", "max_epochs=2"});
+        CliResult r = runCli({"runs", "compare", a, b, c, "--metric", "val/acc", "--x", "epoch",
+                              "--json"},
+                             home.path());
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QJsonObject j = lastJsonLine(r.out);
+        QCOMPARE(j["runs"].toArray().size(), 3);
+        const QJsonObject first = j["runs"].toArray().first().toObject();
+        QCOMPARE(first["x"].toArray().size(), 2); // an epoch each
+        QCOMPARE(first["x"].toArray().at(1).toDouble(), 2.0);
+        const CliResult shown = runCli({"runs", "show", a, "--json"}, home.path());
+        const double best =
+            QJsonDocument::fromJson(shown.out.toUtf8()).object()["best_val_acc"].toDouble();
+        const QJsonArray ys = first["y"].toArray();
+        QVERIFY(std::abs(std::max(ys[0].toDouble(), ys[1].toDouble()) - 100.0 * best) < 1e-9);
+
+        r = runCli({"runs", "compare", a, b, c, "--metric", "val/acc", "--x", "epoch",
+                    "--group-by", "lr", "--json"},
+                   home.path());
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        j = lastJsonLine(r.out);
+        const QJsonArray groups = j["groups"].toArray();
+        QCOMPARE(groups.size(), 2);
+        QCOMPARE(groups[0].toObject()["label"].toString(), QString("lr=0.05"));
+        QCOMPARE(groups[0].toObject()["run_ids"].toArray().size(), 2);
+
+        r = runCli({"runs", "compare", a, "--metric", "val/accuracy"}, home.path());
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("--metric") && r.err.contains("val/acc"), qPrintable(r.err));
+        r = runCli({"runs", "compare", a, b, "--target", "0.5"}, home.path());
+        QVERIFY2(r.code == 0 && r.out.contains("val acc 50.0%: samples"), qPrintable(r.out));
+    }
+
+    // Several runs export in long format: run,series,x,value, every point of every series.
+    void exportOfSeveralRunsIsLong() {
+        QTemporaryDir home;
+        const QString a = trainSmallRun(home), b = trainSmallRun(home);
+        const CliResult r =
+            runCli({"runs", "export", a, b, "--format", "csv", "--x", "samples"}, home.path());
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QStringList lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.first(), QString("run,series,samples,value"));
+        QVERIFY(lines.filter(a + ",train/loss,").size() > 0);
+        QVERIFY(lines.filter(b + ",val/acc,").size() == 1);
+        RunStore store(databaseOf(home).toStdString());
+        QCOMPARE(lines.filter(a + ",train/loss,").size(),
+                 qsizetype(store.stepMetrics(a.toStdString()).size()));
+    }
+
+    // `runs watch` follows a run another process writes and returns when it ends.
+    void watchFollowsARunWhileItTrains() {
+        QTemporaryDir home;
+        QProcess trainer;
+        prepareCli(trainer, home.path());
+        trainer.start(TB_CLI_PATH, QStringList{"train", "--quiet", "--set", "dataset=shapes",
+                                               "--set", "model=fmnist-cnn", "--set",
+                                               "data.image_size=16", "--set", "max_epochs=3",
+                                               "--set", "log_every_n_steps=1", "--set",
+                                               "device=cpu"});
+        QVERIFY(trainer.waitForStarted());
+        QString id;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !(id = lastRunningId(home)).isEmpty() || trainer.state() == QProcess::NotRunning,
+            60000);
+        QVERIFY2(!id.isEmpty(), "the run ended before it could be watched");
+        const CliResult watched = runCli({"runs", "watch", id}, home.path(), 120000);
+        QVERIFY2(watched.code == 0, qPrintable(watched.err));
+        QVERIFY(watched.out.contains("step 1 "));
+        QVERIFY(watched.out.contains("epoch 3"));
+        QVERIFY(watched.out.trimmed().endsWith("completed"));
+        QVERIFY(trainer.waitForFinished(60000));
     }
 
     // `runs export ID --out <the store>` used to truncate it: every run was gone.

@@ -1,7 +1,7 @@
 // An EventSink that keeps what a Trainer run reported on the calling thread, for tests.
 #pragma once
 
-#include "train/events.h"
+#include "events/events.h"
 
 #include <string>
 #include <vector>

@@ -3,7 +3,7 @@
 // the chart screenshots and the live-view benchmark. Deterministic for a given seed.
 #pragma once
 
-#include "train/events.h"
+#include "events/events.h"
 
 #include <cstdint>
 #include <random>

@@ -4,7 +4,7 @@
 
 #include "charts/xaxismode.h"
 #include "core/systemsample.h"
-#include "train/events.h"
+#include "events/events.h"
 
 #include <QWidget>
 

@@ -6,7 +6,7 @@
 #include "charts/dataextent.h"
 #include "charts/smoothing.h"
 #include "charts/stepkeys.h"
-#include "train/events.h"
+#include "events/events.h"
 
 #include <vector>
 

@@ -5,7 +5,7 @@
 #include "charts/chartview.h"
 #include "charts/dataextent.h"
 #include "charts/stepkeys.h"
-#include "train/events.h"
+#include "events/events.h"
 
 #include <vector>
 

@@ -4,7 +4,7 @@
 
 #include "charts/dataextent.h"
 #include "charts/xaxismode.h"
-#include "train/events.h"
+#include "events/events.h"
 
 #include <array>
 #include <cstddef>

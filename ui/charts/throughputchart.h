@@ -8,7 +8,7 @@
 #include "charts/chartview.h"
 #include "charts/dataextent.h"
 #include "charts/stepkeys.h"
-#include "train/events.h"
+#include "events/events.h"
 
 #include <array>
 #include <vector>

@@ -4,7 +4,7 @@
 
 #include "charts/chartview.h"
 #include "charts/dataextent.h"
-#include "train/events.h"
+#include "events/events.h"
 
 #include <vector>
 

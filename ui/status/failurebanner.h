@@ -2,7 +2,7 @@
 // the engine suggests a config change (out of memory: half the batch, twice the accumulation).
 #pragma once
 
-#include "train/events.h"
+#include "events/events.h"
 
 #include <QFrame>
 

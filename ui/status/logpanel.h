@@ -2,7 +2,7 @@
 // to their concept card.
 #pragma once
 
-#include "train/events.h"
+#include "events/events.h"
 
 #include <QWidget>
 

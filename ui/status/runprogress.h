@@ -1,7 +1,7 @@
 // RunProgress: the run's state, epoch and step progress, ETA and samples/s, in one line.
 #pragma once
 
-#include "train/events.h"
+#include "events/events.h"
 
 #include <QElapsedTimer>
 #include <QWidget>
