@@ -1,25 +1,13 @@
 // ProgressPrinter.
 #include "progress.h"
 
+#include "core/textformat.h"
+
 #include <unistd.h>
 
 #include <string>
 
 namespace tb::cli {
-
-namespace {
-
-std::string formatDuration(double seconds) {
-    const auto s = static_cast<long long>(seconds + 0.5);
-    char buf[32];
-    if (s >= 3600)
-        std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
-    else
-        std::snprintf(buf, sizeof buf, "%02lld:%02lld", s / 60, s % 60);
-    return buf;
-}
-
-} // namespace
 
 ProgressPrinter::ProgressPrinter(std::FILE* out) : m_out(out), m_tty(isatty(fileno(out)) != 0) {}
 
@@ -30,7 +18,7 @@ void ProgressPrinter::onEvent(const Event& event) {
         m_totalSteps = e->totalSteps;
         m_stepsPerEpoch = e->stepsPerEpoch;
         m_startStep = e->resumedFromStep;
-        m_start = std::chrono::steady_clock::now();
+        m_remaining.begin(e->totalSteps, e->resumedFromStep);
         std::fprintf(m_out, "run %s: %s on %s, %lld steps (%lld per epoch)%s\n", e->runId.c_str(),
                      e->name.c_str(), e->device.c_str(), static_cast<long long>(e->totalSteps),
                      static_cast<long long>(e->stepsPerEpoch),
@@ -64,12 +52,7 @@ void ProgressPrinter::onEvent(const Event& event) {
 }
 
 void ProgressPrinter::printStep(const StepEvent& e) {
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
-    const int64_t done = e.step - m_startStep;
-    const double eta =
-        done > 0 ? elapsed / static_cast<double>(done) * static_cast<double>(m_totalSteps - e.step)
-                 : 0.0;
+    const double eta = m_remaining.seconds(e.step);
     const double frac =
         m_totalSteps ? static_cast<double>(e.step) / static_cast<double>(m_totalSteps) : 0.0;
     if (m_tty) {

@@ -3,8 +3,8 @@
 #pragma once
 
 #include "events/events.h"
+#include "train/stepplan.h"
 
-#include <chrono>
 #include <cstdio>
 
 namespace tb::cli {
@@ -24,7 +24,7 @@ private:
     int64_t m_stepsPerEpoch = 0;
     int64_t m_startStep = 0;
     int64_t m_lastPrinted = 0;
-    std::chrono::steady_clock::time_point m_start;
+    RemainingTime m_remaining;
 };
 
 } // namespace tb::cli

@@ -1,5 +1,6 @@
 set(TB_MODULE_SOURCES
     hostinfo.cpp
     hostsampler.cpp
+    doctorreport.cpp
     nvmlsampler.cpp
     telemetrysampler.cpp)

@@ -1,2 +1,3 @@
 set(TB_MODULE_SOURCES advisor.cpp checkpointer.cpp devicechoices.cpp memoryestimate.cpp
-                      modelplan.cpp runconfig.cpp runfailure.cpp stepbench.cpp trainer.cpp)
+                      modelplan.cpp runconfig.cpp runfailure.cpp stepbench.cpp stepplan.cpp
+                      trainer.cpp)

@@ -15,6 +15,7 @@
 #include "train/checkpointer.h"
 #include "train/memoryestimate.h"
 #include "train/runfailure.h"
+#include "train/stepplan.h"
 
 #include <atomic>
 #include <chrono>
@@ -239,11 +240,9 @@ void Trainer::State::setup() {
                             "its copy to the GPU blocks the host until the GPU has caught up; "
                             "pin_memory=true makes the copy asynchronous");
 
-    const int64_t micro = trainLoader->batchesPerEpoch();
-    stepsPerEpoch = (micro + config.accumulateGradBatches - 1) / config.accumulateGradBatches;
-    totalSteps = config.maxEpochs > 0 ? config.maxEpochs * stepsPerEpoch : config.maxSteps;
-    if (config.maxSteps > 0)
-        totalSteps = std::min(totalSteps, config.maxSteps);
+    const StepPlan plan = planStepsFromBatches(config, trainLoader->batchesPerEpoch());
+    stepsPerEpoch = plan.stepsPerEpoch;
+    totalSteps = plan.totalSteps;
     optimizer = std::make_unique<Optimizer>(*backend, graph->params(), config.optimizer);
     const uint64_t deviceBytes = backend->memoryStats().deviceTotal;
     log(LogLevel::Info,

@@ -6,7 +6,6 @@
 #include "charts/hardwarechart.h"
 #include "charts/losschart.h"
 #include "charts/precisionchart.h"
-#include "charts/smoothing.h"
 #include "charts/throughputchart.h"
 #include "charts/validationchart.h"
 
@@ -128,22 +127,6 @@ private slots:
         QCOMPARE(panel.validationChart()->valAccGraph()->dataCount(), 0);
         // Telemetry is not the run's: it stays.
         QCOMPARE(panel.hardwareChart()->graph(HardwareChart::Utilisation, 0)->dataCount(), 2);
-    }
-
-    void debiasedEmaMatchesHandComputation() {
-        // w = 0.6 over 1, 2, 3:
-        //   last = 0.4            debias = 1 - 0.6   = 0.4   -> 1
-        //   last = 0.24 + 0.8     debias = 1 - 0.36  = 0.64  -> 1.04 / 0.64 = 1.625
-        //   last = 0.624 + 1.2    debias = 1 - 0.216 = 0.784 -> 1.824 / 0.784
-        DebiasedEma ema(0.6);
-        QCOMPARE(ema.add(1.0), 1.0);
-        QCOMPARE(ema.add(2.0), 1.625);
-        QVERIFY(std::abs(ema.add(3.0) - 1.824 / 0.784) < 1e-12);
-        // A NaN loss passes through and leaves the average alone.
-        QVERIFY(std::isnan(ema.add(qQNaN())));
-        DebiasedEma none(0.0);
-        QCOMPARE(none.add(5.0), 5.0);
-        QCOMPARE(none.add(7.0), 7.0);
     }
 
     void lossChartSmoothsWithTheSliderWeight() {

@@ -4,7 +4,7 @@
 
 #include "charts/chartview.h"
 #include "charts/dataextent.h"
-#include "charts/smoothing.h"
+#include "core/smoothing.h"
 #include "charts/stepkeys.h"
 #include "events/events.h"
 

@@ -6,7 +6,6 @@ set(TB_MODULE_SOURCES
     losschart.cpp
     precisionchart.cpp
     binnedmeans.cpp
-    smoothing.cpp
     stepkeys.cpp
     throughputchart.cpp
     validationchart.cpp

@@ -3,9 +3,7 @@
 #include "hardwarepanel.h"
 
 #include "concepts/conceptcards.h"
-#include "core/errors.h"
-#include "telemetry/hostinfo.h"
-#include "train/devicechoices.h"
+#include "telemetry/doctorreport.h"
 
 #include <QGridLayout>
 #include <QGroupBox>
@@ -17,60 +15,31 @@ namespace tb::ui {
 
 namespace {
 
-QString versionText(int v, int majorDiv, int minorDiv, int minorMod) {
-    if (v <= 0)
-        return QObject::tr("not found");
-    return QStringLiteral("%1.%2").arg(v / majorDiv).arg((v / minorDiv) % minorMod);
-}
-
 QString gib(uint64_t bytes) {
     return QString::number(static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0), 'f', 1);
 }
 
 } // namespace
 
+// The engine's doctor report (telemetry/doctorreport.h), the same rows `trainbench-cli doctor`
+// prints, as a table under section headings; a problem row in the warning colour.
 QString environmentReport() {
-    const CudaStatus& cuda = gpuBackendStatus();
-    const HostFacts host = readHostFacts();
+    const std::vector<DoctorRow> rows = doctorReportOfThisMachine();
     QString html = QStringLiteral("<table cellspacing='4'>");
-    const auto row = [&html](const QString& k, const QString& v) {
-        html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(k, v);
-    };
-    QStringList simd;
-    for (const std::string& s : host.cpu.simd)
-        simd << QString::fromStdString(s);
-    row(QObject::tr("CPU"), QObject::tr("%1, %2 cores / %3 threads")
-                                .arg(QString::fromStdString(host.cpu.model).toHtmlEscaped())
-                                .arg(host.cpu.physicalCores)
-                                .arg(host.cpu.logicalCores));
-    row(QObject::tr("SIMD"), simd.join(QStringLiteral(" ")));
-    row(QObject::tr("Memory"), QObject::tr("%1 GiB, %2 GiB available")
-                                   .arg(gib(host.memory.total), gib(host.memory.available)));
-    row(QObject::tr("oneDNN"), host.onednnVersion.empty()
-                                   ? QObject::tr("not loaded")
-                                   : QString::fromStdString(host.onednnVersion));
-    row(QObject::tr("GPU backend"),
-        cuda.usable ? QObject::tr("usable")
-                    : QStringLiteral("<span style='color:#d13438'>%1</span>")
-                          .arg(QObject::tr("unavailable: %1")
-                                   .arg(QString::fromStdString(cuda.reason).toHtmlEscaped())));
-    if (!cuda.usable && !cuda.advice.empty())
-        row(QObject::tr("What to do"), QString::fromStdString(cuda.advice).toHtmlEscaped());
-    row(QObject::tr("NVIDIA driver (CUDA)"), versionText(cuda.driverVersion, 1000, 10, 100));
-    row(QObject::tr("CUDA runtime"), versionText(cuda.runtimeVersion, 1000, 10, 100));
-    row(QObject::tr("cuDNN"), versionText(cuda.cudnnVersion, 10000, 100, 100));
-    if (!cuda.pluginPath.empty())
-        row(QObject::tr("GPU plugin"), QString::fromStdString(cuda.pluginPath).toHtmlEscaped());
-    for (const GpuInfo& gpu : cuda.gpus)
-        row(QStringLiteral("cuda:%1").arg(gpu.index),
-            QObject::tr("%1, compute %2.%3, %4 SMs (%5 CUDA cores), %6 GiB, %7 GB/s")
-                .arg(QString::fromStdString(gpu.name).toHtmlEscaped())
-                .arg(gpu.computeMajor)
-                .arg(gpu.computeMinor)
-                .arg(gpu.smCount)
-                .arg(gpu.cudaCores)
-                .arg(gib(gpu.totalMemory))
-                .arg(gpu.bandwidthGBps, 0, 'f', 0));
+    std::string section;
+    for (const DoctorRow& row : rows) {
+        if (row.section != section) {
+            section = row.section;
+            html += QStringLiteral("<tr><td colspan='2'><b>%1</b></td></tr>")
+                        .arg(QString::fromStdString(section).toHtmlEscaped());
+        }
+        const QString value = QString::fromStdString(row.value).toHtmlEscaped();
+        html += QStringLiteral("<tr><td>%1</td><td>%2</td></tr>")
+                    .arg(QString::fromStdString(row.label).toHtmlEscaped(),
+                         row.problem ? QStringLiteral("<span style='color:#d13438'>%1</span>")
+                                           .arg(value)
+                                     : value);
+    }
     html += QStringLiteral("</table><p><a href='concept:environment'>%1</a></p>")
                 .arg(QObject::tr("What this check means"));
     return html;

@@ -10,6 +10,7 @@
 #include "memorybar.h"
 #include "modelpanel.h"
 #include "train/devicechoices.h"
+#include "train/stepplan.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -211,15 +212,9 @@ RunConfig SetupPanel::config() const {
 
 int64_t SetupPanel::totalSteps(const RunConfig& c) const {
     const DatasetFacts& f = m_dataset->facts();
-    if (!f.ok || c.batchSize < 1)
+    if (!f.ok)
         return c.maxSteps > 0 ? c.maxSteps : 0;
-    const int64_t batches = c.dropLast ? f.trainSamples / c.batchSize
-                                       : (f.trainSamples + c.batchSize - 1) / c.batchSize;
-    const int64_t perEpoch = (batches + c.accumulateGradBatches - 1) / c.accumulateGradBatches;
-    int64_t total = c.maxEpochs > 0 ? c.maxEpochs * perEpoch : c.maxSteps;
-    if (c.maxSteps > 0)
-        total = std::min(total, c.maxSteps);
-    return std::max<int64_t>(total, 0);
+    return planSteps(c, f.trainSamples).totalSteps; // the trainer's own plan
 }
 
 void SetupPanel::refresh() {

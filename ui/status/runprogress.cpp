@@ -1,6 +1,7 @@
-// RunProgress: the ETA extrapolates the steps of this session (a resumed run counts from its
-// resume point), as the CLI's progress line does.
+// RunProgress: the ETA is the engine's RemainingTime, as the CLI's progress line's is.
 #include "runprogress.h"
+
+#include "core/textformat.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -10,14 +11,13 @@
 
 namespace tb::ui {
 
-QString formatSeconds(double seconds) {
-    const auto s = static_cast<long long>(std::llround(std::max(seconds, 0.0)));
-    if (s >= 3600)
-        return QStringLiteral("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QChar('0'));
-    if (s >= 60)
-        return QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
-    return QStringLiteral("%1 s").arg(s);
+namespace {
+
+QString durationText(double seconds) {
+    return QString::fromStdString(formatDuration(seconds));
 }
+
+} // namespace
 
 RunProgress::RunProgress(QWidget* parent)
     : QWidget(parent), m_state(new QLabel(tr("Ready"), this)), m_bar(new QProgressBar(this)),
@@ -47,29 +47,25 @@ void RunProgress::begin(const RunStartedEvent& event) {
     m_details->setText(
         tr("run %1 on %2")
             .arg(QString::fromStdString(event.runId), QString::fromStdString(event.device)));
-    m_clock.start();
+    m_remaining.begin(m_total, m_startStep);
 }
 
 void RunProgress::update(const StepEvent& last) {
     m_step = last.step;
     m_bar->setValue(static_cast<int>(std::min<int64_t>(last.step, m_total)));
-    const double elapsed = static_cast<double>(m_clock.elapsed()) / 1000.0;
-    const int64_t done = last.step - m_startStep;
-    const double eta =
-        done > 0 ? elapsed / static_cast<double>(done) * static_cast<double>(m_total - last.step)
-                 : 0.0;
+    const double eta = m_remaining.seconds(last.step);
     const int64_t epochs = (m_total + m_perEpoch - 1) / m_perEpoch;
     m_details->setText(tr("epoch %1/%2  ·  %L3 samples/s  ·  ETA %4")
                            .arg(last.epoch)
                            .arg(epochs)
                            .arg(last.samplesPerSec, 0, 'f', 0)
-                           .arg(formatSeconds(eta)));
+                           .arg(durationText(eta)));
 }
 
 void RunProgress::finish(const RunFinishedEvent& event) {
     m_details->setText(tr("%1 after %2, %3 steps")
                            .arg(QString::fromStdString(toString(event.status)))
-                           .arg(formatSeconds(event.summary.durationSec))
+                           .arg(durationText(event.summary.durationSec))
                            .arg(event.summary.steps));
 }
 

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "events/events.h"
+#include "train/stepplan.h"
 
-#include <QElapsedTimer>
 #include <QWidget>
 
 class QLabel;
@@ -27,11 +27,8 @@ private:
     QLabel* m_state;
     QProgressBar* m_bar;
     QLabel* m_details;
-    QElapsedTimer m_clock;
+    RemainingTime m_remaining;
     int64_t m_total = 0, m_perEpoch = 0, m_startStep = 0, m_step = 0;
 };
-
-// "1 h 02 min", "3 min 05 s", "12 s".
-QString formatSeconds(double seconds);
 
 } // namespace tb::ui

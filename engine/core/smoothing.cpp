@@ -1,9 +1,9 @@
 // DebiasedEma: the recurrence of TensorBoard's smoothing slider.
-#include "charts/smoothing.h"
+#include "core/smoothing.h"
 
 #include <cmath>
 
-namespace tb::ui {
+namespace tb {
 
 void DebiasedEma::reset(double weight) {
     m_weight = weight;
@@ -20,4 +20,4 @@ double DebiasedEma::add(double x) {
     return m_last / debias;
 }
 
-} // namespace tb::ui
+} // namespace tb

@@ -1,12 +1,13 @@
-// TensorBoard's debiased exponential moving average of a scalar series.
+// TensorBoard's debiased exponential moving average of a scalar series: the loss chart's
+// smoothing, the comparison's, and wherever a smoothed figure is printed.
 #pragma once
 
 #include <cstdint>
 
-namespace tb::ui {
+namespace tb {
 
 // last = last*w + (1-w)*x; smoothed = last / (1 - w^n) with n the finite values seen, so the
-// first points are not pulled towards zero (TensorBoard's scalar dashboard smoothing).
+// first points are not pulled towards zero.
 class DebiasedEma {
 public:
     explicit DebiasedEma(double weight = 0.6) : m_weight(weight) {}
@@ -23,4 +24,4 @@ private:
     int64_t m_count = 0;
 };
 
-} // namespace tb::ui
+} // namespace tb

@@ -1,0 +1,35 @@
+// formatDuration and formatCount.
+#include "core/textformat.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace tb {
+
+std::string formatDuration(double seconds) {
+    const long long s = std::isfinite(seconds) && seconds > 0 ? std::llround(seconds) : 0;
+    char buf[48];
+    if (s >= 3600)
+        std::snprintf(buf, sizeof buf, "%lld h %02lld min", s / 3600, s % 3600 / 60);
+    else if (s >= 60)
+        std::snprintf(buf, sizeof buf, "%lld min %02lld s", s / 60, s % 60);
+    else
+        std::snprintf(buf, sizeof buf, "%lld s", s);
+    return buf;
+}
+
+std::string formatCount(int64_t n) {
+    const bool negative = n < 0;
+    // The magnitude as unsigned: -INT64_MIN does not fit an int64_t.
+    const uint64_t magnitude = negative ? uint64_t(-(n + 1)) + 1 : uint64_t(n);
+    const std::string digits = std::to_string(magnitude);
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return negative ? "-" + out : out;
+}
+
+} // namespace tb

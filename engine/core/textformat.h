@@ -1,0 +1,14 @@
+// How the engine, the CLI and the window write durations and counts, so they say the same.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tb {
+
+// "42 s", "3 min 07 s", "1 h 05 min"; negative or non-finite seconds read as 0.
+std::string formatDuration(double seconds);
+// A count with thousands separated by commas: 1,234,567.
+std::string formatCount(int64_t n);
+
+} // namespace tb
