@@ -123,7 +123,13 @@ private slots:
         QVERIFY(p.waitForStarted());
         QByteArray out; // accumulated: QTRY re-evaluates its expression
         QTRY_VERIFY_WITH_TIMEOUT((out += p.readAllStandardOutput()).contains("step"), 60000);
-        QTest::qWait(1500); // let the recorder commit a few batches
+        // Killed once the store holds some steps (read as another program would).
+        const auto committedSteps = [&] {
+            const Result r = runCli({"runs", "list", "--json"}, home.path());
+            const QJsonArray runs = QJsonDocument::fromJson(r.out.toUtf8()).array();
+            return runs.isEmpty() ? 0 : runs.first().toObject()["steps"].toInt();
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(committedSteps() > 0, 60000);
         p.kill();
         QVERIFY(p.waitForFinished());
         const Result list = runCli({"runs", "list", "--json"}, home.path());

@@ -6,6 +6,8 @@
 
 #include <zlib.h>
 
+#include <filesystem>
+
 #include <cmath>
 #include <fstream>
 
@@ -45,6 +47,14 @@ float maxAbsDiff(const Tensor& a, const Tensor& b) {
     for (int64_t i = 0; i < a.numel(); ++i)
         m = std::max(m, std::fabs(a.data<float>()[i] - b.data<float>()[i]));
     return m;
+}
+
+std::string fashionMnistMissing() {
+    std::error_code ec;
+    if (std::filesystem::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz", ec))
+        return {};
+    return "Fashion-MNIST is not installed (Debian package dataset-fashion-mnist): the default "
+           "set-up cannot load";
 }
 
 } // namespace tb::test

@@ -15,6 +15,10 @@ void writeGzipFile(const std::string& path, const std::vector<uint8_t>& bytes);
 
 // Host f32 tensor with values drawn uniformly from [lo, hi) by a seeded generator.
 Tensor randomTensor(const Shape& shape, uint64_t seed, float lo = -1.0f, float hi = 1.0f);
+// Why Fashion-MNIST (the default run's data, Debian's dataset-fashion-mnist) cannot be used
+// here, or empty when it is installed; tests of the default set-up QSKIP with it.
+std::string fashionMnistMissing();
+
 // Largest absolute difference between two host f32 tensors of equal size.
 float maxAbsDiff(const Tensor& a, const Tensor& b);
 

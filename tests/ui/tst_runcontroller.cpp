@@ -108,25 +108,39 @@ private slots:
     }
 
     // Stop mid-epoch: the run ends `stopped` at a step inside the first epoch, with a checkpoint.
+    // Paused first (it holds between two steps), then stopped: where the stop lands does not
+    // depend on how fast the machine trains.
     void stopMidEpoch() {
         QTemporaryDir dir;
         RunController controller(dir.filePath("runs.db"), hostOnly());
         RunFinishedEvent result;
         bool done = false;
+        int64_t pausedAt = -1;
         connect(&controller, &RunController::runFinished, this, [&](const RunFinishedEvent& e) {
             result = e;
             done = true;
         });
         connect(&controller, &RunController::stepsArrived, this,
-                [&](const std::vector<StepEvent>&) { controller.stop(); });
-        // Epochs of about 200 steps, so the stop (sent when the first steps reach the UI, one
-        // 30 ms drain later) lands well inside the first one however fast the machine trains.
+                [&](const std::vector<StepEvent>& steps) {
+                    if (pausedAt < 0) {
+                        controller.pause();
+                        pausedAt = steps.back().step;
+                    }
+                });
         RunConfig config = test::tinyRunConfig(dir.filePath("ckpt"), 5);
-        config.set("data.synthetic_samples", "8000");
+        config.set("data.synthetic_samples", "8000"); // epochs of about 200 steps
         QVERIFY(controller.start(config));
+        QTRY_COMPARE_WITH_TIMEOUT(controller.state(), RunController::State::Paused, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(pausedAt > 0, 60000);
+        controller.stop();
         QTRY_VERIFY_WITH_TIMEOUT(done, 60000);
         QCOMPARE(toString(result.status), std::string("stopped"));
-        QVERIFY2(result.summary.steps < 150, std::to_string(result.summary.steps).c_str());
+        // The pause took effect after the step in progress when it was asked for.
+        QVERIFY2(result.summary.steps <= pausedAt + 2,
+                 qPrintable(QString("paused at %1, stopped at %2")
+                                .arg(pausedAt)
+                                .arg(result.summary.steps)));
+        QVERIFY(result.summary.steps < 200); // inside the first epoch
         QVERIFY(!result.checkpoint.empty());
         QTRY_COMPARE(controller.state(), RunController::State::Idle);
     }

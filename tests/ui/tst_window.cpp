@@ -8,6 +8,7 @@
 #include "setup/setuppanel.h"
 #include "status/failurebanner.h"
 #include "store/runstore.h"
+#include "support/testdata.h"
 #include "uitestutil.h"
 
 #include <QAction>
@@ -42,6 +43,8 @@ private slots:
     void init() { QSettings().clear(); }
 
     void firstLaunchIsReadyToTrain() {
+        if (const std::string why = test::fashionMnistMissing(); !why.empty())
+            QSKIP(why.c_str());
         MainWindow w(db());
         w.show();
         auto* train = w.findChild<QAction*>("action-train");
@@ -157,6 +160,7 @@ private slots:
     void invalidValueDisablesTrainWithTheReason() {
         MainWindow w(db());
         w.show();
+        w.setup().setConfig(test::tinyRunConfig(m_dir.filePath("ckpt")));
         auto* train = w.findChild<QAction*>("action-train");
         QTRY_VERIFY_WITH_TIMEOUT(train->isEnabled(), 30000);
         auto* lr = w.findChild<QLineEdit*>("lr");
