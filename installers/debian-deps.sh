@@ -8,6 +8,7 @@ packages=(
   build-essential cmake ccache pkg-config git
   clang libclang-rt-14-dev libomp-dev # libFuzzer targets (clang builds the engine with OpenMP)
   qt6-base-dev libqcustomplot-dev     # the window and the Qt Test suites
+  qt6-svg-dev                         # SVG export of comparisons
   fonts-dejavu-core                   # text in the window and its screenshots
   libdnnl-dev ocl-icd-opencl-dev      # CPU backend: oneDNN (on OpenMP); its CMake config wants OpenCL
   libopenblas-openmp-dev              # tests/bench: the sgemm the dense layers are measured against

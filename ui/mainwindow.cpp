@@ -3,22 +3,37 @@
 #include "mainwindow.h"
 
 #include "charts/chartspanel.h"
+#include "charts/chartview.h"
+#include "concepts/conceptcards.h"
 #include "hardware/hardwarepanel.h"
+#include "keyboard/focusring.h"
+#include "keyboard/tabstops.h"
 #include "runcontroller.h"
+#include "runs/runsstore.h"
+#include "runs/runstablemodel.h"
+#include "runs/runsview.h"
 #include "setup/setuppanel.h"
 #include "status/failurebanner.h"
 #include "status/logpanel.h"
 #include "status/runprogress.h"
+#include "store/sqlitedb.h"
+#include "telemetry/doctorreport.h"
+#include "themeicon.h"
+#include "train/trainer.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
+#include <QFileDialog>
 #include <QLabel>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -39,10 +54,11 @@ constexpr int kChartsHeight = 600;
 
 MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     : QMainWindow(parent), m_controller(new RunController(databasePath, {}, this)),
-      m_setup(new SetupPanel), m_setupScroll(new QScrollArea), m_charts(new ChartsPanel),
-      m_hardware(new HardwarePanel), m_log(new LogPanel), m_progress(new RunProgress),
+      m_store(new RunsStore(databasePath, this)), m_setup(new SetupPanel),
+      m_setupScroll(new QScrollArea), m_charts(new ChartsPanel), m_hardware(new HardwarePanel),
+      m_log(new LogPanel), m_runs(new RunsView(*m_store)), m_progress(new RunProgress),
       m_banner(new FailureBanner), m_split(new QSplitter(Qt::Horizontal, this)),
-      m_tabs(new QTabWidget), m_blocker(new QLabel) {
+      m_tabs(new QTabWidget), m_blocker(new QLabel), m_recording(new QLabel) {
     setWindowTitle(tr("TrainBench"));
     setObjectName(QStringLiteral("main-window"));
 
@@ -53,7 +69,11 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     m_setupScroll->setMinimumWidth(kSetupMinWidth);
 
     m_tabs->setObjectName(QStringLiteral("views"));
+    m_charts->setObjectName(QStringLiteral("charts-panel"));
+    m_runs->setObjectName(QStringLiteral("runs-view"));
+    m_hardware->setObjectName(QStringLiteral("hardware-panel"));
     m_tabs->addTab(m_charts, tr("Charts"));
+    m_tabs->addTab(m_runs, tr("Runs"));
     m_tabs->addTab(m_hardware, tr("Hardware"));
     auto* vertical = new QSplitter(Qt::Vertical);
     vertical->addWidget(m_tabs);
@@ -77,8 +97,18 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     m_blocker->setStyleSheet(QStringLiteral("color: #d13438;"));
     m_progress->setObjectName(QStringLiteral("run-status"));
     statusBar()->addWidget(m_progress, 1);
+    m_recording->setObjectName(QStringLiteral("recording-status"));
+    m_recording->setStyleSheet(QStringLiteral("color: #d13438;"));
+    m_recording->hide();
+    statusBar()->addPermanentWidget(m_recording);
     createActions();
     connectController();
+    connectRuns();
+    // Every chart the window holds reports the exports it could not write.
+    for (ChartView* chart : findChildren<ChartView*>())
+        connect(chart, &ChartView::exportFailed, this, &MainWindow::reportWriteFailure);
+    m_setupScroll->setFocusPolicy(Qt::NoFocus); // its fields are the stops, not the frame
+    m_focusRing = new FocusRing(this);
     connect(m_setup, &SetupPanel::changed, this, &MainWindow::updateActions);
     connect(m_banner, &FailureBanner::retryRequested, this, &MainWindow::retryWith);
     m_hardware->setGpuStatus(m_controller->gpuStatus());
@@ -89,13 +119,13 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
 MainWindow::~MainWindow() = default;
 
 void MainWindow::createActions() {
-    m_train = new QAction(tr("&Train"), this);
+    m_train = new QAction(themeIcon(QStringLiteral("media-playback-start")), tr("&Train"), this);
     m_train->setObjectName(QStringLiteral("action-train"));
     m_train->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
     m_train->setToolTip(tr("Train with this configuration (Ctrl+Return)"));
     connect(m_train, &QAction::triggered, this, &MainWindow::train);
 
-    m_pause = new QAction(tr("&Pause"), this);
+    m_pause = new QAction(themeIcon(QStringLiteral("media-playback-pause")), tr("&Pause"), this);
     m_pause->setObjectName(QStringLiteral("action-pause"));
     m_pause->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
     m_pause->setToolTip(tr("Pause after the current step (Ctrl+P); press again to resume"));
@@ -106,38 +136,112 @@ void MainWindow::createActions() {
             m_controller->pause();
     });
 
-    m_stop = new QAction(tr("&Stop"), this);
+    m_stop = new QAction(themeIcon(QStringLiteral("media-playback-stop")), tr("&Stop"), this);
     m_stop->setObjectName(QStringLiteral("action-stop"));
     m_stop->setShortcut(QKeySequence(Qt::Key_Escape));
     m_stop->setToolTip(tr("Stop after the current step and save a checkpoint (Esc)"));
     connect(m_stop, &QAction::triggered, m_controller, &RunController::stop);
 
-    auto* quit = new QAction(tr("&Quit"), this);
-    quit->setShortcut(QKeySequence::Quit);
-    connect(quit, &QAction::triggered, this, &QWidget::close);
-
-    QMenu* run = menuBar()->addMenu(tr("&Run"));
-    run->addAction(m_train);
-    run->addAction(m_pause);
-    run->addAction(m_stop);
-    run->addSeparator();
-    run->addAction(quit);
-
     QToolBar* bar = addToolBar(tr("Run"));
     bar->setObjectName(QStringLiteral("run-toolbar"));
     bar->setMovable(false);
-    bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     bar->addAction(m_train);
     bar->addAction(m_pause);
     bar->addAction(m_stop);
     bar->addSeparator();
     bar->addWidget(m_blocker);
+    // Tool bars keep their buttons out of the Tab chain; the keyboard-only user needs them.
+    for (QAction* a : {m_train, m_pause, m_stop})
+        bar->widgetForAction(a)->setFocusPolicy(Qt::TabFocus);
+    m_toolBar = bar;
+
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->setObjectName(QStringLiteral("menu-file"));
+    const QList<QAction*> opens = m_setup->openActions();
+    opens[0]->setShortcut(QKeySequence::Open);
+    opens[0]->setIcon(themeIcon(QStringLiteral("document-open")));
+    file->addActions(opens);
+    file->addSeparator();
+    QAction* exportCharts =
+        file->addAction(themeIcon(QStringLiteral("document-save-as")), tr("&Export Charts..."),
+                        this, &MainWindow::exportChartsToFolder);
+    exportCharts->setObjectName(QStringLiteral("action-export-charts"));
+    exportCharts->setShortcut(QKeySequence::SaveAs);
+    exportCharts->setToolTip(tr("Every training chart as PNG and CSV into a folder"));
+    file->addSeparator();
+    QAction* quit = file->addAction(themeIcon(QStringLiteral("application-exit")), tr("&Quit"),
+                                    this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    edit->setObjectName(QStringLiteral("menu-edit"));
+    edit->setToolTip(tr("The runs selected in the Runs tab"));
+    edit->addActions(m_runs->editActions());
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->setObjectName(QStringLiteral("menu-view"));
+    const auto panelToggle = [this, view](const QString& text, QWidget* panel,
+                                          const QString& name) {
+        QAction* a = view->addAction(text);
+        a->setObjectName(name);
+        a->setCheckable(true);
+        a->setChecked(true);
+        connect(a, &QAction::toggled, panel, &QWidget::setVisible);
+        return a;
+    };
+    m_showSetup = panelToggle(tr("&Set-up Column"), m_setupScroll, QStringLiteral("view-setup"));
+    m_showLog = panelToggle(tr("&Log"), m_log, QStringLiteral("view-log"));
+    QAction* showBar = m_toolBar->toggleViewAction();
+    showBar->setText(tr("&Tool Bar"));
+    view->addAction(showBar);
+    const char* const tabNames[] = {QT_TR_NOOP("&Charts"), QT_TR_NOOP("&Runs"),
+                                    QT_TR_NOOP("&Hardware")};
+    view->addSeparator();
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        QAction* a = view->addAction(tr(tabNames[i]), this, [this, i] {
+            m_tabs->setCurrentIndex(i);
+            m_tabs->currentWidget()->setFocus(Qt::ShortcutFocusReason);
+        });
+        a->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)));
+    }
+    view->addSeparator();
+    QAction* fitAll = view->addAction(themeIcon(QStringLiteral("zoom-fit-best")),
+                                      tr("&Fit All Charts"), this, [this] {
+                                          for (ChartView* chart : m_charts->charts())
+                                              chart->fit();
+                                      });
+    fitAll->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    QAction* fullScreen = view->addAction(tr("F&ull Screen"), this, [this](bool on) {
+        setWindowState(on ? windowState() | Qt::WindowFullScreen
+                          : windowState() & ~Qt::WindowFullScreen);
+    });
+    fullScreen->setCheckable(true);
+    fullScreen->setShortcut(QKeySequence::FullScreen);
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    run->setObjectName(QStringLiteral("menu-run"));
+    run->addAction(m_train);
+    run->addAction(m_pause);
+    run->addAction(m_stop);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->setObjectName(QStringLiteral("menu-help"));
+    QMenu* cards = help->addMenu(tr("&Concepts"));
+    for (const ConceptCard& card : conceptCards())
+        cards->addAction(card.title, this, [this, id = card.id] { showConceptCard(this, id); });
+    help->addSeparator();
+    help->addAction(themeIcon(QStringLiteral("help-about")), tr("&About TrainBench"), this,
+                    &MainWindow::showAbout);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
 
 void MainWindow::connectController() {
     RunController* c = m_controller;
     connect(c, &RunController::stateChanged, this, &MainWindow::updateActions);
     connect(c, &RunController::runStarted, this, [this](const RunStartedEvent& e) {
+        m_opening.clear(); // the live run takes the charts
+        m_chartRunId = QString::fromStdString(e.runId);
         m_charts->beginRun(e);
         m_progress->begin(e);
         m_log->addMessage(LogLevel::Info,
@@ -165,13 +269,108 @@ void MainWindow::connectController() {
             // The config key the failure names gets the focus once the form is enabled again.
             m_focusAfterRun = QString::fromStdString(e.failure.subject);
         } else {
-            m_log->addMessage(LogLevel::Info, tr("run %1; best validation accuracy %2% at epoch %3")
-                                                  .arg(QString::fromStdString(toString(e.status)))
-                                                  .arg(e.summary.bestValAcc * 100.0, 0, 'f', 2)
-                                                  .arg(e.summary.bestEpoch));
+            const QString status = QString::fromStdString(toString(e.status));
+            m_log->addMessage(LogLevel::Info,
+                              e.summary.bestEpoch > 0
+                                  ? tr("run %1; best validation accuracy %2% at epoch %3")
+                                        .arg(status)
+                                        .arg(e.summary.bestValAcc * 100.0, 0, 'f', 2)
+                                        .arg(e.summary.bestEpoch)
+                                  : tr("run %1 before its first validation").arg(status));
         }
     });
     connect(c, &RunController::tick, m_charts, &ChartsPanel::replot);
+    // A run whose rows wait for a locked or full store says so until they are written.
+    connect(c, &RunController::recordingChanged, this,
+            [this](const QString& runId, bool waiting, const QString& message) {
+                m_recording->setText(waiting ? tr("Run %1 waits to be recorded").arg(runId)
+                                             : QString());
+                m_recording->setToolTip(message);
+                m_recording->setVisible(waiting);
+            });
+}
+
+void MainWindow::connectRuns() {
+    connect(m_runs, &RunsView::message, this,
+            [this](const QString& text) { m_log->addMessage(LogLevel::Warning, text); });
+    connect(m_runs, &RunsView::openRequested, this, [this](const QString& id) {
+        if (m_controller->state() != RunController::State::Idle) {
+            m_log->addMessage(LogLevel::Warning,
+                              tr("The charts show the run training now; open %1 once it ends, "
+                                 "or compare the two in the Runs tab.")
+                                  .arg(id));
+            return;
+        }
+        m_opening = id;
+        m_store->load(id);
+    });
+    connect(m_store, &RunsStore::runLoaded, this,
+            [this](const QString& id, std::shared_ptr<const RunSeries> run) {
+                if (id != m_opening)
+                    return;
+                m_opening.clear();
+                showStoredRun(*run);
+            });
+    connect(m_store, &RunsStore::runRowsArrived, this,
+            [this](const QString& id, const RunTailUpdate& u) {
+                if (id != m_chartRunId || id == m_controller->currentRunId())
+                    return; // the live run reaches the charts through the controller
+                m_charts->addSteps(u.steps);
+                m_charts->addEpochs(u.epochs);
+                m_charts->addSystemSamples(u.samples);
+                m_charts->replot();
+            });
+    connect(m_store, &RunsStore::runDeleted, this, [this](const QString& id) {
+        if (id == m_opening)
+            m_opening.clear();
+    });
+    connect(m_runs, &RunsView::useSetupRequested, this, [this](const QString& id) {
+        const RunRecord* r = m_runs->model()->run(id);
+        if (!r)
+            return;
+        try {
+            m_setup->setConfig(RunConfig::fromJson(r->config));
+            m_log->addMessage(LogLevel::Info, tr("set-up of run %1 loaded").arg(id));
+        } catch (const std::exception& e) {
+            m_log->addMessage(
+                LogLevel::Warning,
+                tr("The set-up of run %1 cannot be used: %2").arg(id, QString::fromUtf8(e.what())));
+        }
+    });
+    connect(m_runs, &RunsView::resumeRequested, this, &MainWindow::resumeRun);
+}
+
+void MainWindow::showStoredRun(const RunSeries& run) {
+    const RunRecord& r = run.record();
+    m_chartRunId = QString::fromStdString(r.id);
+    m_charts->beginRun(run.startedEvent(), r.startedAt);
+    m_charts->addSteps(run.steps());
+    m_charts->addEpochs(run.epochs());
+    m_charts->addSystemSamples(run.samples());
+    m_charts->replot();
+    m_tabs->setCurrentWidget(m_charts);
+    if (r.status == RunStatus::Running)
+        m_store->follow(m_chartRunId); // written by another process: drawn as it lands
+    m_log->addMessage(LogLevel::Info,
+                      tr("showing run %1 (%2, %3 steps)")
+                          .arg(m_chartRunId, QString::fromStdString(toString(r.status)))
+                          .arg(r.steps));
+}
+
+void MainWindow::resumeRun(const QString& runId) {
+    const RunRecord* r = m_runs->model()->run(runId);
+    if (!r || m_controller->state() != RunController::State::Idle)
+        return;
+    try {
+        const RunConfig config = Trainer::configFromCheckpoint(r->checkpoint);
+        m_banner->hide();
+        m_tabs->setCurrentWidget(m_charts);
+        m_controller->start(config, QString::fromStdString(r->checkpoint), runId);
+    } catch (const std::exception& e) {
+        m_log->addMessage(
+            LogLevel::Error,
+            tr("Run %1 cannot be resumed: %2").arg(runId, QString::fromUtf8(e.what())));
+    }
 }
 
 bool MainWindow::train() {
@@ -235,12 +434,99 @@ void MainWindow::restoreSettings() {
     }
 }
 
-void MainWindow::saveSettings() const {
+void MainWindow::saveSettings() {
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/split"), m_split->saveState());
     settings.setValue(QStringLiteral("run/config"),
                       QByteArray::fromStdString(m_setup->config().toJson().dump()));
+    settings.sync();
+    if (settings.status() != QSettings::NoError)
+        reportWriteFailure(settings.fileName(),
+                           settings.status() == QSettings::AccessError
+                               ? tr("the settings file or its folder is not writable")
+                               : tr("the settings file is malformed"));
+}
+
+void MainWindow::reportWriteFailure(const QString& path, const QString& reason) {
+    const QString text = tr("Could not write %1: %2").arg(QDir::toNativeSeparators(path), reason);
+    m_log->addMessage(LogLevel::Error, text);
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Could not write a file"), text,
+                                QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("write-failed"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open(); // window-modal without a nested event loop: training ticks go on
+}
+
+void MainWindow::exportChartsToFolder() {
+    const QString folder =
+        QFileDialog::getExistingDirectory(this, tr("Export the training charts into a folder"));
+    if (!folder.isEmpty())
+        exportCharts(folder);
+}
+
+int MainWindow::exportCharts(const QString& folder) {
+    int written = 0;
+    for (ChartView* chart : m_charts->charts()) {
+        if (chart->isHidden())
+            continue; // the loss-scale chart outside 16-mixed
+        const QString base = QDir(folder).filePath(chart->title().toLower().replace(' ', '-'));
+        // Stop at the first failure: the same folder fails the same way for the rest.
+        if (!chart->exportPng(base + QStringLiteral(".png")) ||
+            !chart->exportCsv(base + QStringLiteral(".csv")))
+            return written;
+        written += 2;
+    }
+    m_log->addMessage(
+        LogLevel::Info,
+        tr("%1 chart files written to %2").arg(written).arg(QDir::toNativeSeparators(folder)));
+    return written;
+}
+
+void MainWindow::showAbout() {
+    QString rows;
+    const auto row = [&rows](const QString& label, const QString& value) {
+        rows += QStringLiteral("<tr><td>%1</td><td>%2</td></tr>")
+                    .arg(label.toHtmlEscaped(), value.toHtmlEscaped());
+    };
+    row(tr("Qt"), tr("%1 (built with %2)")
+                      .arg(QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR)));
+    row(tr("SQLite"), QString::fromStdString(sqliteVersion()));
+    for (const DoctorRow& r : doctorReportOfThisMachine())
+        if (r.label == "oneDNN" || r.label == "driver" || r.label == "CUDA" || r.label == "cuDNN" ||
+            r.label == "cuBLAS")
+            row(QString::fromStdString(r.label), QString::fromStdString(r.value));
+    QMessageBox box(QMessageBox::NoIcon, tr("About TrainBench"),
+                    tr("<h3>TrainBench %1</h3><p>Train neural networks on a GPU workstation "
+                       "and watch them learn.</p><table>%2</table>")
+                        .arg(QApplication::applicationVersion(), rows),
+                    QMessageBox::Ok, this);
+    box.setObjectName(QStringLiteral("about"));
+    box.setIconPixmap(windowIcon().pixmap(64, 64));
+    box.exec();
+}
+
+// The regions Tab walks, in the order the window reads: the set-up column, the tool bar, the
+// failure banner, the tab bar, the current tab and the log.
+QList<QWidget*> MainWindow::tabStops() const {
+    QList<QWidget*> stops;
+    for (QWidget* region : {static_cast<QWidget*>(m_setupScroll), static_cast<QWidget*>(m_toolBar),
+                            static_cast<QWidget*>(m_banner)})
+        stops << tabStopsIn(region);
+    if (isTabStop(m_tabs->tabBar()))
+        stops << m_tabs->tabBar();
+    stops << tabStopsIn(m_tabs->currentWidget()) << tabStopsIn(m_log);
+    return stops;
+}
+
+bool MainWindow::focusNextPrevChild(bool next) {
+    QWidget* to = nextTabStop(tabStops(), QApplication::focusWidget(), next);
+    if (!to)
+        return QMainWindow::focusNextPrevChild(next);
+    if (m_setupScroll->isAncestorOf(to))
+        m_setupScroll->ensureWidgetVisible(to);
+    to->setFocus(next ? Qt::TabFocusReason : Qt::BacktabFocusReason);
+    return true;
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -2,6 +2,7 @@
 // log on the right, run controls in the tool bar; the window keeps no training logic itself.
 #pragma once
 
+#include "store/runseries.h"
 #include "train/runconfig.h"
 
 #include <QMainWindow>
@@ -11,11 +12,15 @@ class QLabel;
 class QScrollArea;
 class QSplitter;
 class QTabWidget;
+class QToolBar;
 
 namespace tb::ui {
 
 class ChartsPanel;
 class FailureBanner;
+class FocusRing;
+class RunsStore;
+class RunsView;
 class HardwarePanel;
 class LogPanel;
 class RunController;
@@ -31,37 +36,66 @@ public:
 
     RunController& controller() { return *m_controller; }
     SetupPanel& setup() { return *m_setup; }
+    RunsView& runs() { return *m_runs; }
+    ChartsPanel& charts() { return *m_charts; }
+    // The run the training charts show: the one training now, or one opened from the Runs tab.
+    QString chartRunId() const { return m_chartRunId; }
 
     // Starts a run with the set-up panel's config; false when it cannot (see the blocker text).
     bool train();
+    // Every training chart as PNG and CSV into `folder` (File > Export Charts); the number of
+    // files written. A failure is reported (reportWriteFailure) and ends the export.
+    int exportCharts(const QString& folder);
+    // The Tab stops in the order Tab visits them now.
+    QList<QWidget*> tabStops() const;
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    // Tab walks tabStops(), cycling, whatever order the widgets were created in.
+    bool focusNextPrevChild(bool next) override;
 
 private:
     void createActions();
     void connectController();
     void updateActions();
     void restoreSettings();
-    void saveSettings() const;
+    void saveSettings();
+    // A file the window wrote failed: a message box naming the path and the reason, and a log
+    // line (never only stderr).
+    void reportWriteFailure(const QString& path, const QString& reason);
+    void exportChartsToFolder();
+    void showAbout();
     void retryWith(const std::vector<std::pair<std::string, std::string>>& changes);
+    void connectRuns();
+    // Shows a recorded run in the training charts as they drew it live.
+    void showStoredRun(const RunSeries& run);
+    void resumeRun(const QString& runId);
 
     RunController* m_controller;
+    RunsStore* m_store;
     SetupPanel* m_setup;
     QScrollArea* m_setupScroll;
     ChartsPanel* m_charts;
     HardwarePanel* m_hardware;
     LogPanel* m_log;
+    RunsView* m_runs;
     RunProgress* m_progress;
     FailureBanner* m_banner;
     QSplitter* m_split;
     QTabWidget* m_tabs;
     QLabel* m_blocker;
+    QLabel* m_recording; // "Run X waits to be recorded" while its store is locked or full
     QAction* m_train = nullptr;
     QAction* m_pause = nullptr;
     QAction* m_stop = nullptr;
+    QAction* m_showSetup = nullptr;
+    QAction* m_showLog = nullptr;
+    QToolBar* m_toolBar = nullptr;
+    FocusRing* m_focusRing = nullptr;
     bool m_trainWhenReady = false; // a retry waits for the set-up panel to settle
     QString m_focusAfterRun;       // the config key a failed run named
+    QString m_chartRunId;          // the run in the training charts
+    QString m_opening;             // a run asked to be opened, while it loads
 };
 
 } // namespace tb::ui

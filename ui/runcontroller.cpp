@@ -59,7 +59,8 @@ QString RunController::currentRunId() const {
     return m_run ? QString::fromStdString(m_run->session->runId()) : QString();
 }
 
-bool RunController::start(const RunConfig& config) {
+bool RunController::start(const RunConfig& config, const QString& resumeFrom,
+                          const QString& runId) {
     if (m_run)
         return false;
     auto run = std::make_unique<ActiveRun>();
@@ -68,28 +69,29 @@ bool RunController::start(const RunConfig& config) {
     options.recorder.closePatience =
         std::chrono::duration_cast<std::chrono::milliseconds>(kWindowRecordingPatience);
     options.databasePath = m_databasePath.toStdString();
-    options.trainer.runId = makeRunId();
-    const QString runId = QString::fromStdString(options.trainer.runId);
+    options.trainer.runId = runId.isEmpty() ? makeRunId() : runId.toStdString();
+    options.trainer.resumeFrom = resumeFrom.toStdString();
+    const QString id = QString::fromStdString(options.trainer.runId);
     run->sink = std::make_unique<TaggingSink>(m_queue, EventSource{options.trainer.runId, 0});
     // From the run's thread to the UI thread, after the run's last events.
-    options.onRecording = [this, runId](const RecordingNotice& notice) {
+    options.onRecording = [this, id](const RecordingNotice& notice) {
         QMetaObject::invokeMethod(
-            this, [this, runId, notice] { onRecordingNotice(runId, notice); },
-            Qt::QueuedConnection);
+            this, [this, id, notice] { onRecordingNotice(id, notice); }, Qt::QueuedConnection);
     };
     try {
-        run->session = std::make_unique<RunSession>(config, options,
-                                                    std::vector<EventSink*>{run->sink.get()});
+        run->session =
+            std::make_unique<RunSession>(config, options, std::vector<EventSink*>{run->sink.get()});
     } catch (const Error& e) {
         // The store cannot be used (read-only, a foreign file): train unrecorded and say so.
         emit logMessage(LogLevel::Warning,
                         tr("This run is not recorded: %1").arg(QString::fromUtf8(e.what())));
         options.databasePath.clear();
-        run->session = std::make_unique<RunSession>(config, options,
-                                                    std::vector<EventSink*>{run->sink.get()});
+        run->session =
+            std::make_unique<RunSession>(config, options, std::vector<EventSink*>{run->sink.get()});
     }
     RunSession* session = run->session.get();
-    run->thread = QThread::create([session, token = run->stop.get_token()] { session->run(token); });
+    run->thread =
+        QThread::create([session, token = run->stop.get_token()] { session->run(token); });
     run->thread->setObjectName(QStringLiteral("trainer"));
     QThread* thread = run->thread;
     connect(thread, &QThread::finished, this, [this, thread] { onThreadFinished(thread); });

@@ -37,7 +37,8 @@ public:
     ~RunController() override;
 
     // Starts a run on a training thread. Returns false (and changes nothing) while one trains.
-    bool start(const RunConfig& config);
+    // With resumeFrom (a checkpoint) and runId, continues that recorded run.
+    bool start(const RunConfig& config, const QString& resumeFrom = {}, const QString& runId = {});
     void pause();
     void resume();
     void stop();
@@ -78,7 +79,7 @@ private:
     TelemetrySampler m_sampler;
     QTimer m_drainTimer;
     State m_state = State::Idle;
-    std::unique_ptr<ActiveRun> m_run;                  // the run training now
+    std::unique_ptr<ActiveRun> m_run;                    // the run training now
     std::vector<std::unique_ptr<ActiveRun>> m_recording; // trained, still being recorded
 };
 

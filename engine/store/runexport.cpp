@@ -80,6 +80,7 @@ json runToJson(const RunRecord& r) {
                 {"resumed_from_step", r.resumedFromStep},
                 {"error", r.error},
                 {"checkpoint", r.checkpoint},
+                {"color", r.color},
                 {"config", r.config},
                 {"environment", r.environment}};
 }

@@ -46,6 +46,7 @@ struct RunRecord {
     std::string checkpoint;
     std::optional<int64_t> writerPid;
     std::string writerHost;
+    std::string color; // "#rrggbb" once the run was drawn in a comparison; else empty
 };
 
 // A log line or an advisor message of a run (table `events`).

@@ -28,7 +28,8 @@ double interpolate(const std::vector<double>& xs, const std::vector<double>& ys,
         return ys.front();
     if (x >= xs.back())
         return ys.back();
-    const auto hi = static_cast<std::size_t>(std::upper_bound(xs.begin(), xs.end(), x) - xs.begin());
+    const auto hi =
+        static_cast<std::size_t>(std::upper_bound(xs.begin(), xs.end(), x) - xs.begin());
     const std::size_t lo = hi - 1;
     const double t = (x - xs[lo]) / (xs[hi] - xs[lo]);
     return ys[lo] + t * (ys[hi] - ys[lo]);
@@ -148,6 +149,20 @@ RunSeries RunSeries::load(RunStore& store, const RunRecord& run) {
     return s;
 }
 
+RunStartedEvent RunSeries::startedEvent() const {
+    RunStartedEvent e;
+    e.runId = m_record.id;
+    e.name = m_record.name;
+    e.config = m_record.config;
+    e.environment = m_record.environment;
+    e.modelSummary = m_record.modelSummary;
+    e.device = m_record.device;
+    e.stepsPerEpoch = m_record.stepsPerEpoch.value_or(0);
+    e.totalSteps = m_record.totalSteps.value_or(0);
+    e.resumedFromStep = m_record.resumedFromStep;
+    return e;
+}
+
 void RunSeries::append(const RunTailUpdate& u) {
     m_steps.insert(m_steps.end(), u.steps.begin(), u.steps.end());
     m_epochs.insert(m_epochs.end(), u.epochs.begin(), u.epochs.end());
@@ -244,10 +259,10 @@ SeriesPoints RunSeries::points(const std::string& name, SeriesX x) const {
                 if (!v)
                     continue;
                 p.y.push_back(finiteOrNaN(*v));
-                p.x.push_back(x == SeriesX::Time
-                                  ? s.unixTime - m_record.startedAt
-                                  : xAtStep(axis, interpolate(axis.unixTime, axis.step, s.unixTime),
-                                            x));
+                p.x.push_back(
+                    x == SeriesX::Time
+                        ? s.unixTime - m_record.startedAt
+                        : xAtStep(axis, interpolate(axis.unixTime, axis.step, s.unixTime), x));
             }
             return p;
         }

@@ -58,8 +58,12 @@ public:
     // The named series against x; empty when the run has no such series.
     SeriesPoints points(const std::string& name, SeriesX x) const;
 
-    std::size_t stepCount() const { return m_steps.size(); }
-    std::size_t epochCount() const { return m_epochs.size(); }
+    // The rows as recorded, to replay the run into views that draw a live one.
+    const std::vector<StepEvent>& steps() const { return m_steps; }
+    const std::vector<EpochEvent>& epochs() const { return m_epochs; }
+    const std::vector<SystemSample>& samples() const { return m_samples; }
+    // The run's start as its trainer announced it, rebuilt from the record.
+    RunStartedEvent startedEvent() const;
 
 private:
     // The step rows' step, samples seen and unix time, for interpolating between them.

@@ -24,7 +24,7 @@ constexpr const char* kRunColumns =
     "id, name, status, started_at, ended_at, config, environment, model_summary, dataset, model, "
     "device, notes, steps_per_epoch, total_steps, resumed_from_step, best_val_acc, best_epoch, "
     "final_train_loss, final_val_loss, final_val_acc, mean_samples_per_s, peak_memory_bytes, "
-    "duration_s, steps, epochs, error, checkpoint, writer_pid, writer_host";
+    "duration_s, steps, epochs, error, checkpoint, writer_pid, writer_host, color";
 
 nlohmann::json parseJson(const std::string& text) {
     return tryParseJson(text).value_or(nlohmann::json());
@@ -67,6 +67,7 @@ RunRecord readRun(const SqliteStatement& q) {
     r.checkpoint = q.text(c++);
     r.writerPid = q.optInteger(c++);
     r.writerHost = q.text(c++);
+    r.color = q.text(c++);
     return r;
 }
 
@@ -103,7 +104,10 @@ RunStore::RunStore(const std::string& path, const RunStoreOptions& options) {
     m_db->exec("PRAGMA foreign_keys = ON", "opening it");
     // The first read of the file: random bytes fail here with "file is not a database".
     const int version = schemaVersion(*m_db);
-    if (version > currentSchemaVersion())
+    // A newer TrainBench's store: read-only it can still be shown (migrations only ever add),
+    // written it must not be.
+    m_newerSchema = version > currentSchemaVersion();
+    if (m_newerSchema && !options.readOnly)
         migrateSchema(*m_db); // throws TooNew before writing anything
     // Before anything is changed (WAL mode, our tables): someone else's database stays theirs.
     if (version == 0 && holdsTables(*m_db))
@@ -151,7 +155,8 @@ std::unique_ptr<RunStore> openRunStoreForQueries(const std::string& path) {
         try {
             return std::make_unique<RunStore>(path);
         } catch (const StoreError& e) {
-            if (e.kind() != StoreError::Kind::ReadOnly && e.kind() != StoreError::Kind::Locked)
+            if (e.kind() != StoreError::Kind::ReadOnly && e.kind() != StoreError::Kind::Locked &&
+                e.kind() != StoreError::Kind::TooNew)
                 throw;
         }
     }
@@ -280,6 +285,11 @@ void RunStore::rename(const std::string& runId, const std::string& name) {
 
 void RunStore::setNotes(const std::string& runId, const std::string& notes) {
     m_db->cached("UPDATE runs SET notes = ?2 WHERE id = ?1").bindAll(runId, notes).run("notes");
+    requireRun(runId, m_db->changes());
+}
+
+void RunStore::setColor(const std::string& runId, const std::string& color) {
+    m_db->cached("UPDATE runs SET color = ?2 WHERE id = ?1").bindAll(runId, color).run("colour");
     requireRun(runId, m_db->changes());
 }
 

@@ -3,8 +3,8 @@
 #pragma once
 
 #include "core/systemsample.h"
-#include "store/runrecord.h"
 #include "events/events.h"
+#include "store/runrecord.h"
 
 #include <chrono>
 #include <limits>
@@ -52,6 +52,8 @@ public:
     RunStore& operator=(const RunStore&) = delete;
 
     const std::string& path() const;
+    // Written by a newer TrainBench: opened read-only (only then is it allowed), shown as it is.
+    bool newerSchema() const { return m_newerSchema; }
 
     // ---- queries ----
     // Runs matching filter, newest first.
@@ -81,6 +83,8 @@ public:
     // ---- edits (ids must be exact; throw NotFound otherwise) ----
     void rename(const std::string& runId, const std::string& name);
     void setNotes(const std::string& runId, const std::string& notes);
+    // The colour the run is drawn in wherever it is compared ("#rrggbb").
+    void setColor(const std::string& runId, const std::string& color);
     void addTag(const std::string& runId, const std::string& tag);
     void removeTag(const std::string& runId, const std::string& tag);
     // Deletes the run and, by cascade, all its metrics, samples, logs and tags.
@@ -117,6 +121,7 @@ private:
 
     std::unique_ptr<SqliteDb> m_db;
     std::unique_ptr<SqliteTransaction> m_tx;
+    bool m_newerSchema = false;
 };
 
 } // namespace tb

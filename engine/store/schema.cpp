@@ -13,7 +13,7 @@ namespace {
 
 // Migration i (0-based) takes the schema from version i to i + 1. Times are Unix seconds (REAL);
 // JSON columns hold text; NULL means "not measured" (and NaN, which SQLite cannot store).
-constexpr std::array<const char*, 1> kMigrations = {
+constexpr std::array<const char*, 2> kMigrations = {
     R"sql(
 CREATE TABLE runs (
     id TEXT PRIMARY KEY NOT NULL,
@@ -146,6 +146,10 @@ FROM runs r;
 CREATE VIEW gpu_timeline AS
 SELECT s.run_id, s.time, g.*
 FROM gpu_samples g JOIN system_samples s ON s.id = g.sample_id;
+)sql",
+    // 2: the colour a run is drawn in wherever it is compared, "#rrggbb"; '' until first drawn.
+    R"sql(
+ALTER TABLE runs ADD COLUMN color TEXT NOT NULL DEFAULT '';
 )sql",
 };
 

@@ -30,6 +30,10 @@ std::string fileUri(const std::string& path, const char* query) {
 
 } // namespace
 
+std::string sqliteVersion() {
+    return sqlite3_libversion();
+}
+
 SqliteDb::SqliteDb(std::string path, bool readOnly, std::chrono::milliseconds busyTimeout,
                    bool immutable)
     : m_path(std::move(path)) {

@@ -50,6 +50,9 @@ private:
     std::unordered_map<std::string, std::unique_ptr<SqliteStatement>> m_cache;
 };
 
+// The SQLite library in use ("3.40.1").
+std::string sqliteVersion();
+
 // A prepared statement. Parameters are 1-based, as in SQLite.
 class SqliteStatement {
 public:

@@ -220,8 +220,13 @@ private slots:
                  (QStringList{"time_s,device,util_percent,mem_used_gib,temperature_c,power_w",
                               "2,cpu,40,,,", "2,gpu0,90,4,50,"}));
 
-        QTest::ignoreMessage(QtWarningMsg, QRegularExpression("cannot write CSV"));
-        QVERIFY(!panel.lossChart()->exportCsv(dir.filePath("missing/dir/loss.csv")));
+        // A failure is reported to whoever shows it (the window: a message box and the log).
+        QSignalSpy failed(panel.lossChart(), &ChartView::exportFailed);
+        const QString missing = dir.filePath("missing/dir/loss.csv");
+        QVERIFY(!panel.lossChart()->exportCsv(missing));
+        QCOMPARE(failed.count(), 1);
+        QCOMPARE(failed.at(0).at(0).toString(), missing);
+        QVERIFY(!failed.at(0).at(1).toString().isEmpty());
     }
 
     void pngExportWritesAnImage() {

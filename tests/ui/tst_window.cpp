@@ -8,6 +8,7 @@
 #include "setup/setuppanel.h"
 #include "status/failurebanner.h"
 #include "store/runstore.h"
+#include "store/sqlitedb.h"
 #include "support/testdata.h"
 #include "uitestutil.h"
 
@@ -87,6 +88,33 @@ private slots:
         const auto runs = store.listRuns();
         QVERIFY(!runs.empty());
         QCOMPARE(toString(runs.front().status), std::string("completed"));
+        QCOMPARE(store.stepMetrics(runs.front().id).size(), std::size_t{22});
+    }
+
+    // Another program holds the store's write lock while a run trains: the status bar says the
+    // run waits to be recorded until the lock goes, then every step lands.
+    void aLockedStoreIsShownUntilTheRunIsRecorded() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("runs.db");
+        { RunStore create(path.toStdString()); }
+        MainWindow w(path);
+        w.show();
+        w.setup().setConfig(test::tinyRunConfig(dir.filePath("ckpt")));
+        QTRY_VERIFY_WITH_TIMEOUT(w.findChild<QAction*>("action-train")->isEnabled(), 30000);
+        auto holder =
+            std::make_unique<SqliteDb>(path.toStdString(), false, std::chrono::milliseconds(0));
+        holder->exec("BEGIN EXCLUSIVE");
+        QVERIFY(w.train());
+        auto* recording = w.findChild<QLabel*>("recording-status");
+        QTRY_VERIFY_WITH_TIMEOUT(!recording->isHidden(), 60000);
+        QVERIFY2(recording->text().contains("waits to be recorded"), qPrintable(recording->text()));
+        QVERIFY2(recording->toolTip().contains(path), qPrintable(recording->toolTip()));
+        holder->exec("ROLLBACK");
+        holder.reset();
+        QTRY_VERIFY_WITH_TIMEOUT(recording->isHidden(), 60000);
+        RunStore store(path.toStdString());
+        const auto runs = store.listRuns();
+        QCOMPARE(runs.size(), std::size_t{1});
         QCOMPARE(store.stepMetrics(runs.front().id).size(), std::size_t{22});
     }
 

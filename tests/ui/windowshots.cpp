@@ -4,8 +4,13 @@
 #include "darkpalette.h"
 #include "mainwindow.h"
 #include "runcontroller.h"
+#include "runs/comparison.h"
+#include "runs/comparisonview.h"
+#include "runs/runstablemodel.h"
+#include "runs/runsview.h"
 #include "setup/setuppanel.h"
 #include "status/failurebanner.h"
+#include "support/storedruns.h"
 #include "uitestutil.h"
 
 #include <QAction>
@@ -25,6 +30,42 @@ using namespace tb;
 using State = tb::ui::RunController::State;
 
 namespace {
+
+// An lr sweep of six stored runs, three seeds at lr 0.05 and 0.1 (the second converging
+// faster), and a stopped baseline: what a comparison looks like after an afternoon's runs.
+QStringList writeSweep(const QString& path) {
+    RunStore store(path.toStdString());
+    QStringList ids;
+    int n = 0;
+    for (const double lr : {0.05, 0.1})
+        for (const int seed : {1, 2, 3}) {
+            ++n;
+            const std::string id =
+                "20261201-1" + std::to_string(n) + "0000-00000000000" + std::to_string(n);
+            test::StoredRun r = test::storedRun(id, "lr" + std::to_string(lr).substr(0, 4) +
+                                                        "-seed" + std::to_string(seed));
+            r.config = {{"lr", lr}, {"seed", seed}, {"batch_size", 32 * (1 + n % 3)}};
+            r.steps = 3000;
+            r.stepsPerEpoch = 500;
+            r.lossScale = (lr > 0.06 ? 0.6 : 1.0) * (1.0 + 0.05 * seed);
+            r.lossNoise = 0.35;
+            r.valAcc = {};
+            for (int e = 1; e <= 6; ++e)
+                r.valAcc.push_back((lr > 0.06 ? 0.91 : 0.88) - 0.3 / (e + 1) - 0.004 * seed);
+            r.startedAt += 3600.0 * n;
+            r.tags = {"lr-sweep"};
+            test::writeStoredRun(store, r);
+            ids << QString::fromStdString(id);
+        }
+    test::StoredRun stopped = test::storedRun("20261201-090000-0000000000ff", "baseline");
+    stopped.steps = 1200;
+    stopped.stepsPerEpoch = 500;
+    stopped.lossScale = 1.4;
+    stopped.lossNoise = 0.35;
+    stopped.status = RunStatus::Stopped;
+    test::writeStoredRun(store, stopped);
+    return ids;
+}
 
 RunConfig showcaseRun(const QString& dir) {
     RunConfig c = test::tinyRunConfig(dir, 4);
@@ -87,7 +128,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Idle, 300000);
         save(w, "trained-" + tag);
         auto* tabs = w.findChild<QTabWidget*>("views");
-        tabs->setCurrentIndex(1);
+        tabs->setCurrentWidget(w.findChild<QWidget*>("hardware-panel"));
         save(w, "hardware-" + tag);
         tabs->setCurrentIndex(0);
 
@@ -115,6 +156,44 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(card));
         save(*card, "concept-card-" + tag);
         card->close();
+    }
+
+    // The Runs tab: the table, five runs compared, the sweep grouped by lr, the parameters view.
+    void runs_data() { views_data(); }
+    void runs() {
+        QFETCH(QSize, size);
+        QFETCH(bool, dark);
+        QApplication::setPalette(dark ? test::darkPalette()
+                                      : QApplication::style()->standardPalette());
+        const QString tag = QString::fromLatin1(QTest::currentDataTag());
+        QSettings().clear();
+        const QString db = m_tmp.filePath("runs-" + tag + ".db");
+        const QStringList sweep = writeSweep(db);
+        ui::MainWindow w(db);
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.findChild<QTabWidget*>("views")->setCurrentWidget(&w.runs());
+        QTRY_COMPARE_WITH_TIMEOUT(w.runs().model()->rowCount(), 7, 10000);
+        save(w, "runs-table-" + tag);
+
+        w.runs().selectRuns(sweep.mid(0, 5));
+        QTRY_VERIFY_WITH_TIMEOUT(w.runs().comparison()->complete(), 10000);
+        ui::ComparisonView* cv = w.runs().comparisonView();
+        cv->setSeries("train/loss");
+        cv->setLogY(true);
+        save(w, "runs-compare-" + tag);
+
+        w.runs().selectRuns(sweep);
+        QTRY_VERIFY_WITH_TIMEOUT(w.runs().comparison()->complete(), 10000);
+        cv->setGroupBy("lr");
+        save(w, "runs-grouped-" + tag);
+        cv->setGroupBy("");
+
+        cv->tabs()->setCurrentIndex(cv->tabs()->count() - 1);
+        save(w, "runs-parameters-" + tag);
+        cv->tabs()->setCurrentIndex(1);
+        save(w, "runs-summary-" + tag);
     }
 };
 

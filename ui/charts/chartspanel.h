@@ -50,12 +50,13 @@ public:
     ThroughputChart* throughputChart() const { return m_throughput; }
     HardwareChart* hardwareChart() const { return m_hardware; }
     PrecisionChart* precisionChart() const { return m_precision; }
+    // Every chart, in the order they are laid out.
+    std::vector<ChartView*> charts() const;
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
-    std::vector<ChartView*> charts() const;
     void showPrecisionChart(bool show);
     void relayout();
 

@@ -6,14 +6,19 @@
 
 #include <QFileDialog>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QSaveFile>
+#include <QSvgGenerator>
 #include <QTextStream>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
+
+#include <cmath>
+#include <functional>
 
 namespace tb::ui {
 
@@ -28,17 +33,22 @@ ChartView::ChartView(const QString& title, QWidget* parent)
     auto* fitButton = new QToolButton(this);
     fitButton->setObjectName(QStringLiteral("fitButton"));
     fitButton->setText(tr("Fit"));
-    fitButton->setToolTip(tr("Show all data and follow new points (double-click the chart)"));
+    fitButton->setToolTip(tr("Show all data and follow new points (double-click the chart, or "
+                             "Home)"));
+    fitButton->setAccessibleName(tr("Fit %1").arg(title));
     connect(fitButton, &QToolButton::clicked, this, &ChartView::fit);
 
     auto* exportMenu = new QMenu(this);
     exportMenu->addAction(tr("Export PNG..."), this, &ChartView::chooseAndExportPng);
+    exportMenu->addAction(tr("Export SVG..."), this, &ChartView::chooseAndExportSvg);
     exportMenu->addAction(tr("Export CSV..."), this, &ChartView::chooseAndExportCsv);
-    auto* exportButton = new QToolButton(this);
-    exportButton->setObjectName(QStringLiteral("exportButton"));
-    exportButton->setText(tr("Export"));
-    exportButton->setMenu(exportMenu);
-    exportButton->setPopupMode(QToolButton::InstantPopup);
+    m_export = new QToolButton(this);
+    m_export->setObjectName(QStringLiteral("exportButton"));
+    m_export->setText(tr("Export"));
+    m_export->setToolTip(tr("Save the chart as PNG or SVG, or its data as CSV (Ctrl+E)"));
+    m_export->setAccessibleName(tr("Export %1").arg(title));
+    m_export->setMenu(exportMenu);
+    m_export->setPopupMode(QToolButton::InstantPopup);
 
     auto* header = new QHBoxLayout;
     header->setContentsMargins(4, 0, 0, 0);
@@ -46,7 +56,7 @@ ChartView::ChartView(const QString& title, QWidget* parent)
     header->addStretch(1);
     header->addLayout(m_controls);
     header->addWidget(fitButton);
-    header->addWidget(exportButton);
+    header->addWidget(m_export);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
@@ -75,6 +85,13 @@ ChartView::ChartView(const QString& title, QWidget* parent)
     styleAxisRect(first);
     linkXAxis(first);
 
+    // The plot is a tab stop: arrows pan, + and - zoom, Home fits, Ctrl+E exports.
+    m_plot->setObjectName(QStringLiteral("plot"));
+    m_plot->setFocusPolicy(Qt::StrongFocus);
+    m_plot->setAccessibleName(tr("%1 chart").arg(title));
+    m_plot->setAccessibleDescription(
+        tr("Arrow keys pan, plus and minus zoom, Home shows all data, Ctrl+E exports"));
+    m_plot->installEventFilter(this);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->setNoAntialiasingOnDrag(true);
     m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
@@ -123,32 +140,136 @@ void ChartView::refresh() {
     replotIfDirty();
 }
 
-bool ChartView::exportPng(const QString& path) {
-    // A chart never shown has no laid-out plot yet: render at the chart's own size then.
-    const QSize size = m_plot->isVisible() ? m_plot->size() : this->size();
-    if (!m_plot->savePng(path, size.width(), size.height())) {
-        qWarning("ChartView: cannot write PNG '%s'", qPrintable(path));
-        return false;
+void ChartView::pan(double dx, double dy) {
+    for (QCPAxisRect* rect : m_plot->axisRects()) {
+        QCPAxis* x = rect->axis(QCPAxis::atBottom);
+        QCPAxis* y = rect->axis(QCPAxis::atLeft);
+        if (dx != 0.0)
+            x->setRange(shifted(x, dx));
+        if (dy != 0.0)
+            y->setRange(shifted(y, dy));
     }
+    userMovedTheView();
+}
+
+void ChartView::zoom(double factor) {
+    for (QCPAxisRect* rect : m_plot->axisRects())
+        for (QCPAxis* axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)})
+            axis->scaleRange(factor, axis->range().center());
+    userMovedTheView();
+}
+
+// A fraction of the visible range, in screen terms: on a log axis a pan multiplies.
+QCPRange ChartView::shifted(QCPAxis* axis, double fraction) {
+    const QCPRange r = axis->range();
+    if (axis->scaleType() == QCPAxis::stLogarithmic) {
+        const double f = std::pow(r.upper / r.lower, fraction);
+        return QCPRange(r.lower * f, r.upper * f);
+    }
+    const double d = r.size() * fraction;
+    return QCPRange(r.lower + d, r.upper + d);
+}
+
+void ChartView::userMovedTheView() {
+    m_userZoomed = true;
+    m_plot->replot(QCustomPlot::rpQueuedRefresh);
+}
+
+// The plot's keys. Asked first as a shortcut override, so the window's shortcuts (Ctrl+E
+// elsewhere, say) do not take them while the plot has the focus.
+bool ChartView::eventFilter(QObject* watched, QEvent* event) {
+    const bool press = event->type() == QEvent::KeyPress;
+    if (watched != m_plot || (!press && event->type() != QEvent::ShortcutOverride))
+        return QWidget::eventFilter(watched, event);
+    constexpr double kPanStep = 0.1; // of the visible range per key press
+    constexpr double kZoomIn = 0.8;
+    const auto* key = static_cast<QKeyEvent*>(event);
+    const bool ctrl = key->modifiers() & Qt::ControlModifier;
+    std::function<void()> action;
+    switch (key->key()) {
+    case Qt::Key_Left:
+        action = [this] { pan(-kPanStep, 0.0); };
+        break;
+    case Qt::Key_Right:
+        action = [this] { pan(kPanStep, 0.0); };
+        break;
+    case Qt::Key_Up:
+        action = [this] { pan(0.0, kPanStep); };
+        break;
+    case Qt::Key_Down:
+        action = [this] { pan(0.0, -kPanStep); };
+        break;
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        action = [this] { zoom(kZoomIn); };
+        break;
+    case Qt::Key_Minus:
+        action = [this] { zoom(1.0 / kZoomIn); };
+        break;
+    case Qt::Key_Home:
+        action = [this] { fit(); };
+        break;
+    case Qt::Key_E:
+        if (ctrl)
+            action = [this] { m_export->showMenu(); };
+        break;
+    default:
+        break;
+    }
+    if (!action || (ctrl && key->key() != Qt::Key_E))
+        return QWidget::eventFilter(watched, event);
+    event->accept();
+    if (press)
+        action();
     return true;
 }
 
-bool ChartView::exportCsv(const QString& path) const {
+bool ChartView::exportPng(const QString& path) {
+    // A chart never shown has no laid-out plot yet: render at the chart's own size then.
+    const QSize size = m_plot->isVisible() ? m_plot->size() : this->size();
+    // savePng says nothing of why: ask the file first, so the failure can name the reason.
+    QSaveFile probe(path);
+    if (!probe.open(QIODevice::WriteOnly))
+        return failExport(path, probe.errorString());
+    probe.cancelWriting();
+    if (!m_plot->savePng(path, size.width(), size.height()))
+        return failExport(path, tr("the PNG could not be written"));
+    return true;
+}
+
+bool ChartView::exportSvg(const QString& path) {
+    const QSize size = m_plot->isVisible() ? m_plot->size() : this->size();
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
-        qWarning("ChartView: cannot write CSV '%s': %s", qPrintable(path),
-                 qPrintable(file.errorString()));
-        return false;
-    }
+    if (!file.open(QIODevice::WriteOnly))
+        return failExport(path, file.errorString());
+    QSvgGenerator svg;
+    svg.setOutputDevice(&file);
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(0, 0), size));
+    svg.setTitle(title());
+    QCPPainter painter(&svg);
+    m_plot->toPainter(&painter, size.width(), size.height());
+    painter.end();
+    if (!file.commit())
+        return failExport(path, file.errorString());
+    return true;
+}
+
+bool ChartView::exportCsv(const QString& path) {
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text))
+        return failExport(path, file.errorString());
     QTextStream out(&file);
     writeCsv(out);
     out.flush();
-    if (out.status() != QTextStream::Ok || !file.commit()) {
-        qWarning("ChartView: writing CSV '%s' failed: %s", qPrintable(path),
-                 qPrintable(file.errorString()));
-        return false;
-    }
+    if (out.status() != QTextStream::Ok || !file.commit())
+        return failExport(path, file.errorString());
     return true;
+}
+
+bool ChartView::failExport(const QString& path, const QString& reason) {
+    emit exportFailed(path, reason);
+    return false;
 }
 
 QCPAxisRect* ChartView::addAxisRect(int row, int column) {
@@ -252,6 +373,13 @@ void ChartView::chooseAndExportPng() {
         exportPng(path);
 }
 
+void ChartView::chooseAndExportSvg() {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export SVG"), title() + QStringLiteral(".svg"), tr("SVG images (*.svg)"));
+    if (!path.isEmpty())
+        exportSvg(path);
+}
+
 void ChartView::chooseAndExportCsv() {
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export CSV"), title() + QStringLiteral(".csv"), tr("CSV files (*.csv)"));
@@ -264,6 +392,7 @@ void ChartView::showContextMenu(const QPoint& pos) {
     menu.addAction(tr("Fit"), this, &ChartView::fit);
     menu.addSeparator();
     menu.addAction(tr("Export PNG..."), this, &ChartView::chooseAndExportPng);
+    menu.addAction(tr("Export SVG..."), this, &ChartView::chooseAndExportSvg);
     menu.addAction(tr("Export CSV..."), this, &ChartView::chooseAndExportCsv);
     menu.exec(m_plot->mapToGlobal(pos));
 }

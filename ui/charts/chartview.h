@@ -1,19 +1,23 @@
 // ChartView: the QCustomPlot view under every live chart. Drag pans, the wheel zooms, a
-// double-click or "Fit" returns to autoscale (all data, always); colours follow the palette;
-// each chart exports its own PNG and CSV; it replots only when new data arrived.
+// double-click or "Fit" returns to autoscale (all data, always); with the keyboard focus on the
+// plot, arrows pan, + and - zoom, Home fits and Ctrl+E opens the export menu; colours follow the
+// palette; each chart exports its own PNG, SVG and CSV; it replots only when new data arrived.
 #pragma once
 
 #include "charts/xaxismode.h"
 
 #include <QWidget>
 
+class QCPAxis;
 class QCPAxisRect;
+class QCPRange;
 class QCPLayoutGrid;
 class QCPMarginGroup;
 class QCustomPlot;
 class QHBoxLayout;
 class QLabel;
 class QTextStream;
+class QToolButton;
 
 namespace tb::ui {
 
@@ -32,8 +36,12 @@ public:
 
     // True until the user pans or zooms: the ranges then show all data after every replot.
     bool isAutoscaling() const { return !m_userZoomed; }
-    // Back to autoscale, replotted now (the "Fit" button and double-click).
+    // Back to autoscale, replotted now (the "Fit" button, double-click and Home).
     void fit();
+    // Moves every axis rect's view by a fraction of its visible range (x right, y up), or
+    // scales it about its centre (below 1 zooms in): the keyboard's pan and zoom.
+    void pan(double dx, double dy);
+    void zoom(double factor);
 
     void markDirty() { m_dirty = true; }
     bool isDirty() const { return m_dirty; }
@@ -41,11 +49,18 @@ public:
     // shown. Returns whether it replotted. The panel calls it once per tick.
     bool replotIfDirty();
 
-    // Write the chart as it is now (PNG, its widget size) or all its data (CSV, a header row
-    // then one row per point). False, with a warning logged, when the file cannot be written.
+    // Write the chart as it is now (PNG or SVG, its widget size) or all its data (CSV, a header
+    // row then one row per point). False, with exportFailed() emitted, when the file cannot be
+    // written.
     bool exportPng(const QString& path);
-    bool exportCsv(const QString& path) const;
+    bool exportSvg(const QString& path);
+    bool exportCsv(const QString& path);
 
+signals:
+    // An export could not be written: the path and why, for the window to show.
+    void exportFailed(const QString& path, const QString& reason);
+
+public:
 protected:
     // One header line then data rows, comma separated; missing values as empty fields.
     virtual void writeCsv(QTextStream& out) const = 0;
@@ -65,19 +80,25 @@ protected:
     void refresh();
 
     bool event(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void changeEvent(QEvent* event) override;
     void showEvent(QShowEvent* event) override;
 
 private:
+    static QCPRange shifted(QCPAxis* axis, double fraction);
+    void userMovedTheView();
     void styleAxisRect(QCPAxisRect* rect);
     void applyPalette();
     void linkXAxis(QCPAxisRect* rect);
     void chooseAndExportPng();
+    void chooseAndExportSvg();
     void chooseAndExportCsv();
+    bool failExport(const QString& path, const QString& reason);
     void showContextMenu(const QPoint& pos);
 
     QCustomPlot* m_plot;
     QLabel* m_title;
+    QToolButton* m_export;
     QHBoxLayout* m_controls;
     QCPLayoutGrid* m_rects;
     QCPMarginGroup* m_marginGroup;

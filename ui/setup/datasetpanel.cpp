@@ -138,14 +138,15 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     open->setObjectName(QStringLiteral("dataset-open"));
     open->setToolTip(tr("A folder of IDX files, CIFAR batches or class subfolders, or a CSV file"));
     auto* menu = new QMenu(open);
-    menu->addAction(tr("Folder (IDX, CIFAR or ImageFolder)..."), this, [this] {
+    m_openFolder = menu->addAction(tr("Open Dataset &Folder..."), this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a dataset folder"));
         if (!dir.isEmpty()) {
             m_root->setText(dir);
             openChosenPath();
         }
     });
-    menu->addAction(tr("CSV file..."), this, [this] {
+    m_openFolder->setToolTip(tr("A folder of IDX files, CIFAR batches or class subfolders"));
+    m_openCsv = menu->addAction(tr("Open &CSV Dataset..."), this, [this] {
         const QString file = QFileDialog::getOpenFileName(this, tr("Open a CSV dataset"), {},
                                                           tr("CSV files (*.csv);;All files (*)"));
         if (!file.isEmpty()) {

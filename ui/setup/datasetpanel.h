@@ -10,6 +10,7 @@
 #include <QImage>
 #include <QWidget>
 
+class QAction;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -39,6 +40,9 @@ public:
     DataConfig dataConfig() const { return m_data; }
     const DatasetFacts& facts() const { return m_facts; }
     bool loading() const { return m_watcher.isRunning(); }
+    // "Open Dataset Folder..." and "Open CSV Dataset...": the button's menu and the window's
+    // File menu share them.
+    QList<QAction*> openActions() const { return {m_openFolder, m_openCsv}; }
 
 signals:
     void dataConfigEdited(); // the user picked another set or location
@@ -59,6 +63,8 @@ private:
     QLabel* m_classes;
     QLabel* m_samples;
     QLabel* m_error;
+    QAction* m_openFolder;
+    QAction* m_openCsv;
 };
 
 // The dataset kind of a file or folder a user opened: csv for a file, cifar10 / cifar100 for

@@ -6,6 +6,7 @@
 #include "optim/optimizer.h"
 #include "train/runconfig.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -39,10 +40,9 @@ ModelPanel::ModelPanel(QWidget* parent)
         m_picker->setItemData(m_picker->count() - 1, QString::fromStdString(entry.description),
                               Qt::ToolTipRole);
     }
-    auto* open = new QPushButton(tr("Open spec..."), this);
-    open->setObjectName(QStringLiteral("model-open"));
-    open->setToolTip(tr("A model-spec JSON file (see resources/docs/model-spec.md)"));
-    connect(open, &QPushButton::clicked, this, [this] {
+    m_openSpec = new QAction(tr("Open &Model Spec..."), this);
+    m_openSpec->setToolTip(tr("A model-spec JSON file (see resources/docs/model-spec.md)"));
+    connect(m_openSpec, &QAction::triggered, this, [this] {
         const QString file = QFileDialog::getOpenFileName(this, tr("Open a model spec"), {},
                                                           tr("Model specs (*.json)"));
         if (file.isEmpty())
@@ -50,6 +50,10 @@ ModelPanel::ModelPanel(QWidget* parent)
         setModel(file, m_options);
         emit modelEdited(file);
     });
+    auto* open = new QPushButton(tr("Open spec..."), this);
+    open->setObjectName(QStringLiteral("model-open"));
+    open->setToolTip(m_openSpec->toolTip());
+    connect(open, &QPushButton::clicked, m_openSpec, &QAction::trigger);
     connect(m_picker, &QComboBox::currentTextChanged, this, [this](const QString& name) {
         if (name == m_model)
             return;
@@ -59,6 +63,8 @@ ModelPanel::ModelPanel(QWidget* parent)
     });
 
     m_table->setObjectName(QStringLiteral("model-layers"));
+    m_table->setTabKeyNavigation(false); // Tab leaves the table; arrows move in it
+    m_table->setAccessibleName(tr("Layers of the model"));
     m_table->setHorizontalHeaderLabels(
         {tr("Layer"), tr("Type"), tr("Output"), tr("Params"), tr("FLOPs")});
     m_table->verticalHeader()->hide();

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 
+class QAction;
 class QComboBox;
 class QLabel;
 class QTableWidget;
@@ -38,6 +39,8 @@ public:
     void setPrecision(const QString& precision);
 
     QString model() const { return m_model; }
+    // "Open Model Spec...": the panel's button and the window's File menu share it.
+    QAction* openSpecAction() const { return m_openSpec; }
     // Empty when the model builds for the current input; else the reason (shown in the panel).
     QString error() const { return m_error; }
     int64_t parameterCount() const { return m_params; }
@@ -62,6 +65,7 @@ private:
     QComboBox* m_picker;
     QTableWidget* m_table;
     QLabel* m_total;
+    QAction* m_openSpec;
 };
 
 // "1.2M", "35.4K", "812": counts as people read them.

@@ -202,6 +202,10 @@ QWidget* SetupPanel::editorOf(const QString& key) const {
     return findChild<QWidget*>(key); // the dataset, data.root, model and device pickers
 }
 
+QList<QAction*> SetupPanel::openActions() const {
+    return m_dataset->openActions() << m_model->openSpecAction();
+}
+
 bool SetupPanel::busy() const {
     return m_dataset->loading();
 }

@@ -9,6 +9,7 @@
 
 #include <vector>
 
+class QAction;
 class QComboBox;
 class QLabel;
 
@@ -36,6 +37,8 @@ public:
     QWidget* editorOf(const QString& key) const;
     // True while the dataset is still being opened (blocker() then says so).
     bool busy() const;
+    // Open Dataset Folder, Open CSV Dataset and Open Model Spec, for the window's File menu.
+    QList<QAction*> openActions() const;
 
 signals:
     void changed(); // a value, the dataset facts or the model changed: re-read blocker()

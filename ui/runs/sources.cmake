@@ -1,0 +1,2 @@
+set(TB_MODULE_SOURCES runstablemodel.cpp runsfilterproxy.cpp runsstore.cpp runsview.cpp comparison.cpp
+                      comparisonplot.cpp parametersplot.cpp comparisonview.cpp)
