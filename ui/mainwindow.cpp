@@ -106,7 +106,8 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     connectRuns();
     // Every chart the window holds reports the exports it could not write.
     for (ChartView* chart : findChildren<ChartView*>())
-        connect(chart, &ChartView::exportFailed, this, &MainWindow::reportWriteFailure);
+        connect(chart, &ChartView::exportFailed, this,
+                [this](const QString& path, const QString& why) { reportWriteFailure(path, why); });
     m_setupScroll->setFocusPolicy(Qt::NoFocus); // its fields are the stops, not the frame
     m_focusRing = new FocusRing(this);
     connect(m_setup, &SetupPanel::changed, this, &MainWindow::updateActions);
@@ -445,17 +446,21 @@ void MainWindow::saveSettings() {
         reportWriteFailure(settings.fileName(),
                            settings.status() == QSettings::AccessError
                                ? tr("the settings file or its folder is not writable")
-                               : tr("the settings file is malformed"));
+                               : tr("the settings file is malformed"),
+                           true);
 }
 
-void MainWindow::reportWriteFailure(const QString& path, const QString& reason) {
+void MainWindow::reportWriteFailure(const QString& path, const QString& reason, bool wait) {
     const QString text = tr("Could not write %1: %2").arg(QDir::toNativeSeparators(path), reason);
     m_log->addMessage(LogLevel::Error, text);
     auto* box = new QMessageBox(QMessageBox::Warning, tr("Could not write a file"), text,
                                 QMessageBox::Ok, this);
     box->setObjectName(QStringLiteral("write-failed"));
     box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open(); // window-modal without a nested event loop: training ticks go on
+    if (wait)
+        box->exec(); // the window is closing: it must not go before the user has read this
+    else
+        box->open(); // window-modal without a nested event loop: training ticks go on
 }
 
 void MainWindow::exportChartsToFolder() {

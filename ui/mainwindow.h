@@ -61,8 +61,8 @@ private:
     void restoreSettings();
     void saveSettings();
     // A file the window wrote failed: a message box naming the path and the reason, and a log
-    // line (never only stderr).
-    void reportWriteFailure(const QString& path, const QString& reason);
+    // line (never only stderr). With `wait`, the box is modal until closed (on closing).
+    void reportWriteFailure(const QString& path, const QString& reason, bool wait = false);
     void exportChartsToFolder();
     void showAbout();
     void retryWith(const std::vector<std::pair<std::string, std::string>>& changes);

@@ -1,6 +1,7 @@
 // trainbench-cli models and summary: the zoo and a model's layer table.
 #include "args.h"
 #include "commands.h"
+#include "core/textformat.h"
 
 #include "core/errors.h"
 #include "nn/graph.h"
@@ -13,23 +14,6 @@
 #include <cstdio>
 
 namespace tb::cli {
-
-namespace {
-
-std::string human(int64_t v) {
-    char buf[32];
-    if (v >= 1000000000)
-        std::snprintf(buf, sizeof buf, "%.2fG", static_cast<double>(v) / 1e9);
-    else if (v >= 1000000)
-        std::snprintf(buf, sizeof buf, "%.2fM", static_cast<double>(v) / 1e6);
-    else if (v >= 1000)
-        std::snprintf(buf, sizeof buf, "%.1fK", static_cast<double>(v) / 1e3);
-    else
-        std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
-    return buf;
-}
-
-} // namespace
 
 int cmdModels(const Argv& argv) {
     const Args args(argv, {{}, {"json"}});
@@ -121,7 +105,8 @@ int cmdSummary(const Argv& argv) {
     int64_t params = 0, flops = 0, act = 0;
     for (const auto& r : rows) {
         std::printf("%-22s %-14s %-16s %10s %10s %12s\n", r.name.c_str(), r.type.c_str(),
-                    r.output.toString().c_str(), human(r.params).c_str(), human(r.flops).c_str(),
+                    r.output.toString().c_str(), formatMagnitude(r.params).c_str(),
+                    formatMagnitude(r.flops).c_str(),
                     r.inPlace ? "in place"
                               : formatBytes(static_cast<uint64_t>(r.activationBytes)).c_str());
         params += r.params;
@@ -129,8 +114,9 @@ int cmdSummary(const Argv& argv) {
         act += r.activationBytes;
     }
     std::printf("\ntotal: %s parameters (%s as f32), %s FLOPs forward, %s of activations\n",
-                human(params).c_str(), formatBytes(static_cast<uint64_t>(params) * 4).c_str(),
-                human(flops).c_str(), formatBytes(static_cast<uint64_t>(act)).c_str());
+                formatMagnitude(params).c_str(),
+                formatBytes(static_cast<uint64_t>(params) * 4).c_str(),
+                formatMagnitude(flops).c_str(), formatBytes(static_cast<uint64_t>(act)).c_str());
     const auto fmt = [](int64_t b) { return formatBytes(static_cast<uint64_t>(b)); };
     std::printf("training memory at batch %lld (%s, %s): about %s = weights %s + gradients %s + "
                 "optimizer %s + activations %s + activation gradients %s, plus library "

@@ -1,8 +1,10 @@
-// formatDuration and formatCount.
+// formatDuration, formatCount and formatMagnitude.
 #include "core/textformat.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 
 namespace tb {
 
@@ -30,6 +32,23 @@ std::string formatCount(int64_t n) {
         out += digits[i];
     }
     return negative ? "-" + out : out;
+}
+
+std::string formatMagnitude(int64_t n) {
+    if (n < 1000)
+        return std::to_string(std::max<int64_t>(n, 0));
+    constexpr const char* kUnits[] = {"K", "M", "G", "T", "P", "E"};
+    double v = static_cast<double>(n) / 1e3;
+    std::size_t unit = 0;
+    // 999,950 rounds to 1000K: the next unit then, as 1.00M.
+    while (v >= 999.5 && unit + 1 < std::size(kUnits)) {
+        v /= 1e3;
+        ++unit;
+    }
+    char buf[32];
+    const int decimals = v >= 99.95 ? 0 : v >= 9.995 ? 1 : 2;
+    std::snprintf(buf, sizeof buf, "%.*f%s", decimals, v, kUnits[unit]);
+    return buf;
 }
 
 } // namespace tb

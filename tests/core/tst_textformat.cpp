@@ -23,6 +23,15 @@ private slots:
     }
 
     void counts() {
+        QCOMPARE(formatMagnitude(288), std::string("288"));
+        QCOMPARE(formatMagnitude(18432), std::string("18.4K"));
+        QCOMPARE(formatMagnitude(331776), std::string("332K"));
+        QCOMPARE(formatMagnitude(5308416), std::string("5.31M"));
+        QCOMPARE(formatMagnitude(999499), std::string("999K"));
+        QCOMPARE(formatMagnitude(999500), std::string("1.00M"));
+        QCOMPARE(formatMagnitude(9995), std::string("10.0K"));
+        QCOMPARE(formatMagnitude(1234567890123), std::string("1.23T"));
+        QCOMPARE(formatMagnitude(-5), std::string("0"));
         QCOMPARE(formatCount(0), std::string("0"));
         QCOMPARE(formatCount(999), std::string("999"));
         QCOMPARE(formatCount(1000), std::string("1,000"));
@@ -47,7 +56,6 @@ private slots:
         QCOMPARE(none.add(5.0), 5.0);
         QCOMPARE(none.add(7.0), 7.0);
     }
-
 };
 
 QTEST_GUILESS_MAIN(TestTextFormat)

@@ -1,6 +1,8 @@
 // Screenshots of every view of the window, for looking at (tests/ui/screenshots.sh runs this
 // under xvfb-run). Not a ctest: it asserts only that each view reached the state it shows.
 // TB_SHOTS_DIR names the output folder.
+#include "charts/chartspanel.h"
+#include "charts/losschart.h"
 #include "darkpalette.h"
 #include "mainwindow.h"
 #include "runcontroller.h"
@@ -18,6 +20,7 @@
 #include <QDialog>
 #include <QDir>
 #include <QLineEdit>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStyle>
 #include <QStyleFactory>
@@ -25,6 +28,7 @@
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QtTest>
+#include <qcustomplot.h>
 
 using namespace tb;
 using State = tb::ui::RunController::State;
@@ -127,6 +131,17 @@ private slots:
         QVERIFY(w.train());
         QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Idle, 300000);
         save(w, "trained-" + tag);
+        // The keyboard focus: on a chart (the ring) and on a field (the style's frame).
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QApplication::setCursorFlashTime(0);
+        w.charts().lossChart()->plot()->setFocus(Qt::TabFocusReason);
+        save(w, "focus-chart-" + tag);
+        auto* lrField = w.findChild<QLineEdit*>("lr");
+        w.findChild<QScrollArea*>("setup-scroll")->ensureWidgetVisible(lrField);
+        lrField->setFocus(Qt::TabFocusReason);
+        save(w, "focus-field-" + tag);
+        QApplication::setCursorFlashTime(1000);
         auto* tabs = w.findChild<QTabWidget*>("views");
         tabs->setCurrentWidget(w.findChild<QWidget*>("hardware-panel"));
         save(w, "hardware-" + tag);

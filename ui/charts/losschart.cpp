@@ -37,6 +37,7 @@ LossChart::LossChart(QWidget* parent)
     plot()->legend->setVisible(false); // one line and its axis label say it all
 
     m_slider->setObjectName(QStringLiteral("smoothingSlider"));
+    m_slider->setAccessibleName(tr("Smoothing of the training loss"));
     m_slider->setRange(0, kSliderSteps - 1);
     m_slider->setValue(static_cast<int>(std::lround(m_ema.weight() * kSliderSteps)));
     m_slider->setMinimumWidth(70);

@@ -79,6 +79,8 @@ ComparisonView::ComparisonView(Comparison& comparison, QWidget* parent)
     m_groupBy->setObjectName(QStringLiteral("comparison-group-by"));
     m_groupBy->setAccessibleName(tr("Group runs by config keys"));
     m_groupBy->setPlaceholderText(tr("group by, e.g. lr"));
+    m_groupBy->setMinimumWidth(
+        m_groupBy->fontMetrics().horizontalAdvance(m_groupBy->placeholderText()) + 16);
     m_groupBy->setToolTip(tr("Config keys, comma-separated: one line per group with its mean, "
                              "n in the legend"));
     m_band->setObjectName(QStringLiteral("comparison-band"));
@@ -173,7 +175,8 @@ QColor ComparisonView::colorOf(const QString& runId) const {
     // The first colour no other compared run has.
     std::set<QString> used;
     for (const RunSeries* other : m_comparison.loaded())
-        used.insert(QColor(runColorName(other->record())).name());
+        if (!other->record().color.empty())
+            used.insert(QColor(QString::fromStdString(other->record().color)).name());
     for (const auto& [id, c] : m_assigned)
         used.insert(c.name());
     QColor color = comparisonColor(0);
@@ -195,6 +198,7 @@ void ComparisonView::rebuild() {
                       : loaded < chosen
                           ? tr("Reading %1 of %2 runs...").arg(chosen - loaded).arg(chosen)
                           : tr("%n run(s)", nullptr, chosen));
+    m_tabs->setVisible(chosen > 0); // no empty axes before there is anything to compare
     rebuildSeriesChoices();
     rebuildPlot();
     rebuildSummary();

@@ -99,8 +99,10 @@ void ParametersPlot::setRuns(const std::vector<RunRecord>& runs,
     const QString defaultX = available.size() > static_cast<int>(std::size(kSummaryKeys))
                                  ? available[static_cast<int>(std::size(kSummaryKeys))]
                                  : QStringLiteral("samples_per_s");
-    setKeys(available.contains(x) ? x : defaultX,
-            available.contains(y) ? y : QStringLiteral("best_val_acc"));
+    // A key the user picked stays; one that was only the default follows the new default.
+    const bool keepX = available.contains(x) && x != m_defaultX;
+    m_defaultX = defaultX;
+    setKeys(keepX ? x : defaultX, available.contains(y) ? y : QStringLiteral("best_val_acc"));
 }
 
 void ParametersPlot::setKeys(const QString& x, const QString& y) {

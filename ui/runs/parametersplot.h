@@ -42,6 +42,7 @@ private:
 
     std::vector<RunRecord> m_runs;
     std::vector<QColor> m_colors;
+    QString m_defaultX; // the x key last chosen by default, not by the user
     std::vector<std::map<QString, QString>> m_values; // per run: key -> value
     QComboBox* m_xKey;
     QComboBox* m_yKey;

@@ -1,7 +1,6 @@
 // RunsTableModel: display text and sort keys per column, and the merge of a new listing.
 #include "runs/runstablemodel.h"
 
-#include "charts/chartstyle.h"
 #include "core/errors.h"
 #include "core/textformat.h"
 
@@ -46,12 +45,6 @@ QVariant number(const std::optional<double>& v) {
 }
 
 } // namespace
-
-QString runColorName(const RunRecord& run) {
-    if (!run.color.empty())
-        return text(run.color);
-    return seriesColor(static_cast<int>(qHash(text(run.id)) % 10)).name();
-}
 
 RunsTableModel::RunsTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -127,8 +120,10 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
         return all;
     }
     const int c = index.column();
+    // A run's colour once it has been drawn in a comparison (stored with it); until then a
+    // blank swatch, so the names stay aligned.
     if (role == Qt::DecorationRole && c == Name)
-        return QColor(runColorName(r));
+        return r.color.empty() ? QColor(Qt::transparent) : QColor(text(r.color));
     if (role == Qt::ToolTipRole && c == Status && !r.error.empty())
         return text(r.error);
     if (role == Qt::ToolTipRole && c == Name)

@@ -58,7 +58,4 @@ private:
     std::vector<RunRecord> m_runs;
 };
 
-// The run's colour as stored, or a stable one from its id when none is stored yet.
-QString runColorName(const RunRecord& run);
-
 } // namespace tb::ui

@@ -200,6 +200,7 @@ RunsView::RunsView(RunsStore& store, QWidget* parent)
         m_model->setRuns(runs);
         for (const QString& id : gone)
             dropDeletedRun(id);
+        sizeColumnsOnce();
         updateFilterChoices();
         updateActions();
     });
@@ -231,6 +232,18 @@ RunsView::RunsView(RunsStore& store, QWidget* parent)
     updateFilterChoices();
     updateActions();
     m_store.list(); // connected now: the first listing reaches this view
+}
+
+// Columns as wide as their contents when the first runs arrive, none wider than a third of the
+// table (notes can be long); after that the user's widths stay.
+void RunsView::sizeColumnsOnce() {
+    if (m_columnsSized || m_model->rowCount() == 0)
+        return;
+    m_columnsSized = true;
+    m_table->resizeColumnsToContents();
+    const int widest = std::max(120, m_table->viewport()->width() / 3);
+    for (int c = 0; c < RunsTableModel::ColumnCount; ++c)
+        m_table->setColumnWidth(c, std::min(m_table->columnWidth(c), widest));
 }
 
 void RunsView::dropDeletedRun(const QString& id) {

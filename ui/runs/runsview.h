@@ -72,6 +72,7 @@ private:
     void showNotice(const QString& text);
     // A compared run deleted by another program: out of the comparison, saying so.
     void dropDeletedRun(const QString& id);
+    void sizeColumnsOnce();
     void openSelected();
     void askRename();
     void askTags();
@@ -90,6 +91,7 @@ private:
     QLabel* m_notice;
     ComparisonView* m_comparisonView;
     bool m_readOnly = false;
+    bool m_columnsSized = false;
     std::vector<std::pair<QPushButton*, QAction*>> m_mirrors; // buttons and their actions
 };
 

@@ -72,6 +72,9 @@ ConfigForm::ConfigForm(const QStringList& keys, QWidget* parent)
             tr("%1 (default %2)")
                 .arg(QString::fromStdString(field->help), configValueText(field->defaultValue));
         row.editor->setToolTip(tip);
+        // Screen readers say the key and what it does; a checkbox has no text of its own.
+        row.editor->setAccessibleName(key);
+        row.editor->setAccessibleDescription(QString::fromStdString(field->help));
         row.container = new QWidget(this);
         auto* line = new QHBoxLayout;
         line->setContentsMargins(0, 0, 0, 0);
@@ -88,6 +91,7 @@ ConfigForm::ConfigForm(const QStringList& keys, QWidget* parent)
         column->addWidget(row.error);
         row.label = new QLabel(key, this);
         row.label->setToolTip(tip);
+        row.label->setBuddy(row.editor);
         m_layout->addRow(row.label, row.container);
         m_rows.insert(key, row);
         m_order << key;
@@ -132,6 +136,7 @@ QWidget* ConfigForm::addHelpButton(const QString& key, const QString& tooltip) {
     button->setText(QStringLiteral("?"));
     button->setObjectName(key + QStringLiteral("-help"));
     button->setToolTip(tooltip);
+    button->setAccessibleName(tr("What %1 does").arg(key));
     button->setAutoRaise(true);
     if (auto it = m_rows.find(key); it != m_rows.end()) {
         auto* column = static_cast<QVBoxLayout*>(it->container->layout());

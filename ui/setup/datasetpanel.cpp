@@ -130,9 +130,12 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     m_picker->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_picker->setMinimumContentsLength(16); // spec paths can be long
     m_picker->setObjectName(QStringLiteral("dataset"));
+    m_picker->setAccessibleName(QStringLiteral("dataset"));
     for (const std::string& name : datasetNames())
         m_picker->addItem(QString::fromStdString(name));
     m_root->setObjectName(QStringLiteral("data.root"));
+    m_root->setAccessibleName(QStringLiteral("data.root"));
+    m_root->setAccessibleDescription(tr("Where the dataset's files are"));
     m_root->setPlaceholderText(tr("the dataset's default location"));
     auto* open = new QPushButton(tr("Open..."), this);
     open->setObjectName(QStringLiteral("dataset-open"));

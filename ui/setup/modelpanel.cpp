@@ -2,6 +2,7 @@
 #include "modelpanel.h"
 
 #include "core/errors.h"
+#include "core/textformat.h"
 #include "nn/modelzoo.h"
 #include "optim/optimizer.h"
 #include "train/runconfig.h"
@@ -18,23 +19,13 @@
 
 namespace tb::ui {
 
-QString humanCount(int64_t value) {
-    const auto v = static_cast<double>(value);
-    if (value >= 1000000000)
-        return QString::number(v / 1e9, 'f', 2) + QLatin1Char('G');
-    if (value >= 1000000)
-        return QString::number(v / 1e6, 'f', 2) + QLatin1Char('M');
-    if (value >= 1000)
-        return QString::number(v / 1e3, 'f', 1) + QLatin1Char('K');
-    return QString::number(value);
-}
-
 ModelPanel::ModelPanel(QWidget* parent)
     : QWidget(parent), m_picker(new QComboBox(this)), m_table(new QTableWidget(0, 5, this)),
       m_total(new QLabel(this)) {
     m_picker->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_picker->setMinimumContentsLength(16); // spec paths can be long
     m_picker->setObjectName(QStringLiteral("model"));
+    m_picker->setAccessibleName(QStringLiteral("model"));
     for (const ZooEntry& entry : modelZoo()) {
         m_picker->addItem(QString::fromStdString(entry.name));
         m_picker->setItemData(m_picker->count() - 1, QString::fromStdString(entry.description),
@@ -67,12 +58,21 @@ ModelPanel::ModelPanel(QWidget* parent)
     m_table->setAccessibleName(tr("Layers of the model"));
     m_table->setHorizontalHeaderLabels(
         {tr("Layer"), tr("Type"), tr("Output"), tr("Params"), tr("FLOPs")});
+    m_table->horizontalHeaderItem(2)->setToolTip(tr("The output shape of one sample"));
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionMode(QAbstractItemView::NoSelection);
+    // The numbers as wide as they need; the layer names take what is left (elided if need be),
+    // so the table never scrolls sideways.
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_table->setMinimumHeight(140);
+    // Five columns in the set-up column's width at 1280x800: a size smaller than the form's.
+    QFont small = m_table->font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    m_table->setFont(small);
+    m_table->horizontalHeader()->setFont(small);
     m_total->setObjectName(QStringLiteral("model-total"));
     m_total->setWordWrap(true);
 
@@ -85,6 +85,20 @@ ModelPanel::ModelPanel(QWidget* parent)
     layout->addWidget(m_table, 1);
     layout->addWidget(m_total);
 }
+
+namespace {
+
+QString humanCount(int64_t value) {
+    return QString::fromStdString(formatMagnitude(value));
+}
+
+// "32x28x28" for the (1, 32, 28, 28) of a one-sample plan: the batch dimension says nothing.
+QString perSample(const Shape& s) {
+    const std::string all = s.toString();
+    return QString::fromStdString(all.rfind("1x", 0) == 0 ? all.substr(2) : all);
+}
+
+} // namespace
 
 void ModelPanel::setModel(const QString& nameOrPath, const nlohmann::json& options) {
     if (nameOrPath == m_model && options == m_options)
@@ -155,8 +169,7 @@ void ModelPanel::rebuild() {
     for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
         const LayerRow& r = rows[static_cast<std::size_t>(i)];
         const QStringList cells = {QString::fromStdString(r.name), QString::fromStdString(r.type),
-                                   QString::fromStdString(r.output.toString()),
-                                   humanCount(r.params), humanCount(r.flops)};
+                                   perSample(r.output), humanCount(r.params), humanCount(r.flops)};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c >= 3)

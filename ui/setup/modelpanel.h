@@ -68,7 +68,4 @@ private:
     QAction* m_openSpec;
 };
 
-// "1.2M", "35.4K", "812": counts as people read them.
-QString humanCount(int64_t value);
-
 } // namespace tb::ui

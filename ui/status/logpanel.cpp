@@ -13,6 +13,8 @@ namespace tb::ui {
 
 LogPanel::LogPanel(QWidget* parent) : QWidget(parent), m_view(new QTextBrowser(this)) {
     m_view->setObjectName(QStringLiteral("log"));
+    m_view->setAccessibleName(tr("Log"));
+    m_view->setAccessibleDescription(tr("What the runs said, newest last"));
     m_view->setOpenLinks(false);
     m_view->document()->setMaximumBlockCount(5000); // a long run's log stays cheap
     connect(m_view, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
