@@ -306,7 +306,7 @@ void MainWindow::connectRuns() {
         m_store->load(id);
     });
     connect(m_store, &RunsStore::runLoaded, this,
-            [this](const QString& id, std::shared_ptr<const RunSeries> run) {
+            [this](const QString& id, std::shared_ptr<RunSeries> run) {
                 if (id != m_opening)
                     return;
                 m_opening.clear();

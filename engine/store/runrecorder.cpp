@@ -136,6 +136,11 @@ void RunRecorder::writerLoop(std::stop_token stop) {
             target = m_enqueued;
             m_urgent = 0;
         }
+        // A run's start is committed on its own: when its first metrics do not fit (a disk
+        // filling up under a fast run), the run is still listed and its end can join it.
+        if (batch.size() > 1 && std::holds_alternative<RunStartedEvent>(batch.front()) &&
+            !failed() && writeBatch({batch.front()}) == Outcome::Committed)
+            batch.erase(batch.begin());
         Outcome outcome = batch.empty() || failed() ? Outcome::Committed : writeBatch(batch);
         if (outcome == Outcome::Retry) {
             delay = std::min(delay * 2, m_maxRetryDelay);

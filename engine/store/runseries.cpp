@@ -20,19 +20,31 @@ double finiteOrNaN(double v) {
     return std::isfinite(v) ? v : kNaN;
 }
 
-// Linear interpolation of ys at x over ascending xs, clamped to the ends.
-double interpolate(const std::vector<double>& xs, const std::vector<double>& ys, double x) {
-    if (xs.empty())
+// The value `val` of the step rows, linearly interpolated at `at` of `key` (ascending over the
+// rows), clamped to the first and last row; NaN without rows.
+template <typename Key, typename Value>
+double interpolateRows(const std::vector<StepEvent>& rows, double at, Key key, Value val) {
+    if (rows.empty())
         return kNaN;
-    if (x <= xs.front())
-        return ys.front();
-    if (x >= xs.back())
-        return ys.back();
-    const auto hi =
-        static_cast<std::size_t>(std::upper_bound(xs.begin(), xs.end(), x) - xs.begin());
-    const std::size_t lo = hi - 1;
-    const double t = (x - xs[lo]) / (xs[hi] - xs[lo]);
-    return ys[lo] + t * (ys[hi] - ys[lo]);
+    if (at <= key(rows.front()))
+        return val(rows.front());
+    if (at >= key(rows.back()))
+        return val(rows.back());
+    const auto hi = std::partition_point(rows.begin(), rows.end(),
+                                         [&](const StepEvent& r) { return key(r) <= at; });
+    const auto lo = hi - 1;
+    const double t = (at - key(*lo)) / (key(*hi) - key(*lo));
+    return val(*lo) + t * (val(*hi) - val(*lo));
+}
+
+double stepOf(const StepEvent& r) {
+    return static_cast<double>(r.step);
+}
+double samplesOf(const StepEvent& r) {
+    return static_cast<double>(r.samplesSeen);
+}
+double timeOf(const StepEvent& r) {
+    return r.unixTime;
 }
 
 using StepValue = std::function<double(const StepEvent&)>;
@@ -164,6 +176,7 @@ RunStartedEvent RunSeries::startedEvent() const {
 }
 
 void RunSeries::append(const RunTailUpdate& u) {
+    m_names.reset();
     m_steps.insert(m_steps.end(), u.steps.begin(), u.steps.end());
     m_epochs.insert(m_epochs.end(), u.epochs.begin(), u.epochs.end());
     m_samples.insert(m_samples.end(), u.samples.begin(), u.samples.end());
@@ -189,30 +202,30 @@ SeriesInfo RunSeries::info(const std::string& name) {
     return {name, "", false};
 }
 
-std::vector<std::string> RunSeries::names() const {
+// Computed once per change of the rows: the comparison asks on every redraw.
+const std::vector<std::string>& RunSeries::names() const {
+    if (m_names)
+        return *m_names;
     std::vector<std::string> out;
-    for (const SeriesInfo& i : catalog()) {
-        const SeriesPoints p = points(i.name, SeriesX::Step);
-        if (std::any_of(p.y.begin(), p.y.end(), [](double y) { return std::isfinite(y); }))
-            out.push_back(i.name);
-    }
-    return out;
+    for (const auto& [info, value] : stepSeries())
+        if (std::any_of(m_steps.begin(), m_steps.end(),
+                        [&](const StepEvent& s) { return std::isfinite(value(s)); }))
+            out.push_back(info.name);
+    for (const auto& [info, value] : epochSeries())
+        if (std::any_of(m_epochs.begin(), m_epochs.end(),
+                        [&](const EpochEvent& e) { return std::isfinite(value(e)); }))
+            out.push_back(info.name);
+    for (const auto& [info, value] : sampleSeries())
+        if (std::any_of(m_samples.begin(), m_samples.end(), [&](const SystemSample& s) {
+                const std::optional<double> v = value(s);
+                return v && std::isfinite(*v);
+            }))
+            out.push_back(info.name);
+    m_names = std::move(out);
+    return *m_names;
 }
 
-RunSeries::StepAxis RunSeries::stepAxis() const {
-    StepAxis a;
-    a.step.reserve(m_steps.size());
-    a.samples.reserve(m_steps.size());
-    a.unixTime.reserve(m_steps.size());
-    for (const StepEvent& s : m_steps) {
-        a.step.push_back(static_cast<double>(s.step));
-        a.samples.push_back(static_cast<double>(s.samplesSeen));
-        a.unixTime.push_back(s.unixTime);
-    }
-    return a;
-}
-
-double RunSeries::xAtStep(const StepAxis& a, double step, SeriesX x) const {
+double RunSeries::xAtStep(double step, SeriesX x) const {
     switch (x) {
     case SeriesX::Step:
         return step;
@@ -221,25 +234,24 @@ double RunSeries::xAtStep(const StepAxis& a, double step, SeriesX x) const {
         return perEpoch > 0 ? step / perEpoch : kNaN;
     }
     case SeriesX::Samples:
-        return interpolate(a.step, a.samples, step);
+        return interpolateRows(m_steps, step, stepOf, samplesOf);
     case SeriesX::Time:
-        return interpolate(a.step, a.unixTime, step) - m_record.startedAt;
+        return interpolateRows(m_steps, step, stepOf, timeOf) - m_record.startedAt;
     }
     return kNaN;
 }
 
 SeriesPoints RunSeries::points(const std::string& name, SeriesX x) const {
     SeriesPoints p;
-    const StepAxis axis = stepAxis();
     for (const auto& [info, value] : stepSeries())
         if (info.name == name) {
             p.x.reserve(m_steps.size());
             p.y.reserve(m_steps.size());
-            for (std::size_t i = 0; i < m_steps.size(); ++i) {
-                p.y.push_back(finiteOrNaN(value(m_steps[i])));
-                p.x.push_back(x == SeriesX::Samples ? axis.samples[i]
-                              : x == SeriesX::Time  ? axis.unixTime[i] - m_record.startedAt
-                                                    : xAtStep(axis, axis.step[i], x));
+            for (const StepEvent& s : m_steps) {
+                p.y.push_back(finiteOrNaN(value(s)));
+                p.x.push_back(x == SeriesX::Samples ? samplesOf(s)
+                              : x == SeriesX::Time  ? s.unixTime - m_record.startedAt
+                                                    : xAtStep(stepOf(s), x));
             }
             return p;
         }
@@ -248,7 +260,7 @@ SeriesPoints RunSeries::points(const std::string& name, SeriesX x) const {
             for (const EpochEvent& e : m_epochs) {
                 p.y.push_back(finiteOrNaN(value(e)));
                 p.x.push_back(x == SeriesX::Epoch ? static_cast<double>(e.epoch)
-                                                  : xAtStep(axis, static_cast<double>(e.step), x));
+                                                  : xAtStep(static_cast<double>(e.step), x));
             }
             return p;
         }
@@ -262,7 +274,7 @@ SeriesPoints RunSeries::points(const std::string& name, SeriesX x) const {
                 p.x.push_back(
                     x == SeriesX::Time
                         ? s.unixTime - m_record.startedAt
-                        : xAtStep(axis, interpolate(axis.unixTime, axis.step, s.unixTime), x));
+                        : xAtStep(interpolateRows(m_steps, s.unixTime, timeOf, stepOf), x));
             }
             return p;
         }

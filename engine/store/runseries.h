@@ -10,6 +10,7 @@
 #include "store/runtail.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,7 +51,7 @@ public:
 
     // The series this run has, in a stable order (training ones, validation, step time,
     // hardware); each with at least one finite value.
-    std::vector<std::string> names() const;
+    const std::vector<std::string>& names() const;
     // Every series name a run can have, with its unit (also those this run lacks: GPU ones).
     static std::vector<SeriesInfo> catalog();
     static SeriesInfo info(const std::string& name);
@@ -66,18 +67,15 @@ public:
     RunStartedEvent startedEvent() const;
 
 private:
-    // The step rows' step, samples seen and unix time, for interpolating between them.
-    struct StepAxis {
-        std::vector<double> step, samples, unixTime;
-    };
-    StepAxis stepAxis() const;
-    // x of a point recorded at optimizer step `step` (samples and time interpolated).
-    double xAtStep(const StepAxis& axis, double step, SeriesX x) const;
+    // x of a point recorded at optimizer step `step` (samples and time interpolated between
+    // the step rows).
+    double xAtStep(double step, SeriesX x) const;
 
     RunRecord m_record;
     std::vector<StepEvent> m_steps;
     std::vector<EpochEvent> m_epochs;
     std::vector<SystemSample> m_samples;
+    mutable std::optional<std::vector<std::string>> m_names; // names(), until the rows change
 };
 
 // The first x at which a series reaches `target` (>= for higher-is-better series, else <=),

@@ -85,10 +85,13 @@ std::vector<SystemSample> RunStore::systemSamples(const std::string& runId, doub
         ids.push_back(q.integer(0));
         s.unixTime = q.real(1);
         s.host.cpuPercent = q.optReal(2);
-        const auto cores = tryParseJson(q.text(3)).value_or(nlohmann::json());
-        if (cores.is_array())
-            for (const auto& c : cores)
-                s.host.perCorePercent.push_back(c.is_number() ? c.get<double>() : 0.0);
+        // Most rows have no per-core figures: no parse (and no exception inside it) for them.
+        if (const std::string coresText = q.text(3); !coresText.empty()) {
+            const auto cores = tryParseJson(coresText).value_or(nlohmann::json());
+            if (cores.is_array())
+                for (const auto& c : cores)
+                    s.host.perCorePercent.push_back(c.is_number() ? c.get<double>() : 0.0);
+        }
         s.host.ramUsedBytes = bytes(4);
         s.host.ramTotalBytes = bytes(5);
         s.host.processRssBytes = bytes(6);

@@ -40,7 +40,10 @@ SqliteDb::SqliteDb(std::string path, bool readOnly, std::chrono::milliseconds bu
     const bool uri = readOnly && immutable;
     const int flags =
         (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
-        (uri ? SQLITE_OPEN_URI : 0);
+        (uri ? SQLITE_OPEN_URI : 0) |
+        // One thread uses a connection at a time (each thread opens its own): no lock around
+        // every column read.
+        SQLITE_OPEN_NOMUTEX;
     const std::string name = uri ? fileUri(m_path, "immutable=1") : m_path;
     const int rc = sqlite3_open_v2(name.c_str(), &m_db, flags, nullptr);
     if (rc != SQLITE_OK) {

@@ -296,6 +296,28 @@ private slots:
                  qPrintable(QString::number(m_backend->reorderCounts().weights)));
     }
 
+    // On AMX oneDNN's bf16 convolutions are channels-last kernels, but one with a single input
+    // channel would pick a blocked output that its neighbour then reorders; both keep NHWC.
+    void amxBf16ConvolutionsAllKeepChannelsLast() {
+        if (!cpuLowPrecisionSupport().amx)
+            QSKIP("no AMX here: oneDNN's bf16 convolutions choose their layouts freely");
+        const ConvDesc first{kN, 1, kH, kW, kC, 3, 3, 1, 1};
+        const ConvDesc second{kN, kC, kH, kW, kC, 3, 3, 1, 1};
+        const Tensor x = plain(test::randomTensor({kN, 1, kH, kW}, 31), DType::BF16);
+        const Tensor w1 = test::randomTensor({kC, 1, 3, 3}, 32, -0.3f, 0.3f);
+        const Tensor w2 = test::randomTensor({kC, kC, 3, 3}, 33, -0.1f, 0.1f);
+        Tensor y1 = m_backend->empty({kN, kC, kH, kW}, DType::BF16),
+               y2 = m_backend->empty({kN, kC, kH, kW}, DType::BF16);
+        for (int pass = 0; pass < 2; ++pass) { // the first creates primitives and weights
+            m_backend->resetReorderCounts();
+            m_backend->convForward(first, x, w1, nullptr, y1);
+            m_backend->convForward(second, y1, w2, nullptr, y2);
+        }
+        QCOMPARE(y1.buffer()->layout(), kChannelsLast);
+        QCOMPARE(y2.buffer()->layout(), kChannelsLast);
+        QCOMPARE(m_backend->reorderCounts().activations, int64_t{0});
+    }
+
 private:
     int convLayout(DType t) const { return t == DType::BF16 ? m_blockBf16 : m_block; }
     Tensor plain(const Tensor& x, DType t) { return test::onBackendPlain(*m_backend, x, t); }

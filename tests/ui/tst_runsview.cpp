@@ -6,6 +6,7 @@
 #include "charts/chartspanel.h"
 #include "charts/losschart.h"
 #include "mainwindow.h"
+#include "runcontroller.h"
 #include "runs/comparison.h"
 #include "runs/comparisonplot.h"
 #include "runs/comparisonview.h"
@@ -14,9 +15,11 @@
 #include "runs/runsstore.h"
 #include "runs/runstablemodel.h"
 #include "runs/runsview.h"
+#include "setup/setuppanel.h"
 #include "store/schema.h"
 #include "store/sqlitedb.h"
 #include "support/storedruns.h"
+#include "uitestutil.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -158,7 +161,8 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(view.model()->rowCount(), 3, 10000);
         const QString a = "20261201-100000-aaaaaaaaaaaa", c = "20261201-100200-cccccccccccc";
         view.selectRuns({a, c});
-        QTRY_VERIFY_WITH_TIMEOUT(view.comparison()->complete(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(view.comparison()->complete() && view.comparisonView()->upToDate(),
+                                 10000);
         ComparisonView* cv = view.comparisonView();
         cv->setSmoothing(0.0);
         cv->setSeries("train/loss");
@@ -205,7 +209,8 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(view.model()->rowCount(), 3, 10000);
         view.selectRuns({"20261201-100000-aaaaaaaaaaaa", "20261201-100100-bbbbbbbbbbbb",
                          "20261201-100200-cccccccccccc"});
-        QTRY_VERIFY_WITH_TIMEOUT(view.comparison()->complete(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(view.comparison()->complete() && view.comparisonView()->upToDate(),
+                                 10000);
         ComparisonView* cv = view.comparisonView();
         cv->setSmoothing(0.0);
         cv->setSeries("train/loss");
@@ -240,7 +245,8 @@ private slots:
         RunsView view(store);
         QTRY_COMPARE_WITH_TIMEOUT(view.model()->rowCount(), 3, 10000);
         view.selectRuns({"20261201-100000-aaaaaaaaaaaa", "20261201-100200-cccccccccccc"});
-        QTRY_VERIFY_WITH_TIMEOUT(view.comparison()->complete(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(view.comparison()->complete() && view.comparisonView()->upToDate(),
+                                 10000);
         auto* params = view.comparisonView()->parameters();
         QVERIFY(params->keys().contains("lr"));
         params->setKeys("lr", "best_val_acc");
@@ -308,7 +314,8 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(view.model()->rowCount(), 3, 10000);
         const QString a = "20261201-100000-aaaaaaaaaaaa";
         view.selectRuns({a});
-        QTRY_VERIFY_WITH_TIMEOUT(view.comparison()->complete(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(view.comparison()->complete() && view.comparisonView()->upToDate(),
+                                 10000);
         RunStore(db.toStdString()).deleteRun(a.toStdString());
         QTRY_VERIFY_WITH_TIMEOUT(view.notice().contains("was deleted"), 10000);
         QTRY_COMPARE_WITH_TIMEOUT(view.model()->rowCount(), 2, 10000);
@@ -327,6 +334,46 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(w.chartRunId(), b, 10000);
         QCOMPARE(w.charts().lossChart()->rawGraph()->dataCount(), 20);
         QCOMPARE(w.charts().lossChart()->rawGraph()->data()->at(0)->value, 4.0);
+    }
+
+    // A run stopped in the window: "Use this set-up" loads its config, "Resume" continues it
+    // from its checkpoint in the same record until it completes.
+    void useSetupAndResumeAStoppedRun() {
+        QTemporaryDir dir;
+        MainWindow w(dir.filePath("runs.db"));
+        w.show();
+        RunConfig config = test::tinyRunConfig(dir.filePath("ckpt"), 4);
+        config.set("lr", "0.0123");
+        w.setup().setConfig(config);
+        QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
+                                  30000);
+        QVERIFY(w.train());
+        // Paused first, so the stop lands mid-run whatever the machine's speed.
+        QTRY_VERIFY_WITH_TIMEOUT(!w.controller().currentRunId().isEmpty(), 30000);
+        w.controller().pause();
+        QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), ui::RunController::State::Paused, 30000);
+        w.controller().stop();
+        QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), ui::RunController::State::Idle, 60000);
+        RunsView& runs = w.runs();
+        const auto onlyRun = [&]() -> const RunRecord* {
+            return runs.model()->rowCount() == 1 ? &runs.model()->runAt(0) : nullptr;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(onlyRun() && onlyRun()->status == RunStatus::Stopped, 10000);
+        const QString id = QString::fromStdString(onlyRun()->id);
+        const int64_t stoppedAt = onlyRun()->steps;
+        runs.selectRuns({id});
+
+        w.setup().setConfig(test::tinyRunConfig(dir.filePath("ckpt"), 4)); // lr back to default
+        runs.findChild<QPushButton*>("runs-use-setup")->click();
+        QVERIFY(qFuzzyCompare(w.setup().config().toJson().at("lr").get<double>(), 0.0123));
+
+        QPushButton* resume = runs.findChild<QPushButton*>("runs-resume");
+        QVERIFY(resume->isEnabled());
+        resume->click();
+        QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), ui::RunController::State::Idle, 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(onlyRun() && onlyRun()->status == RunStatus::Completed, 10000);
+        QCOMPARE(QString::fromStdString(onlyRun()->id), id);
+        QVERIFY(onlyRun()->steps > stoppedAt);
     }
 
     // A run that failed before its first step has no charts: "Open" says why instead.

@@ -193,14 +193,16 @@ private slots:
         save(w, "runs-table-" + tag);
 
         w.runs().selectRuns(sweep.mid(0, 5));
-        QTRY_VERIFY_WITH_TIMEOUT(w.runs().comparison()->complete(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            w.runs().comparison()->complete() && w.runs().comparisonView()->upToDate(), 10000);
         ui::ComparisonView* cv = w.runs().comparisonView();
         cv->setSeries("train/loss");
         cv->setLogY(true);
         save(w, "runs-compare-" + tag);
 
         w.runs().selectRuns(sweep);
-        QTRY_VERIFY_WITH_TIMEOUT(w.runs().comparison()->complete(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            w.runs().comparison()->complete() && w.runs().comparisonView()->upToDate(), 10000);
         cv->setGroupBy("lr");
         save(w, "runs-grouped-" + tag);
         cv->setGroupBy("");

@@ -24,10 +24,10 @@ bool Comparison::complete() const {
     return true;
 }
 
-void Comparison::addLoaded(const QString& id, const RunSeries& series) {
-    if (!m_ids.contains(id))
+void Comparison::addLoaded(const QString& id, std::shared_ptr<RunSeries> series) {
+    if (!m_ids.contains(id) || !series)
         return; // unchosen while it loaded
-    m_series[id] = series;
+    m_series[id] = std::move(series);
     emit changed();
 }
 
@@ -35,7 +35,7 @@ void Comparison::appendRows(const QString& id, const RunTailUpdate& update) {
     const auto it = m_series.find(id);
     if (it == m_series.end())
         return;
-    it->second.append(update);
+    it->second->append(update);
     emit changed();
 }
 
@@ -47,7 +47,7 @@ void Comparison::removeRun(const QString& id) {
 
 const RunSeries* Comparison::series(const QString& id) const {
     const auto it = m_series.find(id);
-    return it == m_series.end() ? nullptr : &it->second;
+    return it == m_series.end() ? nullptr : it->second.get();
 }
 
 std::vector<const RunSeries*> Comparison::loaded() const {

@@ -25,7 +25,8 @@ public:
     // Every chosen run has been loaded.
     bool complete() const;
 
-    void addLoaded(const QString& id, const RunSeries& series);
+    // Keeps the loaded run (shared, not copied: a long run is large).
+    void addLoaded(const QString& id, std::shared_ptr<RunSeries> series);
     void appendRows(const QString& id, const RunTailUpdate& update);
     // A run deleted meanwhile: dropped from the comparison.
     void removeRun(const QString& id);
@@ -39,7 +40,7 @@ signals:
 
 private:
     QStringList m_ids;
-    std::map<QString, RunSeries> m_series;
+    std::map<QString, std::shared_ptr<RunSeries>> m_series;
 };
 
 } // namespace tb::ui

@@ -45,6 +45,9 @@ QColor comparisonColor(int i) {
 
 ComparisonPlot::ComparisonPlot(QWidget* parent) : ChartView(tr("Comparison"), parent) {
     setObjectName(QStringLiteral("comparison-plot"));
+    // Dozens of long noisy lines: segments drawn as lines, without the joins a polyline
+    // strokes (the joins cost most of a redraw and show nowhere at these pen widths).
+    plot()->setPlottingHint(QCP::phFastPolylines, true);
     plot()->setInteraction(QCP::iSelectLegend, true);
     plot()->legend->setSelectableParts(QCPLegend::spItems);
     plot()->legend->setWrap(5);
@@ -128,7 +131,9 @@ void ComparisonPlot::rebuild() {
         std::size_t best = SIZE_MAX, last = SIZE_MAX;
         for (std::size_t k = 0; k < line.points.y.size(); ++k) {
             const double v = line.points.y[k];
-            if (!std::isfinite(v))
+            // A point with no place on the axes (no x yet, or not positive on a log axis)
+            // cannot be marked.
+            if (!std::isfinite(v) || !std::isfinite(line.points.x[k]) || (m_logY && v <= 0.0))
                 continue;
             last = k;
             if (best == SIZE_MAX ||

@@ -19,6 +19,7 @@
 #include <QSlider>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -120,8 +121,20 @@ ComparisonView::ComparisonView(Comparison& comparison, QWidget* parent)
     layout->addWidget(m_status);
     layout->addWidget(m_tabs, 1);
 
-    connect(&m_comparison, &Comparison::changed, this, &ComparisonView::rebuild);
+    // Runs arrive one by one (and followed runs every poll): one rebuild for all that arrived
+    // before the event loop comes round.
+    connect(&m_comparison, &Comparison::changed, this, [this] {
+        if (m_rebuildPending)
+            return;
+        m_rebuildPending = true;
+        QTimer::singleShot(0, this, [this] {
+            m_rebuildPending = false;
+            rebuild();
+        });
+    });
     connect(m_series, &QComboBox::currentTextChanged, this, &ComparisonView::rebuildPlot);
+    connect(m_series, &QComboBox::activated, this,
+            [this] { m_wantedSeries = m_series->currentText(); });
     connect(m_x, &QComboBox::currentIndexChanged, this, [this] { rebuildPlot(); });
     connect(m_smoothing, &QSlider::valueChanged, this, [this] { rebuildPlot(); });
     connect(m_logY, &QCheckBox::toggled, this, [this] { rebuildPlot(); });
@@ -132,6 +145,7 @@ ComparisonView::ComparisonView(Comparison& comparison, QWidget* parent)
 }
 
 void ComparisonView::setSeries(const QString& name) {
+    m_wantedSeries = name;
     m_series->setCurrentText(name);
     rebuildPlot();
 }
@@ -216,20 +230,23 @@ void ComparisonView::rebuildSeriesChoices() {
     QStringList names;
     for (const SeriesInfo& info : RunSeries::catalog())
         for (const RunSeries* s : m_comparison.loaded()) {
-            const auto have = s->names();
+            const auto& have = s->names();
             if (std::find(have.begin(), have.end(), info.name) != have.end()) {
                 names << QString::fromStdString(info.name);
                 break;
             }
         }
+    // The series the user chose stays chosen while runs that lack it come and go.
     const QString current = m_series->currentText();
     const QSignalBlocker block(m_series);
     m_series->clear();
     m_series->addItems(names);
-    m_series->setCurrentIndex(names.contains(current) ? names.indexOf(current)
-                              : names.contains(QStringLiteral("val/acc"))
-                                  ? names.indexOf(QStringLiteral("val/acc"))
-                                  : 0);
+    for (const QString& choice : {m_wantedSeries, current, QStringLiteral("val/acc")})
+        if (names.contains(choice)) {
+            m_series->setCurrentIndex(names.indexOf(choice));
+            return;
+        }
+    m_series->setCurrentIndex(0);
 }
 
 void ComparisonView::rebuildPlot() {

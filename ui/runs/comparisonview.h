@@ -47,6 +47,8 @@ public:
     QTableWidget* summary() const { return m_summary; }
     QTableWidget* configDiff() const { return m_diff; }
     QTabWidget* tabs() const { return m_tabs; }
+    // False between a change of the comparison and the rebuild it schedules.
+    bool upToDate() const { return !m_rebuildPending; }
     // The colour a run is drawn in (stored with it; chosen the first time it is drawn).
     QColor colorOf(const QString& runId) const;
 
@@ -76,6 +78,8 @@ private:
     QTableWidget* m_diff;
     ParametersPlot* m_parameters;
     mutable std::map<QString, QColor> m_assigned; // colours chosen here, until stored
+    QString m_wantedSeries; // the series last chosen, kept while runs lacking it are shown
+    bool m_rebuildPending = false;
 };
 
 } // namespace tb::ui

@@ -28,24 +28,28 @@ public:
         poll();
     }
 
-    void load(const QString& id) {
+    // Every run read first, then all sent: the window redraws once for the lot.
+    void load(const QStringList& ids) {
         if (!open())
             return;
-        try {
-            const std::string runId = id.toStdString();
-            if (!m_store->contains(runId)) {
-                emit m_out->runDeleted(id);
-                return;
+        std::vector<std::pair<QString, std::shared_ptr<RunSeries>>> loaded;
+        for (const QString& id : ids) {
+            try {
+                const std::string runId = id.toStdString();
+                if (!m_store->contains(runId)) {
+                    emit m_out->runDeleted(id);
+                    continue;
+                }
+                loaded.emplace_back(id, std::make_shared<RunSeries>(
+                                            RunSeries::load(*m_store, m_store->getRun(runId))));
+            } catch (const std::exception& e) {
+                fail(e);
             }
-            auto series =
-                std::make_shared<RunSeries>(RunSeries::load(*m_store, m_store->getRun(runId)));
-            emit m_out->runLoaded(id, std::move(series));
-        } catch (const std::exception& e) {
-            fail(e);
         }
+        for (auto& [id, series] : loaded)
+            emit m_out->runLoaded(id, std::move(series));
     }
 
-    // A view that just connected gets everything: the listing, the access and any problem.
     void list() {
         m_version.reset(); // the next poll lists whatever the version
         m_reported = false;
@@ -145,7 +149,7 @@ RunsStore::RunsStore(QString databasePath, QObject* parent)
     : QObject(parent), m_path(std::move(databasePath)), m_thread(new QThread(this)),
       m_worker(new RunsStoreWorker(m_path.toStdString(), this)) {
     qRegisterMetaType<std::vector<RunRecord>>();
-    qRegisterMetaType<std::shared_ptr<const RunSeries>>();
+    qRegisterMetaType<std::shared_ptr<RunSeries>>();
     qRegisterMetaType<RunTailUpdate>();
     m_thread->setObjectName(QStringLiteral("run store"));
     m_worker->moveToThread(m_thread);
@@ -166,8 +170,12 @@ void RunsStore::list() {
 }
 
 void RunsStore::load(const QString& id) {
+    load(QStringList{id});
+}
+
+void RunsStore::load(const QStringList& ids) {
     QMetaObject::invokeMethod(
-        m_worker, [w = m_worker, id] { w->load(id); }, Qt::QueuedConnection);
+        m_worker, [w = m_worker, ids] { w->load(ids); }, Qt::QueuedConnection);
 }
 
 void RunsStore::follow(const QString& id) {

@@ -31,9 +31,10 @@ public:
     QString databasePath() const { return m_path; }
 
     // Requests, answered by the signals below (queued to the window's thread).
-    void list();                       // -> runsListed now (a view that just connected)
-    void load(const QString& runId);   // -> runLoaded
-    void follow(const QString& runId); // -> runRowsArrived until the run ends
+    void list();                          // -> runsListed now (a view that just connected)
+    void load(const QString& runId);      // -> runLoaded
+    void load(const QStringList& runIds); // -> runLoaded for each, once all are read
+    void follow(const QString& runId);    // -> runRowsArrived until the run ends
     void unfollow(const QString& runId);
     void rename(const QString& runId, const QString& name);
     void setNotes(const QString& runId, const QString& notes);
@@ -48,7 +49,8 @@ signals:
     // TrainBench's store, a read-only file).
     void runsListed(const std::vector<tb::RunRecord>& runs);
     void accessChanged(bool readOnly, const QString& why);
-    void runLoaded(const QString& runId, std::shared_ptr<const tb::RunSeries> series);
+    // The run is the receivers' to keep (the comparison grows it in place as rows land).
+    void runLoaded(const QString& runId, std::shared_ptr<tb::RunSeries> series);
     void runRowsArrived(const QString& runId, const tb::RunTailUpdate& update);
     // A followed or loaded run is no longer in the store.
     void runDeleted(const QString& runId);
@@ -64,5 +66,5 @@ private:
 } // namespace tb::ui
 
 Q_DECLARE_METATYPE(std::vector<tb::RunRecord>)
-Q_DECLARE_METATYPE(std::shared_ptr<const tb::RunSeries>)
+Q_DECLARE_METATYPE(std::shared_ptr<tb::RunSeries>)
 Q_DECLARE_METATYPE(tb::RunTailUpdate)

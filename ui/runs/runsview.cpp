@@ -214,8 +214,8 @@ RunsView::RunsView(RunsStore& store, QWidget* parent)
         emit message(why);
     });
     connect(&m_store, &RunsStore::runLoaded, this,
-            [this](const QString& id, std::shared_ptr<const RunSeries> s) {
-                m_comparison->addLoaded(id, *s);
+            [this](const QString& id, std::shared_ptr<RunSeries> s) {
+                m_comparison->addLoaded(id, s);
                 if (s->record().status == RunStatus::Running)
                     m_store.follow(id); // rows after what was loaded, as they land
             });
@@ -287,8 +287,8 @@ void RunsView::selectionChanged() {
     for (const QString& id : before)
         if (!ids.contains(id))
             m_store.unfollow(id);
-    for (const QString& id : m_comparison->setRuns(ids))
-        m_store.load(id);
+    if (const QStringList missing = m_comparison->setRuns(ids); !missing.isEmpty())
+        m_store.load(missing);
     updateActions();
 }
 

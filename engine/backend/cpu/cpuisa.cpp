@@ -49,6 +49,7 @@ CpuLowPrecisionSupport cpuLowPrecisionSupport() {
     CpuLowPrecisionSupport s;
     s.isa = isaName(isa);
     s.bf16Native = atLeast(isa, dnnl::cpu_isa::avx512_core_bf16);
+    s.amx = atLeast(isa, dnnl::cpu_isa::avx512_core_amx);
     // oneDNN 2.x has no x86 ISA with f16 arithmetic (avx512_core_fp16 came with 3.0).
 #if DNNL_VERSION_MAJOR >= 3
     s.f16Native = atLeast(isa, dnnl::cpu_isa::avx512_core_fp16);

@@ -11,6 +11,8 @@ struct CpuLowPrecisionSupport {
     std::string isa; // oneDNN's effective ISA, "avx512_core_bf16"
     bool bf16Native = false;
     bool f16Native = false;
+    // AMX tiles: oneDNN's bf16 convolutions there are channels-last kernels.
+    bool amx = false;
 };
 
 // Asks oneDNN; never throws. Emulated means oneDNN (and so the CPU backend) widens to f32.
