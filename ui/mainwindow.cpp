@@ -109,7 +109,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
         connect(chart, &ChartView::exportFailed, this,
                 [this](const QString& path, const QString& why) { reportWriteFailure(path, why); });
     m_setupScroll->setFocusPolicy(Qt::NoFocus); // its fields are the stops, not the frame
-    m_focusRing = new FocusRing(this);
+    new FocusRing(this); // a child of the window, following the focus from now on
     connect(m_setup, &SetupPanel::changed, this, &MainWindow::updateActions);
     connect(m_banner, &FailureBanner::retryRequested, this, &MainWindow::retryWith);
     m_hardware->setGpuStatus(m_controller->gpuStatus());
@@ -177,7 +177,6 @@ void MainWindow::createActions() {
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     edit->setObjectName(QStringLiteral("menu-edit"));
-    edit->setToolTip(tr("The runs selected in the Runs tab"));
     edit->addActions(m_runs->editActions());
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -189,10 +188,9 @@ void MainWindow::createActions() {
         a->setCheckable(true);
         a->setChecked(true);
         connect(a, &QAction::toggled, panel, &QWidget::setVisible);
-        return a;
     };
-    m_showSetup = panelToggle(tr("&Set-up Column"), m_setupScroll, QStringLiteral("view-setup"));
-    m_showLog = panelToggle(tr("&Log"), m_log, QStringLiteral("view-log"));
+    panelToggle(tr("&Set-up Column"), m_setupScroll, QStringLiteral("view-setup"));
+    panelToggle(tr("&Log"), m_log, QStringLiteral("view-log"));
     QAction* showBar = m_toolBar->toggleViewAction();
     showBar->setText(tr("&Tool Bar"));
     view->addAction(showBar);

@@ -1,5 +1,7 @@
-// MainWindow: wires the panels to the run controller. Set-up on the left, charts, hardware and
-// log on the right, run controls in the tool bar; the window keeps no training logic itself.
+// MainWindow: wires the panels to the run controller and the run store. Set-up on the left; the
+// Charts, Runs and Hardware tabs and the log on the right; File, Edit, View, Run and Help menus
+// and the run controls in the tool bar. Tab walks it in reading order; every file it writes
+// reports a failure where the user looks. It keeps no training logic itself.
 #pragma once
 
 #include "store/runseries.h"
@@ -18,7 +20,6 @@ namespace tb::ui {
 
 class ChartsPanel;
 class FailureBanner;
-class FocusRing;
 class RunsStore;
 class RunsView;
 class HardwarePanel;
@@ -88,10 +89,7 @@ private:
     QAction* m_train = nullptr;
     QAction* m_pause = nullptr;
     QAction* m_stop = nullptr;
-    QAction* m_showSetup = nullptr;
-    QAction* m_showLog = nullptr;
     QToolBar* m_toolBar = nullptr;
-    FocusRing* m_focusRing = nullptr;
     bool m_trainWhenReady = false; // a retry waits for the set-up panel to settle
     QString m_focusAfterRun;       // the config key a failed run named
     QString m_chartRunId;          // the run in the training charts
