@@ -2,6 +2,7 @@
 // run in the run store with live telemetry, and trains with terminal progress.
 #include "args.h"
 #include "commands.h"
+#include "configargs.h"
 #include "confighelp.h"
 #include "progress.h"
 
@@ -62,22 +63,9 @@ RunConfig buildConfig(const Args& args, std::string& resumePath) {
                                               "run id with a checkpoint in " +
                                               defaultCheckpointRoot());
         config = Trainer::configFromCheckpoint(resumePath);
-    } else if (const auto file = args.value("config")) {
-        std::string text; // a file, or a pipe: --config <(generate)
-        try {
-            text = readJsonText(*file);
-        } catch (const DatasetError& e) {
-            throw ConfigError("--config", e.what());
-        }
-        config.applyJson(parseJson(text, *file));
     }
-    for (const std::string& kv : args.values("set")) {
-        const auto eq = kv.find('=');
-        if (eq == std::string::npos || eq == 0)
-            throw ConfigError("--set", "'" + kv + "' must look like key=value");
-        config.set(kv.substr(0, eq), kv.substr(eq + 1));
-    }
-    config.validate();
+    // A resumed run keeps its checkpoint's config; only --set changes it.
+    applyConfigArgs(args, config, resumePath.empty());
     return config;
 }
 

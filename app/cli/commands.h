@@ -18,5 +18,6 @@ int cmdDatasetInfo(const Argv& argv);
 int cmdBenchData(const Argv& argv);
 int cmdRuns(const Argv& argv);
 int cmdDoctor(const Argv& argv);
+int cmdExperiment(const Argv& argv);
 
 } // namespace tb::cli

@@ -28,6 +28,8 @@ constexpr Command kCommands[] = {
     {"dataset-info", tb::cli::cmdDatasetInfo, "sizes, classes, statistics and a sample grid"},
     {"bench-data", tb::cli::cmdBenchData, "time the DataLoader alone (samples/s)"},
     {"runs", tb::cli::cmdRuns, "list, show, compare, export and edit recorded runs"},
+    {"experiment", tb::cli::cmdExperiment,
+     "run a teaching experiment: a short sweep of one knob with a measured conclusion"},
     {"doctor", tb::cli::cmdDoctor,
      "check CPU, GPU, driver, CUDA and cuDNN; say why a GPU is unused"},
 };

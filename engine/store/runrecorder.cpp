@@ -136,11 +136,15 @@ void RunRecorder::writerLoop(std::stop_token stop) {
             target = m_enqueued;
             m_urgent = 0;
         }
-        // A run's start is committed on its own: when its first metrics do not fit (a disk
-        // filling up under a fast run), the run is still listed and its end can join it.
-        if (batch.size() > 1 && std::holds_alternative<RunStartedEvent>(batch.front()) &&
-            !failed() && writeBatch({batch.front()}) == Outcome::Committed)
-            batch.erase(batch.begin());
+        // A run's start is committed on its own (with what came before it): when its first
+        // metrics do not fit (a disk filling up under a fast run), the run is still listed and
+        // its end can join it.
+        const auto start = std::find_if(batch.begin(), batch.end(), [](const Event& e) {
+            return std::holds_alternative<RunStartedEvent>(e);
+        });
+        if (start != batch.end() && start + 1 != batch.end() && !failed() &&
+            writeBatch(std::vector<Event>(batch.begin(), start + 1)) == Outcome::Committed)
+            batch.erase(batch.begin(), start + 1);
         Outcome outcome = batch.empty() || failed() ? Outcome::Committed : writeBatch(batch);
         if (outcome == Outcome::Retry) {
             delay = std::min(delay * 2, m_maxRetryDelay);

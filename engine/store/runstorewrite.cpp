@@ -87,6 +87,13 @@ void RunStore::beginRun(const RunStartedEvent& e, double unixTime) {
                  configString(e.config, {"model", "model.name"}), e.device, e.stepsPerEpoch,
                  e.totalSteps, e.resumedFromStep, me.pid, me.host, me.startTicks)
         .run("starting run " + e.runId);
+    // The config's `tags` (--set tags=a,b; an experiment's arms) tag the run as `runs tag` does.
+    if (const auto tags = e.config.find("tags"); tags != e.config.end() && tags->is_array())
+        for (const auto& tag : *tags)
+            if (tag.is_string() && !tag.get<std::string>().empty())
+                m_db->cached("INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?1, ?2)")
+                    .bindAll(e.runId, tag.get<std::string>())
+                    .run("tagging run " + e.runId);
     if (!e.resumed)
         return;
     // Resuming under the same id: what came after the checkpoint is replayed, so drop it.

@@ -286,6 +286,17 @@ private slots:
         QVERIFY(store.getRun(id).tags.empty());
     }
 
+    // `--set tags=a,b` (and an experiment's arms) tag the run the moment it starts.
+    void configTagsTagTheRun() {
+        RunStore store(dbPath("config-tags.db"));
+        RunStartedEvent e;
+        e.runId = "tagged";
+        e.config = {{"model", "mlp"}, {"tags", {"experiment:lr", "arm:lr=0.1"}}};
+        store.beginRun(e, 1.0);
+        QCOMPARE(store.getRun("tagged").tags,
+                 (std::vector<std::string>{"arm:lr=0.1", "experiment:lr"}));
+    }
+
     void editsOfUnknownRunsThrow() {
         RunStore store(dbPath("edits.db"));
         QVERIFY_THROWS_EXCEPTION(StoreError, store.rename("missing", "x"));

@@ -1,0 +1,161 @@
+// Experiment presets: parsed and checked against the config schema, so a teacher's file fails
+// at once, naming the file and the key, not halfway through a sweep.
+#include "experiments/experimentpreset.h"
+
+#include "core/errors.h"
+#include "experiments/builtinexperimentfiles.h"
+#include "io/jsontext.h"
+#include "train/runconfig.h"
+
+#include <filesystem>
+
+namespace tb {
+
+namespace {
+
+// A JSON scalar as --set would give it: strings bare, numbers and booleans as JSON writes them.
+std::string setValue(const nlohmann::json& v) {
+    return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+class PresetReader {
+public:
+    PresetReader(const nlohmann::json& json, std::string source)
+        : m_json(json), m_source(std::move(source)) {}
+
+    [[noreturn]] void fail(const std::string& key, const std::string& message) const {
+        throw ConfigError(m_source + ": " + key, message);
+    }
+    std::string text(const std::string& key, bool required) const {
+        const auto it = m_json.find(key);
+        if (it == m_json.end()) {
+            if (required)
+                fail(key, "is missing");
+            return {};
+        }
+        if (!it->is_string() || it->get<std::string>().empty())
+            fail(key, "must be a non-empty string");
+        return it->get<std::string>();
+    }
+    int count(const std::string& key, int fallback, int min, int max) const {
+        const auto it = m_json.find(key);
+        if (it == m_json.end())
+            return fallback;
+        if (!it->is_number_integer() || it->get<int64_t>() < min || it->get<int64_t>() > max)
+            fail(key, "must be a whole number from " + std::to_string(min) + " to " +
+                          std::to_string(max));
+        return it->get<int>();
+    }
+    bool flag(const std::string& key) const {
+        const auto it = m_json.find(key);
+        if (it == m_json.end())
+            return false;
+        if (!it->is_boolean())
+            fail(key, "must be true or false");
+        return it->get<bool>();
+    }
+
+private:
+    const nlohmann::json& m_json;
+    std::string m_source;
+};
+
+} // namespace
+
+ExperimentPreset parseExperimentPreset(const nlohmann::json& json, const std::string& id,
+                                       const std::string& source) {
+    if (!json.is_object())
+        throw ConfigError(source, "an experiment preset must be a JSON object");
+    const PresetReader r(json, source);
+    ExperimentPreset p;
+    p.id = id;
+    p.title = r.text("title", true);
+    p.question = r.text("question", false);
+    p.conceptCard = r.text("concept", false);
+    const std::string measure = r.text("measure", false);
+    if (measure.empty() || measure == "speed")
+        p.measure = ExperimentMeasure::Speed;
+    else if (measure == "loss")
+        p.measure = ExperimentMeasure::Loss;
+    else if (measure == "memory")
+        p.measure = ExperimentMeasure::Memory;
+    else
+        r.fail("measure", "'" + measure + "' must be speed, loss or memory");
+    p.steps = r.count("steps", 200, 1, 100000);
+    p.repeats = r.count("repeats", 3, 1, 20);
+    p.needsGpu = r.flag("needs_gpu");
+    const auto arms = json.find("arms");
+    if (arms == json.end() || !arms->is_array() || arms->size() < 2)
+        r.fail("arms", "must list at least two arms, each {\"label\": ..., \"set\": {...}}");
+    // Each arm's keys are checked on a default config, as `train --set` would check them.
+    for (std::size_t i = 0; i < arms->size(); ++i) {
+        const std::string where = "arms[" + std::to_string(i) + "]";
+        const nlohmann::json& a = (*arms)[i];
+        if (!a.is_object())
+            r.fail(where, "must be an object with a label and the keys it sets");
+        const PresetReader arm(a, source);
+        ExperimentArm out;
+        try {
+            out.label = arm.text("label", true);
+        } catch (const ConfigError&) {
+            r.fail(where + ".label", "must be a non-empty string");
+        }
+        const auto set = a.find("set");
+        if (set == a.end() || !set->is_object() || set->empty())
+            r.fail(where + ".set", "must be an object of config keys and values");
+        RunConfig probe;
+        for (const auto& [key, value] : set->items()) {
+            try {
+                probe.set(key, setValue(value));
+            } catch (const ConfigError& e) {
+                r.fail(where + ".set." + key, e.what());
+            }
+            out.set.emplace_back(key, setValue(value));
+        }
+        p.arms.push_back(std::move(out));
+    }
+    return p;
+}
+
+ExperimentPreset loadExperimentPreset(const std::string& path) {
+    const std::string id = std::filesystem::path(path).stem().string();
+    return parseExperimentPreset(parseJson(readJsonText(path), path), id, path);
+}
+
+const std::vector<ExperimentPreset>& builtinExperiments() {
+    static const std::vector<ExperimentPreset> all = [] {
+        std::vector<ExperimentPreset> out;
+        for (const auto& [id, text] : builtinExperimentFiles()) {
+            const std::string source = "resources/experiments/" + std::string(id) + ".json";
+            out.push_back(parseExperimentPreset(parseJson(text, source), std::string(id), source));
+        }
+        return out;
+    }();
+    return all;
+}
+
+ExperimentPreset findExperiment(const std::string& idOrPath) {
+    for (const ExperimentPreset& p : builtinExperiments())
+        if (p.id == idOrPath)
+            return p;
+    if (std::filesystem::exists(idOrPath))
+        return loadExperimentPreset(idOrPath);
+    std::string ids;
+    for (const ExperimentPreset& p : builtinExperiments())
+        ids += (ids.empty() ? "" : ", ") + p.id;
+    throw ConfigError("experiment",
+                      "'" + idOrPath + "' is neither a preset (" + ids + ") nor a preset file");
+}
+
+RunConfig armConfig(const RunConfig& base, const ExperimentPreset& preset,
+                    const ExperimentArm& arm) {
+    RunConfig c = base;
+    for (const auto& [key, value] : arm.set)
+        c.set(key, value);
+    c.set("max_steps", std::to_string(preset.steps));
+    c.set("max_epochs", "0"); // the step count ends the arm
+    c.validate();
+    return c;
+}
+
+} // namespace tb

@@ -1,0 +1,1 @@
+set(TB_MODULE_SOURCES experimentpreset.cpp experimentconclusion.cpp experimentrunner.cpp)

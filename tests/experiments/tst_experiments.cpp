@@ -1,0 +1,180 @@
+// Experiment presets and their conclusions: every built-in preset parses and sets only keys the
+// schema accepts; a bad preset names its file and key; a conclusion claims a difference only
+// beyond the repeats' noise (worked out by hand here), says so when a knob cannot act on this
+// machine, and a preset runs end to end into tagged runs in the store.
+#include "core/errors.h"
+#include "experiments/experimentrunner.h"
+#include "store/runstore.h"
+#include "support/runconfigs.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace tb;
+
+namespace {
+
+ArmResult arm(const std::string& label, std::vector<double> samplesPerSec,
+              std::vector<double> dataWait = {}) {
+    ArmResult r;
+    r.arm.label = label;
+    for (std::size_t i = 0; i < samplesPerSec.size(); ++i) {
+        ArmRepeat x;
+        x.device = "cpu";
+        x.samplesPerSec = samplesPerSec[i];
+        x.dataWaitShare = i < dataWait.size() ? dataWait[i] : 0.0;
+        r.repeats.push_back(x);
+    }
+    return r;
+}
+
+ExperimentPreset speedPreset(bool needsGpu = false) {
+    ExperimentPreset p;
+    p.id = "test";
+    p.title = "test";
+    p.needsGpu = needsGpu;
+    return p;
+}
+
+// The message of the ConfigError that parsing `text` as a preset throws, or empty.
+QString parseError(const std::string& text) {
+    try {
+        parseExperimentPreset(nlohmann::json::parse(text), "mine", "mine.json");
+    } catch (const ConfigError& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+} // namespace
+
+class TestExperiments : public QObject {
+    Q_OBJECT
+private slots:
+    void builtinPresetsParseAndSetValidKeys() {
+        const auto& all = builtinExperiments();
+        QStringList ids;
+        for (const ExperimentPreset& p : all) {
+            ids << QString::fromStdString(p.id);
+            QVERIFY(p.arms.size() >= 2);
+            QVERIFY2(p.repeats >= 3, p.id.c_str()); // enough to tell a difference from noise
+            for (const ExperimentArm& a : p.arms)
+                armConfig(RunConfig(), p, a); // throws for a key or value the schema refuses
+        }
+        for (const char* id : {"num_workers", "pin_memory", "precision", "accumulation",
+                               "batch_size", "lr", "device"})
+            QVERIFY2(ids.contains(id), id);
+        QVERIFY(findExperiment("pin_memory").needsGpu);
+        QVERIFY_THROWS_EXCEPTION(ConfigError, findExperiment("no-such-preset"));
+    }
+
+    void aBadPresetNamesItsFileAndKey() {
+        QVERIFY(parseError(R"({"title": "x", "arms": [{"label": "a", "set": {"lr": 0.1}}]})")
+                    .contains("mine.json: arms"));
+        const QString unknown = parseError(R"({"title": "x", "arms": [
+            {"label": "a", "set": {"lr": 0.1}}, {"label": "b", "set": {"lr_typo": 1}}]})");
+        QVERIFY2(unknown.contains("mine.json: arms[1].set.lr_typo"), qPrintable(unknown));
+        const QString range = parseError(R"({"title": "x", "arms": [
+            {"label": "a", "set": {"lr": 0.1}}, {"label": "b", "set": {"lr": -3}}]})");
+        QVERIFY2(range.contains("arms[1].set.lr"), qPrintable(range));
+        QVERIFY(parseError(R"({"arms": []})").contains("mine.json: title"));
+        QVERIFY(parseError(R"({"title": "x", "repeats": 0, "arms": []})").contains("repeats"));
+        QVERIFY(parseError(R"({"title": "x", "measure": "joy", "arms": []})").contains("measure"));
+    }
+
+    // Means 2000 and 800 with spreads of 20 and 30 over 3 repeats: far beyond the noise.
+    void aClearDifferenceIsStatedWithItsCause() {
+        const std::vector<ArmResult> arms{
+            arm("num_workers=0", {780, 800, 820}, {0.60, 0.62, 0.61}),
+            arm("num_workers=2", {1980, 2000, 2020}, {0.03, 0.02, 0.04})};
+        const QString c = QString::fromStdString(concludeExperiment(speedPreset(), arms));
+        QVERIFY2(c.contains("num_workers=2 trained 2.50x faster than num_workers=0"),
+                 qPrintable(c));
+        QVERIFY2(c.contains("2,000 +- 20 samples/s") && c.contains("800 +- 20 samples/s"),
+                 qPrintable(c));
+        QVERIFY2(c.contains("data wait fell from 61% to 3% of each step"), qPrintable(c));
+    }
+
+    // Means 812 and 830 with spreads of about 40: the difference (18) is within twice its
+    // standard error (about 2 * 33 = 66), so none is claimed.
+    void aDifferenceWithinTheNoiseIsNotClaimed() {
+        const std::vector<ArmResult> arms{arm("pin_memory=off", {772, 812, 852}),
+                                          arm("pin_memory=on", {795, 830, 865})};
+        const Spread a = armSpread(arms[0], ExperimentMeasure::Speed);
+        QCOMPARE(a.mean, 812.0);
+        QCOMPARE(a.stddev, 40.0);
+        QVERIFY(!measurablyDifferent(a, armSpread(arms[1], ExperimentMeasure::Speed)));
+        const QString c = QString::fromStdString(concludeExperiment(speedPreset(true), arms));
+        QVERIFY2(c.contains("no measurable difference (pin_memory=on: 830 +- 35 samples/s, "
+                            "pin_memory=off: 812 +- 40 samples/s)"),
+                 qPrintable(c));
+        // And on the CPU, pinned memory could not have helped: the conclusion says why.
+        QVERIFY2(c.contains("acts only when a GPU trains"), qPrintable(c));
+        // One repeat each has no spread: nothing is claimed either.
+        QVERIFY(!measurablyDifferent(armSpread(arm("a", {100}), ExperimentMeasure::Speed),
+                                     armSpread(arm("b", {900}), ExperimentMeasure::Speed)));
+    }
+
+    void anArmThatCannotRunSaysWhy() {
+        std::vector<ArmResult> arms{arm("device=cpu", {500, 510, 505}), arm("device=cuda:0", {})};
+        ArmRepeat failed;
+        failed.error = "device: no usable GPU";
+        arms[1].repeats.push_back(failed);
+        const QString c = QString::fromStdString(concludeExperiment(speedPreset(true), arms));
+        QVERIFY2(c.contains("device=cuda:0 could not run here: device: no usable GPU"),
+                 qPrintable(c));
+    }
+
+    // Two arms x 3 repeats of a tiny run: six recorded runs, tagged, interleaved by repeat.
+    void aPresetRunsIntoTaggedRuns() {
+        QTemporaryDir dir;
+        ExperimentPreset p = speedPreset();
+        p.id = "batches";
+        p.steps = 6;
+        p.repeats = 3;
+        p.arms = {{"batch_size=16", {{"batch_size", "16"}}},
+                  {"batch_size=32", {{"batch_size", "32"}}}};
+        ExperimentOptions o;
+        o.session.databasePath = dir.filePath("runs.db").toStdString();
+        std::vector<std::size_t> order;
+        o.onRepeat = [&](std::size_t a, const ArmRepeat&) { order.push_back(a); };
+        const RunConfig base = test::shapesRunConfig(dir.filePath("ckpt").toStdString());
+        const ExperimentResult r = runExperiment(p, base, o);
+        QVERIFY(!r.stopped);
+        QCOMPARE(order, (std::vector<std::size_t>{0, 1, 0, 1, 0, 1}));
+        for (const ArmResult& a : r.arms) {
+            QCOMPARE(a.repeats.size(), std::size_t{3});
+            for (const ArmRepeat& x : a.repeats) {
+                QVERIFY2(x.error.empty(), x.error.c_str());
+                QVERIFY(x.samplesPerSec > 0);
+            }
+        }
+        QVERIFY(!r.conclusion.empty());
+        RunStore store(o.session.databasePath);
+        const auto runs = store.listRuns();
+        QCOMPARE(runs.size(), std::size_t{6});
+        for (const RunRecord& run : runs) {
+            QCOMPARE(run.steps, int64_t{6});
+            QVERIFY(std::find(run.tags.begin(), run.tags.end(), "experiment:batches") !=
+                    run.tags.end());
+        }
+    }
+
+    // A stop request ends the experiment without training the remaining repeats.
+    void aStopEndsTheExperiment() {
+        QTemporaryDir dir;
+        ExperimentPreset p = speedPreset();
+        p.steps = 4;
+        p.arms = {{"a", {{"lr", "0.01"}}}, {"b", {{"lr", "0.02"}}}};
+        std::stop_source stop;
+        ExperimentOptions o;
+        o.onRepeat = [&](std::size_t, const ArmRepeat&) { stop.request_stop(); };
+        const ExperimentResult r = runExperiment(
+            p, test::shapesRunConfig(dir.filePath("ckpt").toStdString()), o, stop.get_token());
+        QVERIFY(r.stopped);
+        QCOMPARE(r.arms[0].repeats.size() + r.arms[1].repeats.size(), std::size_t{1});
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExperiments)
+#include "tst_experiments.moc"
