@@ -5,10 +5,12 @@
 #include "charts/chartspanel.h"
 #include "charts/chartview.h"
 #include "concepts/conceptcards.h"
+#include "experiments/experimentcontroller.h"
 #include "hardware/hardwarepanel.h"
 #include "keyboard/focusring.h"
 #include "keyboard/tabstops.h"
 #include "runcontroller.h"
+#include "runs/comparisonview.h"
 #include "runs/runsstore.h"
 #include "runs/runstablemodel.h"
 #include "runs/runsview.h"
@@ -54,6 +56,7 @@ constexpr int kChartsHeight = 600;
 
 MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     : QMainWindow(parent), m_controller(new RunController(databasePath, {}, this)),
+      m_experiments(new ExperimentController(databasePath, this)),
       m_store(new RunsStore(databasePath, this)), m_setup(new SetupPanel),
       m_setupScroll(new QScrollArea), m_charts(new ChartsPanel), m_hardware(new HardwarePanel),
       m_log(new LogPanel), m_runs(new RunsView(*m_store)), m_progress(new RunProgress),
@@ -104,6 +107,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     createActions();
     connectController();
     connectRuns();
+    connectExperiments();
     // Every chart the window holds reports the exports it could not write.
     for (ChartView* chart : findChildren<ChartView*>())
         connect(chart, &ChartView::exportFailed, this,
@@ -142,6 +146,7 @@ void MainWindow::createActions() {
     m_stop->setShortcut(QKeySequence(Qt::Key_Escape));
     m_stop->setToolTip(tr("Stop after the current step and save a checkpoint (Esc)"));
     connect(m_stop, &QAction::triggered, m_controller, &RunController::stop);
+    connect(m_stop, &QAction::triggered, m_experiments, &ExperimentController::stop);
 
     QToolBar* bar = addToolBar(tr("Run"));
     bar->setObjectName(QStringLiteral("run-toolbar"));
@@ -223,6 +228,17 @@ void MainWindow::createActions() {
     run->addAction(m_train);
     run->addAction(m_pause);
     run->addAction(m_stop);
+    run->addSeparator();
+    QMenu* experiments = run->addMenu(tr("&Experiments"));
+    experiments->setObjectName(QStringLiteral("menu-experiments"));
+    experiments->setToolTipsVisible(true);
+    for (const ExperimentPreset& preset : builtinExperiments()) {
+        QAction* a = experiments->addAction(QString::fromStdString(preset.title), this,
+                                            [this, preset] { runExperiment(preset); });
+        a->setObjectName(QStringLiteral("experiment-") + QString::fromStdString(preset.id));
+        a->setToolTip(QString::fromStdString(preset.question));
+        m_experimentActions << a;
+    }
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->setObjectName(QStringLiteral("menu-help"));
@@ -339,6 +355,59 @@ void MainWindow::connectRuns() {
     connect(m_runs, &RunsView::resumeRequested, this, &MainWindow::resumeRun);
 }
 
+void MainWindow::connectExperiments() {
+    connect(
+        m_experiments, &ExperimentController::started, this,
+        [this](const QString& title, int runs) {
+            m_log->addMessage(
+                LogLevel::Info,
+                tr("experiment %1: %n short run(s), one after another", nullptr, runs).arg(title));
+            updateActions();
+        });
+    connect(m_experiments, &ExperimentController::repeatFinished, this,
+            [this](const QString& arm, const QString& summary) {
+                m_log->addMessage(LogLevel::Info, QStringLiteral("%1: %2").arg(arm, summary));
+            });
+    connect(
+        m_experiments, &ExperimentController::finished, this,
+        [this](const QString&, const QString& conclusion, bool stopped, const QStringList& runIds) {
+            m_log->addMessage(stopped ? LogLevel::Warning : LogLevel::Info,
+                              (stopped ? tr("experiment stopped: ") : tr("experiment: ")) +
+                                  conclusion);
+            m_experimentRuns = runIds;
+            m_tabs->setCurrentWidget(m_runs);
+            m_store->list();
+            compareWhenListed();
+            updateActions();
+        });
+    connect(m_store, &RunsStore::runsListed, this, &MainWindow::compareWhenListed);
+}
+
+bool MainWindow::runExperiment(const ExperimentPreset& preset) {
+    if (m_controller->state() != RunController::State::Idle || m_experiments->running() ||
+        !m_setup->blocker().isEmpty())
+        return false;
+    QStringList keys;
+    for (const ExperimentArm& arm : preset.arms)
+        for (const auto& [key, value] : arm.set)
+            if (!keys.contains(QString::fromStdString(key)))
+                keys << QString::fromStdString(key);
+    m_experimentGroupBy = keys.join(QLatin1Char(','));
+    m_banner->hide();
+    return m_experiments->start(preset, m_setup->config());
+}
+
+void MainWindow::compareWhenListed() {
+    if (m_experimentRuns.isEmpty())
+        return;
+    for (const QString& id : m_experimentRuns)
+        if (!m_runs->model()->run(id))
+            return; // the next listing, then
+    m_runs->selectRuns(m_experimentRuns);
+    m_runs->comparisonView()->setGroupBy(m_experimentGroupBy);
+    m_experimentRuns.clear();
+}
+
 void MainWindow::showStoredRun(const RunSeries& run) {
     const RunRecord& r = run.record();
     m_chartRunId = QString::fromStdString(r.id);
@@ -397,11 +466,14 @@ void MainWindow::updateActions() {
         if (train())
             return; // start() changed the state, which updated the actions
     }
-    m_train->setEnabled(state == State::Idle && blocker.isEmpty());
+    const bool experimenting = m_experiments->running();
+    m_train->setEnabled(state == State::Idle && blocker.isEmpty() && !experimenting);
+    for (QAction* a : m_experimentActions)
+        a->setEnabled(state == State::Idle && blocker.isEmpty() && !experimenting);
     m_pause->setEnabled(state == State::Running || state == State::Paused);
     m_pause->setText(state == State::Paused ? tr("&Resume") : tr("&Pause"));
-    m_stop->setEnabled(state == State::Running || state == State::Paused);
-    m_setup->setEnabled(state == State::Idle);
+    m_stop->setEnabled(state == State::Running || state == State::Paused || experimenting);
+    m_setup->setEnabled(state == State::Idle && !experimenting);
     if (state == State::Idle && !m_focusAfterRun.isEmpty()) {
         if (QWidget* editor = m_setup->editorOf(m_focusAfterRun)) {
             m_setupScroll->ensureWidgetVisible(editor);
@@ -535,6 +607,7 @@ bool MainWindow::focusNextPrevChild(bool next) {
 void MainWindow::closeEvent(QCloseEvent* event) {
     saveSettings();
     m_controller->stop(); // the controller's destructor waits for the step in progress
+    m_experiments->stop();
     event->accept();
 }
 

@@ -16,9 +16,14 @@ class QSplitter;
 class QTabWidget;
 class QToolBar;
 
+namespace tb {
+struct ExperimentPreset;
+}
+
 namespace tb::ui {
 
 class ChartsPanel;
+class ExperimentController;
 class FailureBanner;
 class RunsStore;
 class RunsView;
@@ -47,6 +52,11 @@ public:
     // Every training chart as PNG and CSV into `folder` (File > Export Charts); the number of
     // files written. A failure is reported (reportWriteFailure) and ends the export.
     int exportCharts(const QString& folder);
+    // Runs an experiment preset on the set-up column's config (Run > Experiments); false while
+    // a run or another experiment trains, or the set-up cannot train. When it ends, its runs
+    // are compared in the Runs tab, grouped by the keys its arms set.
+    bool runExperiment(const ExperimentPreset& preset);
+    ExperimentController& experiments() { return *m_experiments; }
     // The Tab stops in the order Tab visits them now.
     QList<QWidget*> tabStops() const;
 
@@ -68,11 +78,15 @@ private:
     void showAbout();
     void retryWith(const std::vector<std::pair<std::string, std::string>>& changes);
     void connectRuns();
+    void connectExperiments();
+    // Selects the runs an experiment recorded once the Runs tab lists them all.
+    void compareWhenListed();
     // Shows a recorded run in the training charts as they drew it live.
     void showStoredRun(const RunSeries& run);
     void resumeRun(const QString& runId);
 
     RunController* m_controller;
+    ExperimentController* m_experiments;
     RunsStore* m_store;
     SetupPanel* m_setup;
     QScrollArea* m_setupScroll;
@@ -89,11 +103,14 @@ private:
     QAction* m_train = nullptr;
     QAction* m_pause = nullptr;
     QAction* m_stop = nullptr;
+    QList<QAction*> m_experimentActions; // Run > Experiments, one per preset
     QToolBar* m_toolBar = nullptr;
     bool m_trainWhenReady = false; // a retry waits for the set-up panel to settle
     QString m_focusAfterRun;       // the config key a failed run named
     QString m_chartRunId;          // the run in the training charts
     QString m_opening;             // a run asked to be opened, while it loads
+    QStringList m_experimentRuns;  // an ended experiment's runs, until the Runs tab lists them
+    QString m_experimentGroupBy;   // the keys its arms set
 };
 
 } // namespace tb::ui

@@ -5,6 +5,7 @@
 // foreign) and runs that cannot be opened say why.
 #include "charts/chartspanel.h"
 #include "charts/losschart.h"
+#include "experiments/experimentcontroller.h"
 #include "mainwindow.h"
 #include "runcontroller.h"
 #include "runs/comparison.h"
@@ -22,6 +23,7 @@
 #include "uitestutil.h"
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QApplication>
 #include <QFile>
 #include <QMessageBox>
@@ -31,6 +33,7 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QtTest>
 #include <qcustomplot.h>
 
@@ -374,6 +377,38 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(onlyRun() && onlyRun()->status == RunStatus::Completed, 10000);
         QCOMPARE(QString::fromStdString(onlyRun()->id), id);
         QVERIFY(onlyRun()->steps > stoppedAt);
+    }
+
+    // An experiment started from the window trains its arms, logs each repeat and the
+    // conclusion, and ends with its runs compared in the Runs tab, one line per arm.
+    void anExperimentEndsComparedInTheRunsTab() {
+        QTemporaryDir dir;
+        MainWindow w(dir.filePath("runs.db"));
+        w.show();
+        w.setup().setConfig(test::tinyRunConfig(dir.filePath("ckpt")));
+        QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
+                                  30000);
+        ExperimentPreset p;
+        p.id = "batches";
+        p.title = "Batches";
+        p.steps = 4;
+        p.repeats = 2;
+        p.arms = {{"batch_size=16", {{"batch_size", "16"}}},
+                  {"batch_size=32", {{"batch_size", "32"}}}};
+        QVERIFY(w.runExperiment(p));
+        QVERIFY(!w.findChild<QAction*>("action-train")->isEnabled());
+        QVERIFY(w.findChild<QAction*>("action-stop")->isEnabled());
+        QVERIFY(!w.runExperiment(p)); // one at a time
+        const auto log = [&] { return w.findChild<QTextBrowser*>("log")->toPlainText(); };
+        QTRY_VERIFY_WITH_TIMEOUT(log().contains("experiment: "), 120000);
+        QVERIFY2(log().contains("batch_size=32 against batch_size=16") ||
+                     log().contains("batch_size=32 trained"),
+                 qPrintable(log()));
+        QTRY_COMPARE_WITH_TIMEOUT(w.runs().comparison()->runIds().size(), 4, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            w.runs().comparison()->complete() && w.runs().comparisonView()->upToDate(), 10000);
+        QCOMPARE(w.runs().comparisonView()->plot()->lines().size(), std::size_t{2});
+        QVERIFY(w.findChild<QAction*>("action-train")->isEnabled());
     }
 
     // A run that failed before its first step has no charts: "Open" says why instead.

@@ -1,0 +1,44 @@
+// ExperimentController: runs one experiment preset at a time on its own thread (each arm and
+// repeat a recorded run, see engine/experiments), reports each repeat as it ends and the
+// conclusion at the end; stop() ends it after the current step.
+#pragma once
+
+#include "experiments/experimentrunner.h"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <stop_token>
+
+class QThread;
+
+namespace tb::ui {
+
+class ExperimentController : public QObject {
+    Q_OBJECT
+public:
+    // databasePath: the run store the arms are recorded in (the window's).
+    explicit ExperimentController(QString databasePath, QObject* parent = nullptr);
+    ~ExperimentController() override; // stops a running experiment and waits for it
+
+    bool running() const { return m_thread != nullptr; }
+    // Starts `preset` on `base`; false while another experiment runs.
+    bool start(const ExperimentPreset& preset, const RunConfig& base);
+    void stop();
+
+signals:
+    void started(const QString& title, int runs);
+    // A repeat ended: its arm's label and a one-line summary (or the failure).
+    void repeatFinished(const QString& arm, const QString& summary);
+    // The experiment ended (completed or stopped): the conclusion and the runs it recorded.
+    void finished(const QString& experimentId, const QString& conclusion, bool stopped,
+                  const QStringList& runIds);
+
+private:
+    QString m_path;
+    QThread* m_thread = nullptr;
+    std::unique_ptr<std::stop_source> m_stop;
+};
+
+} // namespace tb::ui
