@@ -77,6 +77,9 @@ ExperimentResult runExperiment(const ExperimentPreset& preset, const RunConfig& 
             RunConfig config = armConfig(base, preset, arm);
             config.set("name", preset.id + ": " + arm.label + " #" + std::to_string(repeat + 1));
             config.set("tags", "experiment:" + preset.id + ",arm:" + arm.label);
+            // Each repeat its own seed (initial weights, shuffling): the spread of the repeats
+            // is then what a result would vary by, not zero.
+            config.set("seed", std::to_string(base.seed + static_cast<uint64_t>(repeat)));
             RepeatSink sink;
             std::vector<EventSink*> sinks = options.sinks;
             sinks.push_back(&sink);

@@ -26,7 +26,8 @@ struct ExperimentResult {
     bool stopped = false; // cancelled: the arms are what ran before
 };
 
-// Trains the arms on `base`; a stop request ends the repeat in progress and the experiment.
+// Trains the arms on `base` (repeat r with seed base.seed + r); a stop request ends the repeat
+// in progress and the experiment.
 // An arm whose run fails is reported in its repeats (and in the conclusion), not thrown.
 ExperimentResult runExperiment(const ExperimentPreset& preset, const RunConfig& base,
                                const ExperimentOptions& options, std::stop_token stop = {});

@@ -4,6 +4,7 @@
 #include "charts/chartspanel.h"
 #include "charts/losschart.h"
 #include "darkpalette.h"
+#include "experiments/experimentcontroller.h"
 #include "mainwindow.h"
 #include "runcontroller.h"
 #include "runs/comparison.h"
@@ -211,6 +212,21 @@ private slots:
         save(w, "runs-parameters-" + tag);
         cv->tabs()->setCurrentIndex(1);
         save(w, "runs-summary-" + tag);
+        cv->tabs()->setCurrentIndex(0);
+
+        // The learning-rate experiment, shortened, on the showcase set-up: its arms compared.
+        w.setup().setConfig(showcaseRun(m_tmp.filePath("ckpt")));
+        QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
+                                  60000);
+        ExperimentPreset lr = findExperiment("lr");
+        lr.steps = 60;
+        cv->setSeries("train/loss");
+        QVERIFY(w.runExperiment(lr));
+        QTRY_VERIFY_WITH_TIMEOUT(!w.experiments().running(), 300000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.runs().comparison()->runIds().size() == 9 &&
+                                     w.runs().comparison()->complete() && cv->upToDate(),
+                                 30000);
+        save(w, "experiment-" + tag);
     }
 };
 
