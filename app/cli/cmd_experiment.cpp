@@ -87,7 +87,7 @@ nlohmann::json resultJson(const ExperimentPreset& preset, const ExperimentResult
 void printUsage() {
     std::puts(
         "usage: trainbench-cli experiment list [--json]\n"
-        "       trainbench-cli experiment run ID|FILE [--config FILE] [--set KEY=VALUE]...\n"
+        "       trainbench-cli experiment [run] ID|FILE [--config FILE] [--set KEY=VALUE]...\n"
         "                                 [--steps N] [--repeats N] [--db PATH | --no-db]\n"
         "                                 [--json] [--quiet]\n\n"
         "Runs a teaching experiment on a set-up (the defaults, then --config, then --set): each\n"
@@ -95,7 +95,8 @@ void printUsage() {
         "can be told from noise, each a run tagged experiment:ID and arm:LABEL in the run store.\n"
         "Prints what each arm measured and a conclusion that claims no more than that. ID is a\n"
         "built-in preset (see `experiment list`) or FILE a preset of your own (the format is in\n"
-        "resources/experiments/README.md). Ctrl-C stops after the current step.");
+        "resources/experiments/README.md). The conclusion is the last line printed (with --json,\n"
+        "one JSON object). Ctrl-C stops after the current step.");
 }
 
 } // namespace
@@ -111,9 +112,12 @@ int cmdExperiment(const Argv& argv) {
     const bool json = args.flag("json");
     if (words[0] == "list" && words.size() == 1)
         return list(json);
-    if (words[0] != "run" || words.size() != 2)
-        throw ConfigError("experiment", "expected `list` or `run ID|FILE`; see --help");
-    ExperimentPreset preset = findExperiment(words[1]);
+    // `experiment ID` and `experiment run ID` both run it.
+    const bool explicitRun = words[0] == "run" && words.size() == 2;
+    if (!explicitRun && words.size() != 1)
+        throw ConfigError("experiment",
+                          "expected `list`, or a preset: `[run] ID|FILE`; see --help");
+    ExperimentPreset preset = findExperiment(explicitRun ? words[1] : words[0]);
     if (const auto steps = args.intValue("steps", 1, 100000))
         preset.steps = static_cast<int>(*steps);
     if (const auto repeats = args.intValue("repeats", 1, 20))

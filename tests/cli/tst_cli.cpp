@@ -518,6 +518,43 @@ private slots:
         QVERIFY2(shown.out.contains("18446744073709551615"), qPrintable(shown.out));
     }
 
+    // `experiment NAME` runs a preset headless: each arm's repeats in the JSON, the conclusion
+    // also as the last line of the plain output; a teacher's bad preset names file and key.
+    void experimentRunsAPresetAndConcludes() {
+        QTemporaryDir home;
+        const QStringList tiny{"--no-db",
+                               "--steps",
+                               "4",
+                               "--repeats",
+                               "2",
+                               "--set",
+                               "dataset=shapes",
+                               "--set",
+                               "data.image_size=16",
+                               "--set",
+                               "data.synthetic_samples=200"};
+        const Result json =
+            runCli(QStringList{"experiment", "lr", "--json", "--quiet"} + tiny, home.path());
+        QVERIFY2(json.code == 0, qPrintable(json.err));
+        const QJsonObject r = QJsonDocument::fromJson(json.out.trimmed().toUtf8()).object();
+        QCOMPARE(r["experiment"].toString(), QString("lr"));
+        const QJsonArray arms = r["arms"].toArray();
+        QCOMPARE(arms.size(), 3);
+        for (const QJsonValue& arm : arms)
+            QCOMPARE(arm.toObject()["repeats"].toArray().size(), 2);
+        QVERIFY(r["conclusion"].toString().contains("lr=0.05"));
+        const Result plain = runCli(QStringList{"experiment", "run", "lr"} + tiny, home.path());
+        QCOMPARE(plain.code, 0);
+        QVERIFY(plain.out.trimmed().split('\n').last().contains("lr=0.5"));
+
+        const QString bad = home.filePath("mine.json");
+        writeText(bad, R"({"title": "mine", "arms": [{"label": "a", "set": {"lr": 0.1}},
+                                                   {"label": "b", "set": {"lr_typo": 1}}]})");
+        const Result refused = runCli({"experiment", bad, "--no-db"}, home.path());
+        QCOMPARE(refused.code, 1);
+        QVERIFY2(refused.err.contains("mine.json: arms[1].set.lr_typo"), qPrintable(refused.err));
+    }
+
     void unknownCommand() {
         QTemporaryDir home;
         const Result r = runCli({"frobnicate"}, home.path());
