@@ -19,5 +19,6 @@ int cmdBenchData(const Argv& argv);
 int cmdRuns(const Argv& argv);
 int cmdDoctor(const Argv& argv);
 int cmdExperiment(const Argv& argv);
+int cmdLrFind(const Argv& argv);
 
 } // namespace tb::cli

@@ -30,6 +30,7 @@ constexpr Command kCommands[] = {
     {"runs", tb::cli::cmdRuns, "list, show, compare, export and edit recorded runs"},
     {"experiment", tb::cli::cmdExperiment,
      "run a teaching experiment: a short sweep of one knob with a measured conclusion"},
+    {"lr-find", tb::cli::cmdLrFind, "the learning-rate range test: loss against lr, a suggestion"},
     {"doctor", tb::cli::cmdDoctor,
      "check CPU, GPU, driver, CUDA and cuDNN; say why a GPU is unused"},
 };

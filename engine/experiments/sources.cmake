@@ -1,1 +1,2 @@
-set(TB_MODULE_SOURCES experimentpreset.cpp experimentconclusion.cpp experimentrunner.cpp)
+set(TB_MODULE_SOURCES experimentpreset.cpp experimentconclusion.cpp experimentrunner.cpp
+                      lrfinder.cpp)

@@ -14,11 +14,15 @@ constexpr double kPi = 3.14159265358979323846;
 
 LrSchedule::LrSchedule(const ScheduleConfig& config, float baseLr, int64_t totalSteps)
     : m_config(config), m_base(baseLr), m_total(std::max<int64_t>(totalSteps, 1)) {
-    static const char* known[] = {"constant", "step", "multistep", "cosine", "onecycle"};
+    static const char* known[] = {"constant", "step",     "multistep",
+                                  "cosine",   "onecycle", "exponential"};
     if (std::find(std::begin(known), std::end(known), config.name) == std::end(known))
         throw ConfigError("lr_schedule", "'" + config.name +
-                                             "' must be constant, step, multistep, cosine or "
-                                             "onecycle");
+                                             "' must be constant, step, multistep, cosine, "
+                                             "onecycle or exponential");
+    if (config.name == "exponential" && !(config.minLr > 0.0f && config.minLr < baseLr))
+        throw ConfigError("min_lr", "the exponential schedule rises from min_lr to lr: min_lr "
+                                    "must be above 0 and below lr");
 }
 
 float LrSchedule::lr(int64_t step) const {
@@ -41,6 +45,15 @@ float LrSchedule::afterWarmup(int64_t step) const {
         const double progress = std::min(1.0, static_cast<double>(t) / static_cast<double>(span));
         return m_config.minLr + (m_base - m_config.minLr) *
                                     static_cast<float>(0.5 * (1.0 + std::cos(kPi * progress)));
+    }
+    if (m_config.name == "exponential") {
+        // The learning-rate range test: min_lr at the first step to lr at the last, evenly
+        // spaced on a log scale.
+        const double progress =
+            m_total > 1 ? std::min(1.0, static_cast<double>(t) / static_cast<double>(m_total - 1))
+                        : 1.0;
+        return static_cast<float>(m_config.minLr *
+                                  std::pow(static_cast<double>(m_base) / m_config.minLr, progress));
     }
     if (m_config.name == "onecycle") {
         // torch.optim.lr_scheduler.OneCycleLR with cosine annealing in both phases.

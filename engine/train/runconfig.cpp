@@ -403,7 +403,7 @@ std::vector<FieldBinding> makeBindings() {
          when("optimizer", {"adamw"},
               TB_FLOAT("eps", optimizer.eps, 0.0, 1.0, true, "AdamW epsilon")),
          TB_CHOICE("lr_schedule", schedule.name,
-                   (Choices{"constant", "step", "multistep", "cosine", "onecycle"}),
+                   (Choices{"constant", "step", "multistep", "cosine", "onecycle", "exponential"}),
                    "learning-rate schedule by optimizer step"),
          when("lr_schedule", warmupSchedules,
               TB_INT("warmup_steps", schedule.warmupSteps, 0, kMaxStepCount,
@@ -413,8 +413,9 @@ std::vector<FieldBinding> makeBindings() {
          when("lr_schedule", {"multistep"}, milestones),
          when("lr_schedule", {"step", "multistep"},
               TB_FLOAT("lr_gamma", schedule.gamma, 0.0, 1.0, true, "step/multistep decay factor")),
-         when("lr_schedule", {"cosine"},
-              TB_FLOAT("min_lr", schedule.minLr, 0.0, 100.0, false, "cosine schedule floor")),
+         when("lr_schedule", {"cosine", "exponential"},
+              TB_FLOAT("min_lr", schedule.minLr, 0.0, 100.0, false,
+                       "cosine schedule floor; exponential's first lr (the LR finder's sweep)")),
          TB_FLOAT("label_smoothing", labelSmoothing, 0.0, 0.99, false,
                   "cross-entropy label smoothing"),
          TB_INT("seed", seed, 0, std::numeric_limits<uint64_t>::max(),
@@ -556,6 +557,9 @@ void RunConfig::validate() const {
         bad("max_epochs", "0 with max_steps = -1 would never stop; set one of them");
     if (maxSteps == 0)
         bad("max_steps", "must be -1 (no limit) or at least 1");
+    if (schedule.name == "exponential" && !(schedule.minLr > 0.0f && schedule.minLr < lr))
+        bad("min_lr", "the exponential schedule rises from min_lr to lr: min_lr must be above 0 "
+                      "and below lr");
     if (schedule.name == "multistep" && schedule.milestones.empty())
         bad("lr_milestones", "the multistep schedule needs at least one milestone");
     if (data.name == "shapes" && data.syntheticClasses > ShapesDataset::kMaxClasses)

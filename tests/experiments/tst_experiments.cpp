@@ -4,11 +4,14 @@
 // machine, and a preset runs end to end into tagged runs in the store.
 #include "core/errors.h"
 #include "experiments/experimentrunner.h"
+#include "experiments/lrfinder.h"
 #include "store/runstore.h"
 #include "support/runconfigs.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <cmath>
 
 using namespace tb;
 
@@ -158,6 +161,49 @@ private slots:
             QVERIFY(std::find(run.tags.begin(), run.tags.end(), "experiment:batches") !=
                     run.tags.end());
         }
+    }
+
+    // A curve worked out by hand: flat to 1e-4, falling fastest between 1e-3 and 1e-2 (log-linear
+    // there, steepest at its middle), lowest at 0.1, then rising.
+    void lrSuggestionIsTheSteepestDescent() {
+        std::vector<double> lr, loss;
+        for (int i = 0; i <= 70; ++i) {
+            const double e = -6.0 + i * 0.1; // 1e-6 .. 10
+            lr.push_back(std::pow(10.0, e));
+            loss.push_back(e < -4   ? 2.0
+                           : e < -1 ? 2.0 - 1.8 / (1 + std::exp(-4 * (e + 2.5)))
+                                    : 0.2 + 2 * (e + 1) * (e + 1));
+        }
+        const auto s = suggestLearningRate(lr, loss);
+        QVERIFY(s);
+        QVERIFY2(std::abs(std::log10(*s) + 2.5) <= 0.1, qPrintable(QString::number(*s)));
+        // A loss that only rises has no suggestion.
+        std::vector<double> rising(lr.size());
+        for (std::size_t i = 0; i < rising.size(); ++i)
+            rising[i] = 1.0 + static_cast<double>(i);
+        QVERIFY(!suggestLearningRate(lr, rising));
+    }
+
+    // A real sweep on a tiny model: the lr rises by a constant factor each step, the loss
+    // diverges before max_lr and the sweep stops there, and a suggestion inside the range.
+    void lrFinderSweepsAndSuggests() {
+        QTemporaryDir dir;
+        LrFinderOptions o;
+        o.steps = 120;
+        RunSessionOptions session;
+        session.databasePath = dir.filePath("runs.db").toStdString();
+        const LrFinderResult r = findLearningRate(
+            test::shapesRunConfig(dir.filePath("ckpt").toStdString(), "mlp"), o, session);
+        QVERIFY2(r.lr.size() >= 20, qPrintable(QString::fromStdString(r.method)));
+        const double factor = std::pow(o.maxLr / o.minLr, 1.0 / (o.steps - 1));
+        for (std::size_t i = 1; i < r.lr.size(); ++i)
+            QVERIFY(std::abs(r.lr[i] / r.lr[i - 1] / factor - 1.0) < 1e-3);
+        QVERIFY2(r.diverged && r.lr.size() < static_cast<std::size_t>(o.steps),
+                 qPrintable(QString::fromStdString(r.method)));
+        QVERIFY2(r.suggested && *r.suggested > o.minLr && *r.suggested < r.lr.back(),
+                 qPrintable(QString::fromStdString(r.method)));
+        RunStore store(session.databasePath);
+        QCOMPARE(store.getRun(r.runId).tags, std::vector<std::string>{"lr-find"});
     }
 
     // A stop request ends the experiment without training the remaining repeats.

@@ -51,9 +51,21 @@ private slots:
         QVERIFY(std::fabs(s.lr(29) - 1.0f) < 1e-6f); // the peak at pct_start * total - 1
         QVERIFY(s.lr(99) < 1e-5f);
     }
-    void rejectsUnknown() {
+    // The LR range test: 1e-6 at the first step, 1 at the last, a decade every 20 steps.
+    void exponential() {
         ScheduleConfig c;
         c.name = "exponential";
+        c.minLr = 1e-6f;
+        LrSchedule s(c, 1.0f, 121);
+        QVERIFY(std::fabs(s.lr(0) - 1e-6f) < 1e-12f);
+        QVERIFY(std::fabs(s.lr(20) / 1e-5f - 1.0f) < 1e-4f);
+        QVERIFY(std::fabs(s.lr(120) - 1.0f) < 1e-5f);
+        c.minLr = 0.0f; // a log sweep cannot start at 0
+        QVERIFY_THROWS_EXCEPTION(ConfigError, LrSchedule(c, 1.0f, 10));
+    }
+    void rejectsUnknown() {
+        ScheduleConfig c;
+        c.name = "triangular";
         QVERIFY_THROWS_EXCEPTION(ConfigError, LrSchedule(c, 1.0f, 10));
     }
 };
