@@ -6,8 +6,9 @@
 // on a loaded machine the wall-clock p99 measures the scheduler, the CPU time our work.
 // Usage: tb_bench_live_view [--seconds S] (per size; default 5). Not a test.
 #include "charts/chartspanel.h"
-#include "support/syntheticrun.h"
 #include "events/eventqueue.h"
+#include "support/benchfigures.h"
+#include "support/syntheticrun.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -24,6 +25,8 @@
 #include <thread>
 
 using namespace tb;
+using tb::test::percentile;
+using tb::test::procStatusMiB;
 using namespace tb::ui;
 using Clock = std::chrono::steady_clock;
 
@@ -32,30 +35,6 @@ namespace {
 constexpr int kGpus = 4;
 constexpr double kStepSeconds = 0.001; // 1,000 logged steps per second
 constexpr double kSampleSeconds = 0.5; // telemetry at 2 Hz
-
-double percentile(std::vector<double> v, double p) {
-    if (v.empty())
-        return 0.0;
-    std::sort(v.begin(), v.end());
-    const auto i = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
-    return v[std::min(i, v.size() - 1)];
-}
-
-// VmRSS or VmHWM from /proc/self/status, in MiB.
-double procStatusMiB(const char* field) {
-    QFile f(QStringLiteral("/proc/self/status"));
-    if (!f.open(QIODevice::ReadOnly))
-        return 0.0;
-    for (const QByteArray& line : f.readAll().split('\n'))
-        if (line.startsWith(field))
-            return line.mid(static_cast<int>(std::strlen(field)) + 1)
-                       .trimmed()
-                       .split(' ')
-                       .front()
-                       .toDouble() /
-                   1024.0;
-    return 0.0;
-}
 
 double threadCpuMs() {
     timespec ts{};

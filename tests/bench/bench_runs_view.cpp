@@ -15,6 +15,7 @@
 #include "runs/runstablemodel.h"
 #include "runs/runsview.h"
 #include "setup/setuppanel.h"
+#include "support/benchfigures.h"
 #include "support/storedruns.h"
 
 #include <QApplication>
@@ -35,6 +36,8 @@
 #include <iostream>
 
 using namespace tb;
+using tb::test::percentile;
+using tb::test::procStatusMiB;
 
 namespace {
 
@@ -42,28 +45,6 @@ constexpr int kListedRuns = 200;
 constexpr int64_t kListedSteps = 10'000;
 constexpr int kComparedRuns = 10;
 constexpr int64_t kComparedSteps = 100'000;
-
-double percentile(std::vector<double> v, double p) {
-    std::sort(v.begin(), v.end());
-    const auto i = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
-    return v[std::min(i, v.size() - 1)];
-}
-
-// VmRSS or VmHWM from /proc/self/status, in MiB.
-double procStatusMiB(const char* field) {
-    QFile f(QStringLiteral("/proc/self/status"));
-    if (!f.open(QIODevice::ReadOnly))
-        return 0.0;
-    for (const QByteArray& line : f.readAll().split('\n'))
-        if (line.startsWith(field))
-            return line.mid(static_cast<int>(std::strlen(field)) + 1)
-                       .trimmed()
-                       .split(' ')
-                       .front()
-                       .toDouble() /
-                   1024.0;
-    return 0.0;
-}
 
 std::string runId(int n) {
     char id[40];
