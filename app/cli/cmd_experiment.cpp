@@ -12,6 +12,7 @@
 #include "train/runconfig.h"
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <thread>
