@@ -20,5 +20,6 @@ int cmdRuns(const Argv& argv);
 int cmdDoctor(const Argv& argv);
 int cmdExperiment(const Argv& argv);
 int cmdLrFind(const Argv& argv);
+int cmdBatchFind(const Argv& argv);
 
 } // namespace tb::cli

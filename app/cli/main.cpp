@@ -31,6 +31,7 @@ constexpr Command kCommands[] = {
     {"experiment", tb::cli::cmdExperiment,
      "run a teaching experiment: a short sweep of one knob with a measured conclusion"},
     {"lr-find", tb::cli::cmdLrFind, "the learning-rate range test: loss against lr, a suggestion"},
+    {"batch-find", tb::cli::cmdBatchFind, "the largest batch_size that trains on the device"},
     {"doctor", tb::cli::cmdDoctor,
      "check CPU, GPU, driver, CUDA and cuDNN; say why a GPU is unused"},
 };

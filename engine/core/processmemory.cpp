@@ -26,4 +26,11 @@ std::optional<uint64_t> processPeakRssBytes() {
     return procKibField("/proc/self/status", "VmHWM");
 }
 
+bool resetProcessPeakRss() {
+    std::ofstream out("/proc/self/clear_refs");
+    out << "5";
+    out.flush();
+    return static_cast<bool>(out);
+}
+
 } // namespace tb

@@ -454,6 +454,9 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
     State& s = *m_state;
     RunFinishedEvent finished;
     const auto started = std::chrono::steady_clock::now();
+    // A CPU run's peak memory is the process's VmHWM: started over here, it is this run's, not
+    // also that of a run this process trained before (the window's, an experiment's arms).
+    resetProcessPeakRss();
     if (s.options.runId.empty())
         s.options.runId = makeRunId();
     // Announced even when setup fails, so a failed start is recorded too.

@@ -3,6 +3,8 @@
 // beyond the repeats' noise (worked out by hand here), says so when a knob cannot act on this
 // machine, and a preset runs end to end into tagged runs in the store.
 #include "core/errors.h"
+#include "core/processmemory.h"
+#include "experiments/batchfinder.h"
 #include "experiments/experimentrunner.h"
 #include "experiments/lrfinder.h"
 #include "store/runstore.h"
@@ -204,6 +206,71 @@ private slots:
                  qPrintable(QString::fromStdString(r.method)));
         RunStore store(session.databasePath);
         QCOMPARE(store.getRun(r.runId).tags, std::vector<std::string>{"lr-find"});
+    }
+
+    // The search over a trial that fits up to 300: 8, 16, ..., 256 fit, 512 does not, then the
+    // bisection between 256 and 512 ends at exactly 300.
+    void batchSearchDoublesThenBisects() {
+        BatchFinderOptions o;
+        std::vector<int64_t> tried;
+        const auto upTo300 = [&](int64_t b) {
+            tried.push_back(b);
+            BatchTry t;
+            t.batch = b;
+            t.fits = b <= 300;
+            return t;
+        };
+        const BatchFinderResult r = searchLargestBatch(o, upTo300);
+        QCOMPARE(r.largest, std::optional<int64_t>(300));
+        QCOMPARE(std::vector<int64_t>(tried.begin(), tried.begin() + 7),
+                 (std::vector<int64_t>{8, 16, 32, 64, 128, 256, 512}));
+        QVERIFY(tried.size() <= 7 + 8); // log2(256) bisection steps at most
+        // Capped: everything fits, the cap is the answer; nothing fits: none.
+        o.maxBatch = 100;
+        QCOMPARE(searchLargestBatch(o,
+                                    [](int64_t b) {
+                                        return BatchTry{b, true, 0, {}};
+                                    })
+                     .largest,
+                 std::optional<int64_t>(100));
+        QVERIFY(!searchLargestBatch(o, [](int64_t b) {
+                     return BatchTry{b, false, 0, "oom"};
+                 }).largest);
+    }
+
+    // Real runs: a small model fits up to the cap; a model no machine holds fails every try as
+    // out of memory, which the search survives, saying why.
+    void batchFinderSurvivesOutOfMemory() {
+        QTemporaryDir dir;
+        BatchFinderOptions o;
+        o.maxBatch = 64;
+        o.steps = 1;
+        const RunConfig small = test::shapesRunConfig(dir.filePath("ckpt").toStdString(), "mlp");
+        QCOMPARE(findLargestBatch(small, o).largest, std::optional<int64_t>(64));
+        RunConfig huge = small;
+        huge.set("model.hidden", "4194304,4194304"); // 17.6e12 weights: no machine has the memory
+        const BatchFinderResult r = findLargestBatch(huge, o);
+        QVERIFY(!r.largest);
+        QCOMPARE(r.tries.size(), std::size_t{1});
+        QVERIFY2(QString::fromStdString(r.tries[0].why).contains("memory"), r.tries[0].why.c_str());
+    }
+
+    // A run's peak memory is its own: a small run after a big one in the same process does not
+    // report the big one's peak (the batch finder bisects on it; the window lists it per run).
+    void aRunsPeakMemoryIsItsOwn() {
+        QTemporaryDir dir;
+        if (!resetProcessPeakRss())
+            QSKIP("this kernel does not let a process reset its peak RSS (/proc/self/clear_refs)");
+        const auto peakOf = [&](const std::string& hidden) {
+            RunConfig c = test::shapesRunConfig(dir.filePath("ckpt").toStdString(), "mlp");
+            c.set("model.hidden", hidden);
+            c.set("max_steps", "1");
+            RunSession run(c, RunSessionOptions{}, {});
+            return run.run().summary.peakMemoryBytes;
+        };
+        const uint64_t big = peakOf("4096,4096"); // about 200 MB of weights, gradients, momenta
+        const uint64_t small = peakOf("16");
+        QVERIFY2(small + (64u << 20) < big, qPrintable(QString("%1 vs %2").arg(small).arg(big)));
     }
 
     // A stop request ends the experiment without training the remaining repeats.
