@@ -12,6 +12,9 @@ RunSession::RunSession(RunConfig config, RunSessionOptions options, std::vector<
     : m_options(std::move(options)) {
     m_runId = m_options.trainer.runId.empty() ? makeRunId() : m_options.trainer.runId;
     m_options.trainer.runId = m_runId;
+    if (TelemetrySampler* telemetry = m_options.telemetry;
+        telemetry && !m_options.trainer.latestSample)
+        m_options.trainer.latestSample = [telemetry] { return telemetry->latest(); };
     if (!m_options.databasePath.empty())
         m_recorder = std::make_unique<RunRecorder>(m_options.databasePath, m_options.recorder);
     for (EventSink* sink : sinks)

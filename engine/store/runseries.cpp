@@ -158,6 +158,9 @@ RunSeries RunSeries::load(RunStore& store, const RunRecord& run) {
     s.m_steps = store.stepMetrics(run.id);
     s.m_epochs = store.epochMetrics(run.id);
     s.m_samples = store.systemSamples(run.id);
+    for (const RunLogEntry& e : store.events(run.id))
+        if (e.kind == RunLogEntry::Kind::Advice)
+            s.m_advice.push_back({e.rule, e.message, e.step.value_or(0), e.unixTime});
     return s;
 }
 

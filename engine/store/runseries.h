@@ -63,6 +63,8 @@ public:
     const std::vector<StepEvent>& steps() const { return m_steps; }
     const std::vector<EpochEvent>& epochs() const { return m_epochs; }
     const std::vector<SystemSample>& samples() const { return m_samples; }
+    // What the advisor said during the run, in order.
+    const std::vector<AdviceEvent>& advice() const { return m_advice; }
     // The run's start as its trainer announced it, rebuilt from the record.
     RunStartedEvent startedEvent() const;
 
@@ -75,6 +77,7 @@ private:
     std::vector<StepEvent> m_steps;
     std::vector<EpochEvent> m_epochs;
     std::vector<SystemSample> m_samples;
+    std::vector<AdviceEvent> m_advice;
     mutable std::optional<std::vector<std::string>> m_names; // names(), until the rows change
 };
 

@@ -6,7 +6,9 @@
 #include "events/events.h"
 #include "train/runconfig.h"
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -30,6 +32,8 @@ struct TrainerOptions {
     std::string runId;          // empty: generated
     std::string resumeFrom;     // checkpoint path to continue from
     std::string checkpointRoot; // default root when config.checkpoint_dir is empty
+    // The newest telemetry sample, for the advisor's GPU and memory rules (may be empty).
+    std::function<std::optional<SystemSample>()> latestSample;
 };
 
 class Trainer {

@@ -11,6 +11,8 @@ void RunLog::onEvent(const Event& e) {
         epochs.push_back(*ep);
     else if (const auto* l = std::get_if<LogEvent>(&e))
         logs.push_back(l->message);
+    else if (const auto* a = std::get_if<AdviceEvent>(&e))
+        advice.push_back(*a);
 }
 
 namespace {

@@ -21,6 +21,7 @@ public:
     std::vector<StepEvent> steps;
     std::vector<EpochEvent> epochs;
     std::vector<std::string> logs;
+    std::vector<AdviceEvent> advice;
 };
 
 } // namespace tb::test

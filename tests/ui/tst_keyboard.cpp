@@ -115,6 +115,8 @@ private slots:
             QWidget* now = QApplication::focusWidget();
             if (now == start)
                 break;
+            if (now == visited.back())
+                continue; // a widget with stops of its own: the log walks its "Why?" links
             QVERIFY2(!visited.contains(now), qPrintable("reached twice: " + describe(now)));
             visited << now;
         }

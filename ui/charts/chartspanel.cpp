@@ -80,6 +80,11 @@ void ChartsPanel::addSteps(const std::vector<StepEvent>& steps) {
     m_precision->addSteps(steps);
 }
 
+void ChartsPanel::addAdvice(const AdviceEvent& advice) {
+    m_loss->addAdvice(advice);
+    m_throughput->addAdvice(advice);
+}
+
 void ChartsPanel::addEpochs(const std::vector<EpochEvent>& epochs) {
     m_validation->addEpochs(epochs);
 }

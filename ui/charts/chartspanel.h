@@ -36,6 +36,8 @@ public:
 
     void addSteps(const std::vector<StepEvent>& steps);
     void addEpochs(const std::vector<EpochEvent>& epochs);
+    // Marks the advice on the loss and throughput charts (after its step was added).
+    void addAdvice(const AdviceEvent& advice);
     // Works with or without a run: the hardware chart is live all the time.
     void addSystemSamples(const std::vector<SystemSample>& samples);
     // Replots each chart that received data since the last call, at most once.

@@ -23,7 +23,7 @@ constexpr int kSliderSteps = 100; // weight = slider value / 100, 0..0.99
 LossChart::LossChart(QWidget* parent)
     : ChartView(tr("Training loss"), parent), m_raw(plot()->addGraph()),
       m_smoothed(plot()->addGraph()), m_slider(new QSlider(Qt::Horizontal, this)),
-      m_weightLabel(new QLabel(this)) {
+      m_weightLabel(new QLabel(this)), m_advice(new AdviceMarkers(plot(), plot()->axisRect())) {
     const QColor color = seriesColor(0);
     QColor faint = color;
     faint.setAlpha(70);
@@ -54,6 +54,7 @@ LossChart::LossChart(QWidget* parent)
 
 void LossChart::reset(double runStartUnixTime) {
     m_keys.reset(runStartUnixTime);
+    m_advice->clear();
     m_loss.clear();
     m_smoothedLoss.clear();
     m_lossExtent = {};
@@ -113,7 +114,13 @@ void LossChart::rebuild() {
     refresh();
 }
 
+void LossChart::addAdvice(const AdviceEvent& advice) {
+    m_advice->add(advice, m_keys, xAxisMode());
+    markDirty();
+}
+
 void LossChart::xAxisModeChanged() {
+    m_advice->rekey(m_keys, xAxisMode());
     plot()->xAxis->setLabel(xAxisLabel(xAxisMode()));
     rebuild();
 }

@@ -2,10 +2,11 @@
 // debiased EMA, with the smoothing weight on a slider.
 #pragma once
 
+#include "charts/advicemarkers.h"
 #include "charts/chartview.h"
 #include "charts/dataextent.h"
-#include "core/smoothing.h"
 #include "charts/stepkeys.h"
+#include "core/smoothing.h"
 #include "events/events.h"
 
 #include <vector>
@@ -25,6 +26,9 @@ public:
     // Forgets all points; wall time counts from runStartUnixTime.
     void reset(double runStartUnixTime);
     void addSteps(const std::vector<StepEvent>& steps);
+    // A marker at the advice's step (after that step was added).
+    void addAdvice(const AdviceEvent& advice);
+    const AdviceMarkers* adviceMarkers() const { return m_advice; }
 
     double smoothingWeight() const { return m_ema.weight(); }
     // Weight in [0, 0.99] (clamped); recomputes the smoothed line and moves the slider.
@@ -46,6 +50,7 @@ private:
     QSlider* m_slider;
     QLabel* m_weightLabel;
     StepKeys m_keys;
+    AdviceMarkers* m_advice;
     std::vector<double> m_loss;
     std::vector<double> m_smoothedLoss;
     DebiasedEma m_ema;

@@ -1,4 +1,5 @@
 set(TB_MODULE_SOURCES
+    advicemarkers.cpp
     chartspanel.cpp
     chartstyle.cpp
     chartview.cpp

@@ -36,4 +36,12 @@ double StepKeys::key(std::size_t i, XAxisMode mode) const {
     return k.step;
 }
 
+std::optional<std::size_t> StepKeys::indexOfStep(int64_t step) const {
+    const auto it = std::lower_bound(m_keys.begin(), m_keys.end(), static_cast<double>(step),
+                                     [](const Key& k, double s) { return k.step < s; });
+    if (it == m_keys.end())
+        return std::nullopt;
+    return static_cast<std::size_t>(it - m_keys.begin());
+}
+
 } // namespace tb::ui

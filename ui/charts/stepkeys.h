@@ -8,6 +8,8 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace tb::ui {
@@ -20,6 +22,8 @@ public:
 
     std::size_t size() const { return m_keys.size(); }
     double key(std::size_t i, XAxisMode mode) const;
+    // The index of the logged step `step`, or of the first one after it; none past the end.
+    std::optional<std::size_t> indexOfStep(int64_t step) const;
     const Extent& extent(XAxisMode mode) const { return m_extents[index(mode)]; }
 
 private:

@@ -14,7 +14,7 @@ namespace tb::ui {
 
 ThroughputChart::ThroughputChart(QWidget* parent)
     : ChartView(tr("Throughput and step time"), parent), m_timeRect(addAxisRect(1, 0)),
-      m_samplesPerSec(plot()->addGraph()) {
+      m_samplesPerSec(plot()->addGraph()), m_advice(new AdviceMarkers(plot(), plot()->axisRect())) {
     m_samplesPerSec->setName(tr("samples/s"));
     m_samplesPerSec->setPen(seriesPen(seriesColor(0)));
     plot()->yAxis->setLabel(tr("samples/s"));
@@ -46,6 +46,7 @@ ThroughputChart::ThroughputChart(QWidget* parent)
 
 void ThroughputChart::reset(double runStartUnixTime) {
     m_keys.reset(runStartUnixTime);
+    m_advice->clear();
     m_rate.clear();
     m_ms.clear();
     m_rateExtent = {};
@@ -104,7 +105,13 @@ void ThroughputChart::append(std::size_t first) {
     markDirty();
 }
 
+void ThroughputChart::addAdvice(const AdviceEvent& advice) {
+    m_advice->add(advice, m_keys, xAxisMode());
+    markDirty();
+}
+
 void ThroughputChart::xAxisModeChanged() {
+    m_advice->rekey(m_keys, xAxisMode());
     m_timeRect->axis(QCPAxis::atBottom)->setLabel(xAxisLabel(xAxisMode()));
     m_bins.clear();
     m_samplesPerSec->data()->clear();

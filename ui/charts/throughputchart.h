@@ -4,6 +4,7 @@
 // polygons of 200,000 points take Qt ~100 ms to fill, and a breakdown reads better averaged.
 #pragma once
 
+#include "charts/advicemarkers.h"
 #include "charts/binnedmeans.h"
 #include "charts/chartview.h"
 #include "charts/dataextent.h"
@@ -30,6 +31,9 @@ public:
 
     void reset(double runStartUnixTime);
     void addSteps(const std::vector<StepEvent>& steps);
+    // A marker at the advice's step (after that step was added).
+    void addAdvice(const AdviceEvent& advice);
+    const AdviceMarkers* adviceMarkers() const { return m_advice; }
 
     QCPGraph* samplesPerSecGraph() const { return m_samplesPerSec; }
     // The area whose upper edge is the sum of the parts up to and including `part`.
@@ -51,6 +55,7 @@ private:
     QCPGraph* m_samplesPerSec;
     std::array<QCPGraph*, kPartCount> m_parts;
     StepKeys m_keys;
+    AdviceMarkers* m_advice;
     std::vector<double> m_rate;
     std::vector<Parts> m_ms;
     BinnedMeans m_bins{kPartCount, kAreaBins};

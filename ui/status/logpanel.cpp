@@ -2,6 +2,7 @@
 #include "logpanel.h"
 
 #include "concepts/conceptcards.h"
+#include "train/advisor.h"
 
 #include <QDateTime>
 #include <QScrollBar>
@@ -50,7 +51,7 @@ void LogPanel::addMessage(LogLevel level, const QString& message) {
 }
 
 void LogPanel::addAdvice(const AdviceEvent& advice) {
-    const QString id = QString::fromStdString(advice.rule);
+    const QString id = QString::fromStdString(conceptCardOfRule(advice.rule));
     QString html = QStringLiteral("<span style='color:#2b7bb9'><b>%1</b> %2</span>")
                        .arg(tr("advice:"), QString::fromStdString(advice.message).toHtmlEscaped());
     if (findConceptCard(id))
