@@ -75,7 +75,7 @@ RawSplits openRawSplits(const DataConfig& config, uint64_t seed) {
 
 DatasetSplits openDatasets(const DataConfig& config, uint64_t seed) {
     RawSplits raw = openRawSplits(config, seed);
-    DatasetSplits out{raw.train, raw.validation};
+    DatasetSplits out{raw.train, raw.validation, {}, {}};
     if (config.augment && raw.cropPadding > 0)
         out.train = std::make_shared<RandomCropFlipDataset>(out.train, raw.cropPadding, raw.flip);
     if (config.normalize) {
@@ -83,6 +83,8 @@ DatasetSplits openDatasets(const DataConfig& config, uint64_t seed) {
                                                    raw.statsKey, raw.statsSamples);
         out.train = std::make_shared<NormalizeDataset>(out.train, st.mean, st.stdDev);
         out.validation = std::make_shared<NormalizeDataset>(out.validation, st.mean, st.stdDev);
+        out.mean = st.mean;
+        out.stdDev = st.stdDev;
     }
     return out;
 }

@@ -13,6 +13,9 @@ namespace tb {
 struct DatasetSplits {
     std::shared_ptr<const Dataset> train;
     std::shared_ptr<const Dataset> validation; // the test split, or a seeded held-out fraction
+    // The per-channel normalisation both splits apply (empty when data.normalize is off), for
+    // inputs from elsewhere (a drawn digit) to be seen as the model saw its data.
+    std::vector<float> mean, stdDev;
 };
 
 // Opens train and validation sets, applying normalisation and (train only) augmentation.

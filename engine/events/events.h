@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -55,6 +56,32 @@ struct StepEvent {
     bool skipped = false;   // the GradScaler skipped at least one update of the interval
 };
 
+// A validation sample the model got wrong: where it is in the validation split, its label, the
+// prediction and its softmax probability, and the input as the model saw it (normalised).
+struct MisclassifiedSample {
+    int64_t index = 0;
+    int32_t label = 0;
+    int32_t predicted = 0;
+    float confidence = 0.0f;
+    std::vector<int64_t> shape; // one sample's: {channels, height, width} or {features}
+    std::vector<float> pixels;
+};
+
+// What one validation pass got right and wrong, class by class.
+struct ValidationReport {
+    int classes = 0;
+    std::vector<std::string> classNames;
+    // classes x classes counts, row-major: row = true label, column = predicted class.
+    std::vector<int64_t> confusion;
+    // The first misclassified samples in validation order (at most kKeptMisclassified).
+    std::vector<MisclassifiedSample> misclassified;
+    static constexpr std::size_t kKeptMisclassified = 48;
+
+    int64_t count(int label, int predicted) const {
+        return confusion[static_cast<std::size_t>(label * classes + predicted)];
+    }
+};
+
 struct EpochEvent {
     int64_t epoch = 0; // 1-based
     int64_t step = 0;
@@ -65,6 +92,7 @@ struct EpochEvent {
     double seconds = 0.0;
     double samplesPerSec = 0.0;
     std::string checkpoint; // path written at the end of this epoch, if any
+    ValidationReport validation;
 };
 
 struct SystemSampleEvent {

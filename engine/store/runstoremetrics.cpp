@@ -2,6 +2,7 @@
 #include "io/jsontext.h"
 #include "store/runstore.h"
 #include "store/sqlitedb.h"
+#include "store/validationreportjson.h"
 
 #include <nlohmann/json.hpp>
 
@@ -45,7 +46,8 @@ std::vector<StepEvent> RunStore::stepMetrics(const std::string& runId, int64_t a
 std::vector<EpochEvent> RunStore::epochMetrics(const std::string& runId, int64_t afterEpoch) {
     SqliteStatement& q = m_db->cached(
         "SELECT epoch, step, train_loss, train_acc, val_loss, val_acc, seconds, samples_per_s, "
-        "checkpoint FROM epoch_metrics WHERE run_id = ?1 AND epoch > ?2 ORDER BY epoch");
+        "checkpoint, validation FROM epoch_metrics WHERE run_id = ?1 AND epoch > ?2 "
+        "ORDER BY epoch");
     q.bind(1, runId);
     q.bind(2, afterEpoch);
     std::vector<EpochEvent> rows;
@@ -60,7 +62,8 @@ std::vector<EpochEvent> RunStore::epochMetrics(const std::string& runId, int64_t
         e.seconds = q.real(6);
         e.samplesPerSec = q.real(7);
         e.checkpoint = q.text(8);
-        rows.push_back(e);
+        e.validation = validationReportFromText(q.text(9));
+        rows.push_back(std::move(e));
     }
     q.reset();
     return rows;

@@ -13,7 +13,7 @@ namespace {
 
 // Migration i (0-based) takes the schema from version i to i + 1. Times are Unix seconds (REAL);
 // JSON columns hold text; NULL means "not measured" (and NaN, which SQLite cannot store).
-constexpr std::array<const char*, 2> kMigrations = {
+constexpr std::array<const char*, 3> kMigrations = {
     R"sql(
 CREATE TABLE runs (
     id TEXT PRIMARY KEY NOT NULL,
@@ -150,6 +150,11 @@ FROM gpu_samples g JOIN system_samples s ON s.id = g.sample_id;
     // 2: the colour a run is drawn in wherever it is compared, "#rrggbb"; '' until first drawn.
     R"sql(
 ALTER TABLE runs ADD COLUMN color TEXT NOT NULL DEFAULT '';
+)sql",
+    // 3: what each epoch's validation got right and wrong (JSON, store/validationreportjson.h);
+    // NULL for epochs recorded before.
+    R"sql(
+ALTER TABLE epoch_metrics ADD COLUMN validation TEXT;
 )sql",
 };
 

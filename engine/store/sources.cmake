@@ -12,4 +12,5 @@ set(TB_MODULE_SOURCES
     runtail.cpp
     runseries.cpp
     rungroups.cpp
-    exportfile.cpp)
+    exportfile.cpp
+    validationreportjson.cpp)

@@ -158,30 +158,45 @@ void Checkpointer::rotate() {
         fs::remove(saves[i]);
 }
 
-Position Checkpointer::load(const std::string& path, Graph& graph, Optimizer& optimizer,
-                            GradScaler* scaler) {
-    const SafetensorsFile file = readSafetensors(path);
+namespace {
+SafetensorsFile readCheckpoint(const std::string& path) {
+    SafetensorsFile file = readSafetensors(path);
     if (file.metadata.count("format") == 0 || file.metadata.at("format") != kFormat)
         throw DatasetError(path, -1, "not a TrainBench checkpoint");
-    Backend& b = graph.backend();
-    const auto restore = [&](const std::string& name, Tensor& dst) {
-        const auto it = file.tensors.find(name);
-        if (it == file.tensors.end())
-            throw DatasetError(path, -1,
-                               "checkpoint has no tensor '" + name +
-                                   "': it was saved from a different model or optimizer");
-        if (!(it->second.shape() == dst.shape()) || it->second.dtype() != dst.dtype())
-            throw DatasetError(path, -1,
-                               "tensor '" + name + "' has shape " + it->second.shape().toString() +
-                                   ", the model needs " + dst.shape().toString());
-        b.copy(it->second, dst);
-    };
+    return file;
+}
+
+void restore(Backend& b, const SafetensorsFile& file, const std::string& path,
+             const std::string& name, Tensor& dst) {
+    const auto it = file.tensors.find(name);
+    if (it == file.tensors.end())
+        throw DatasetError(path, -1,
+                           "checkpoint has no tensor '" + name +
+                               "': it was saved from a different model or optimizer");
+    if (!(it->second.shape() == dst.shape()) || it->second.dtype() != dst.dtype())
+        throw DatasetError(path, -1,
+                           "tensor '" + name + "' has shape " + it->second.shape().toString() +
+                               ", the model needs " + dst.shape().toString());
+    b.copy(it->second, dst);
+}
+} // namespace
+
+void Checkpointer::loadWeights(const std::string& path, Graph& graph) {
+    const SafetensorsFile file = readCheckpoint(path);
     for (const NamedTensor& t : graph.stateDict())
-        restore(t.name, *t.tensor);
+        restore(graph.backend(), file, path, t.name, *t.tensor);
+}
+
+Position Checkpointer::load(const std::string& path, Graph& graph, Optimizer& optimizer,
+                            GradScaler* scaler) {
+    const SafetensorsFile file = readCheckpoint(path);
+    Backend& b = graph.backend();
+    for (const NamedTensor& t : graph.stateDict())
+        restore(b, file, path, t.name, *t.tensor);
     for (const auto& [name, t] : optimizer.state())
-        restore("optimizer." + name, *t);
+        restore(b, file, path, "optimizer." + name, *t);
     if (scaler)
-        restore("scaler.state", scaler->state());
+        restore(b, file, path, "scaler.state", scaler->state());
     const auto p = parseJson(metadataOf(file, "position", path), path + ": metadata 'position'");
     Position pos;
     try {

@@ -41,6 +41,8 @@ public:
                      bool best);
     // Restores state saved by save() into a graph/optimizer built from the same config.
     Position load(const std::string& path, Graph& graph, Optimizer& optimizer, GradScaler* scaler);
+    // Only the model's weights and buffers, for inference.
+    static void loadWeights(const std::string& path, Graph& graph);
     static RunConfig configOf(const std::string& path);
     // The run a checkpoint belongs to, so a resumed run continues the same record.
     static std::string runIdOf(const std::string& path);

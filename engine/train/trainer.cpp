@@ -16,6 +16,7 @@
 #include "train/memoryestimate.h"
 #include "train/runfailure.h"
 #include "train/stepplan.h"
+#include "train/validation.h"
 
 #include <atomic>
 #include <chrono>
@@ -172,11 +173,16 @@ struct Trainer::State {
         sink.onEvent(LogEvent{level, message, nowUnix()});
     }
     void setup();
-    const Tensor& toDevice(const Tensor& host, Tensor& device);
+    const Tensor& toDevice(const Tensor& host, Tensor& device) {
+        return stageOnDevice(*backend, host, device);
+    }
     bool trainEpoch(std::stop_token& stop);
     void logInterval(Interval& interval, float lr);
     void waitWhilePaused(Interval& interval, float lr, std::stop_token& stop);
-    bool evaluate(EpochEvent& epoch, std::stop_token& stop);
+    bool evaluate(EpochEvent& epoch, std::stop_token& stop) {
+        return validate(*backend, *graph, *valLoader, config.batchSize, deviceInputs, deviceLabels,
+                        epoch, stop);
+    }
     bool done() const {
         return (config.maxSteps > 0 && pos.step >= config.maxSteps) ||
                (config.maxEpochs > 0 && pos.epoch >= config.maxEpochs);
@@ -259,24 +265,15 @@ void Trainer::State::setup() {
     lossSum = backend->empty({2}, DType::F32);
     lossHost = Tensor::host({2}, DType::F32);
     graph->zeroGrad();
+    const CudaStatus& cuda = probeCuda();
     advisor = std::make_unique<Advisor>(
-        AdvisorContext{config.numWorkers, config.precision, backend->device().toString()});
+        AdvisorContext{config.numWorkers, config.precision, backend->device().toString(),
+                       cuda.usable, cuda.gpus.empty() ? std::string() : cuda.gpus[0].name});
     if (!options.resumeFrom.empty()) {
         pos = checkpointer->load(options.resumeFrom, *graph, *optimizer, scaler.get());
         summary.bestValAcc = pos.bestValAcc;
         summary.bestEpoch = pos.bestEpoch;
     }
-}
-
-const Tensor& Trainer::State::toDevice(const Tensor& host, Tensor& device) {
-    if (backend->device() == host.device())
-        return host;
-    // The buffer's size, not the last view's: after a short last batch, a full one fits again.
-    if (!device.defined() || device.buffer()->bytes() < host.bytes())
-        device = backend->empty(host.shape(), host.dtype());
-    device = Tensor(device.buffer(), host.shape(), host.dtype());
-    backend->copy(host, device);
-    return device;
 }
 
 // One epoch (or what is left of it after a resume). Returns false when stopped.
@@ -393,8 +390,9 @@ void Trainer::State::logInterval(Interval& interval, float lr) {
     ++samplesPerSecCount;
     summary.finalTrainLoss = ev.loss;
     sink.onEvent(ev);
-    if (auto advice = advisor->onStep(ev))
-        sink.onEvent(*advice);
+    for (const AdviceEvent& advice :
+         advisor->onStep(ev, options.latestSample ? options.latestSample() : std::nullopt))
+        sink.onEvent(advice);
     interval.reset();
 }
 
@@ -414,40 +412,6 @@ void Trainer::State::waitWhilePaused(Interval& interval, float lr, std::stop_tok
         return; // the run ends here; it does not go on
     sink.onEvent(PauseEvent{false, pos.step, nowUnix()});
     interval.reset(); // the next interval's clock starts now, not before the pause
-}
-
-// Validation over the whole split. Returns false when stopped before the end.
-bool Trainer::State::evaluate(EpochEvent& epoch, std::stop_token& stop) {
-    valLoader->startEpoch(0);
-    // The loss op adds each batch's mean. Every batch is full but the last, which goes to its own
-    // sums, so the mean over samples weighs a short last batch by its size (no sync per batch).
-    Tensor full = backend->empty({2}, DType::F32);
-    Tensor last = backend->empty({2}, DType::F32);
-    backend->fill(full, 0.0f);
-    backend->fill(last, 0.0f);
-    int64_t samples = 0, shortBatch = 0;
-    while (auto batch = valLoader->next()) {
-        if (stop.stop_requested())
-            return false;
-        const Tensor& x = toDevice(batch->inputs, deviceInputs);
-        const Tensor& y = toDevice(batch->labels, deviceLabels);
-        const Tensor& logits = graph->forward(x, false);
-        const int64_t n = batch->labels.numel();
-        backend->softmaxCrossEntropy(logits, y, 0.0f, n == config.batchSize ? full : last, nullptr,
-                                     nullptr, 1.0f);
-        samples += n;
-        if (n != config.batchSize)
-            shortBatch = n;
-    }
-    Tensor a = Tensor::host({2}, DType::F32), b = Tensor::host({2}, DType::F32);
-    backend->copy(full, a);
-    backend->copy(last, b);
-    const double lossTotal = static_cast<double>(a.data<float>()[0]) * config.batchSize +
-                             static_cast<double>(b.data<float>()[0]) * shortBatch;
-    const double correct = static_cast<double>(a.data<float>()[1]) + b.data<float>()[1];
-    epoch.valLoss = samples ? lossTotal / static_cast<double>(samples) : 0.0;
-    epoch.valAcc = samples ? correct / static_cast<double>(samples) : 0.0;
-    return true;
 }
 
 RunFinishedEvent Trainer::run(std::stop_token stop) {

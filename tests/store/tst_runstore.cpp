@@ -404,6 +404,50 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(StoreError, store.setColor("nope", "#000000"));
     }
 
+    // Schema 3: an epoch's confusion matrix and misses come back as written; a row edited into
+    // nonsense, or one recorded before version 3, reads as no report with its metrics intact.
+    void validationReportRoundTrips() {
+        RunStore store(dbPath("validation.db"));
+        store.beginTransaction();
+        store.beginRun(runStarted("v"), 1.0);
+        EpochEvent e = epoch(1, 0.5);
+        e.validation.classes = 2;
+        e.validation.classNames = {"cat", "dog \"quoted\""};
+        e.validation.confusion = {3, 1, 2, 4};
+        MisclassifiedSample miss;
+        miss.index = 7;
+        miss.label = 0;
+        miss.predicted = 1;
+        miss.confidence = 0.625f;
+        miss.pixels = {1, 2, 3}; // not stored: the dataset has them
+        e.validation.misclassified = {miss};
+        store.addEpoch("v", e);
+        store.addEpoch("v", epoch(2, 0.6)); // no report
+        store.commit();
+        const std::vector<EpochEvent> rows = store.epochMetrics("v");
+        QCOMPARE(rows.size(), std::size_t{2});
+        const ValidationReport& r = rows[0].validation;
+        QCOMPARE(r.classes, 2);
+        QCOMPARE(r.classNames, e.validation.classNames);
+        QCOMPARE(r.confusion, e.validation.confusion);
+        QCOMPARE(r.count(1, 0), int64_t{2});
+        QCOMPARE(r.misclassified.size(), std::size_t{1});
+        QCOMPARE(r.misclassified[0].index, int64_t{7});
+        QCOMPARE(r.misclassified[0].predicted, 1);
+        QCOMPARE(r.misclassified[0].confidence, 0.625f);
+        QVERIFY(r.misclassified[0].pixels.empty());
+        QCOMPARE(rows[1].validation.classes, 0);
+        QCOMPARE(scalar(store.db(), "SELECT count(*) FROM epoch_metrics WHERE validation IS NULL"),
+                 int64_t{1});
+
+        store.db().exec("UPDATE epoch_metrics SET validation = '{\"classes\": [\"a\"], "
+                        "\"confusion\": [[1, 2]]}' WHERE epoch = 1",
+                        "editing the row");
+        const std::vector<EpochEvent> edited = store.epochMetrics("v");
+        QCOMPARE(edited[0].validation.classes, 0);
+        QCOMPARE(edited[0].valAcc, rows[0].valAcc);
+    }
+
     void olderSchemaIsUpgradedOnce() {
         const std::string path = dbPath("old.db");
         {

@@ -435,6 +435,44 @@ private slots:
 
     // pause() holds the loop between two optimizer steps until resume(): no step is reported
     // while paused, and the run then continues the very same trajectory as one never paused.
+    // The advisor on real runs: a healthy one is not told that its loss diverges or that memory
+    // is full (the timing rules depend on how busy this machine is, so they are checked on
+    // made-up intervals in tst_advisor); the same run, its telemetry saying the host is 95%
+    // full, is told once, at its first logged step.
+    void advisorSpeaksOnRealRuns() {
+        QTemporaryDir d;
+        RunConfig c = smallConfig(d.path(), "mlp");
+        TrainerOptions healthy;
+        SystemSample roomy;
+        roomy.host.ramTotalBytes = uint64_t(64) << 30;
+        roomy.host.ramUsedBytes = uint64_t(8) << 30;
+        healthy.latestSample = [roomy] { return std::optional<SystemSample>(roomy); };
+        test::RunLog quiet;
+        QCOMPARE(status(Trainer(c, quiet, healthy).run().status), QString("completed"));
+        for (const AdviceEvent& a : quiet.advice)
+            QVERIFY2(a.rule != "diverging" && a.rule != "nan-loss" && a.rule != "memory-full" &&
+                         a.rule != "fp16-overflow" && a.rule != "cpu-with-gpu",
+                     a.message.c_str());
+
+        QTemporaryDir d2;
+        TrainerOptions full;
+        SystemSample crowded = roomy;
+        crowded.host.ramUsedBytes = uint64_t(61) << 30;
+        full.latestSample = [crowded] { return std::optional<SystemSample>(crowded); };
+        test::RunLog told;
+        QCOMPARE(status(Trainer(smallConfig(d2.path(), "mlp"), told, full).run().status),
+                 QString("completed"));
+        int memoryFull = 0;
+        for (const AdviceEvent& a : told.advice)
+            if (a.rule == "memory-full") {
+                ++memoryFull;
+                QCOMPARE(a.step, int64_t{1});
+                QVERIFY2(QString::fromStdString(a.message).contains("host RAM is 95% full"),
+                         a.message.c_str());
+            }
+        QCOMPARE(memoryFull, 1);
+    }
+
     void pauseHoldsBetweenStepsAndResumes() {
         QTemporaryDir d1, d2;
         test::RunLog plain;

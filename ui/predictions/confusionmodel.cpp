@@ -1,0 +1,116 @@
+// ConfusionModel: the cell colours mix the palette's base towards its highlight by the cell's
+// share of its row, so they follow a light or a dark theme.
+#include "predictions/confusionmodel.h"
+
+#include "charts/chartstyle.h"
+
+#include <QApplication>
+#include <QColor>
+#include <QPalette>
+
+#include <cmath>
+#include <limits>
+
+namespace tb::ui {
+
+ConfusionModel::ConfusionModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void ConfusionModel::setReport(const ValidationReport& report) {
+    beginResetModel();
+    m_report = report;
+    m_report.misclassified.clear(); // the grid's; not needed here
+    endResetModel();
+}
+
+int64_t ConfusionModel::rowTotal(int label) const {
+    int64_t total = 0;
+    for (int p = 0; p < m_report.classes; ++p)
+        total += m_report.count(label, p);
+    return total;
+}
+
+double ConfusionModel::recall(int label) const {
+    const int64_t total = rowTotal(label);
+    return total ? static_cast<double>(m_report.count(label, label)) / static_cast<double>(total)
+                 : std::numeric_limits<double>::quiet_NaN();
+}
+
+QString ConfusionModel::className(int c) const {
+    const auto i = static_cast<std::size_t>(c);
+    return i < m_report.classNames.size() && !m_report.classNames[i].empty()
+               ? QString::fromStdString(m_report.classNames[i])
+               : tr("class %1").arg(c);
+}
+
+int ConfusionModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : m_report.classes;
+}
+
+int ConfusionModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() || m_report.classes == 0 ? 0 : m_report.classes + 1;
+}
+
+QVariant ConfusionModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid())
+        return {};
+    const int label = index.row();
+    if (index.column() == recallColumn()) {
+        const double r = recall(label);
+        if (role == Qt::DisplayRole)
+            return std::isnan(r) ? QStringLiteral("-") : QString::number(100.0 * r, 'f', 1) + '%';
+        if (role == Qt::TextAlignmentRole)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        if (role == Qt::ToolTipRole)
+            return tr("Recall of %1: the share of its validation samples predicted as %1")
+                .arg(className(label));
+        if (role == Qt::UserRole)
+            return r;
+        return {};
+    }
+    const int predicted = index.column();
+    const int64_t n = m_report.count(label, predicted);
+    const int64_t total = rowTotal(label);
+    const double share = total ? static_cast<double>(n) / static_cast<double>(total) : 0.0;
+    switch (role) {
+    case Qt::DisplayRole:
+        return QString::number(n);
+    case Qt::UserRole:
+        return static_cast<qlonglong>(n);
+    case Qt::TextAlignmentRole:
+        return int(Qt::AlignCenter);
+    case Qt::BackgroundRole: {
+        const QPalette palette = QApplication::palette();
+        const QColor hot = label == predicted ? palette.color(QPalette::Highlight)
+                                              : QColor(0xd1, 0x34, 0x38); // the error red
+        return mixColors(palette.color(QPalette::Base), hot, std::sqrt(share));
+    }
+    case Qt::ForegroundRole: {
+        const QPalette palette = QApplication::palette();
+        return std::sqrt(share) > 0.55 ? palette.color(QPalette::HighlightedText)
+                                       : palette.color(QPalette::Text);
+    }
+    case Qt::ToolTipRole:
+        return tr("%1 predicted as %2: %3 of %4 (%5%)")
+            .arg(className(label), className(predicted))
+            .arg(n)
+            .arg(total)
+            .arg(100.0 * share, 0, 'f', 1);
+    default:
+        return {};
+    }
+}
+
+QVariant ConfusionModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (role == Qt::ToolTipRole)
+        return orientation == Qt::Vertical ? tr("true class: %1").arg(className(section))
+               : section == recallColumn() ? tr("recall")
+                                           : tr("predicted: %1").arg(className(section));
+    if (role != Qt::DisplayRole)
+        return {};
+    if (orientation == Qt::Vertical)
+        return className(section);
+    // Predicted classes by number: the rows name them, and ten names do not fit across.
+    return section == recallColumn() ? tr("Recall") : QString::number(section);
+}
+
+} // namespace tb::ui

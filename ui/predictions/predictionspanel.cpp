@@ -1,0 +1,207 @@
+// PredictionsPanel: the misclassified grid keeps each sample's pixels as the run sent them;
+// a stored run's epochs carry only the indices (the store keeps no pixels), so the grid lists
+// them by index and says so.
+#include "predictions/predictionspanel.h"
+
+#include "predictions/confusionmodel.h"
+#include "predictions/sampleimage.h"
+#include "predictions/tryitpanel.h"
+
+#include <QComboBox>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace tb::ui {
+
+namespace {
+constexpr int kThumbnail = 56;
+
+QString nameOf(const ValidationReport& r, int c) {
+    const auto i = static_cast<std::size_t>(c);
+    return i < r.classNames.size() ? QString::fromStdString(r.classNames[i])
+                                   : QObject::tr("class %1").arg(c);
+}
+} // namespace
+
+PredictionsPanel::PredictionsPanel(QWidget* parent)
+    : QWidget(parent), m_epochPicker(new QComboBox(this)), m_summary(new QLabel(this)),
+      m_confusion(new ConfusionModel(this)), m_table(new QTableView(this)),
+      m_missesNote(new QLabel(this)), m_misses(new QListWidget(this)),
+      m_tryIt(new TryItPanel(this)) {
+    setObjectName(QStringLiteral("predictions-panel"));
+    m_epochPicker->setObjectName(QStringLiteral("predictions-epoch"));
+    m_epochPicker->setAccessibleName(tr("Epoch shown"));
+    m_epochPicker->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_summary->setObjectName(QStringLiteral("predictions-summary"));
+
+    m_table->setObjectName(QStringLiteral("confusion-matrix"));
+    m_table->setAccessibleName(tr("Confusion matrix"));
+    m_table->setModel(m_confusion);
+    m_table->setSelectionMode(QAbstractItemView::NoSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_table->horizontalHeader()->setMinimumSectionSize(30);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_table->verticalHeader()->setMinimumSectionSize(16);
+    m_table->setWordWrap(false);
+    // The counts share the width; recall keeps the room its text needs.
+    connect(m_confusion, &QAbstractItemModel::modelReset, this, [this] {
+        if (m_confusion->columnCount() > 0)
+            m_table->horizontalHeader()->setSectionResizeMode(m_confusion->recallColumn(),
+                                                              QHeaderView::ResizeToContents);
+    });
+
+    m_misses->setObjectName(QStringLiteral("misclassified"));
+    m_misses->setAccessibleName(tr("Misclassified validation samples"));
+    m_misses->setViewMode(QListView::IconMode);
+    m_misses->setIconSize({kThumbnail, kThumbnail});
+    m_misses->setGridSize({kThumbnail + 60, kThumbnail + 48});
+    m_misses->setResizeMode(QListView::Adjust);
+    m_misses->setMovement(QListView::Static);
+    m_misses->setWordWrap(true);
+    m_missesNote->setWordWrap(true);
+
+    auto* header = new QHBoxLayout;
+    header->addWidget(new QLabel(tr("Epoch:"), this));
+    header->addWidget(m_epochPicker);
+    header->addWidget(m_summary, 1);
+
+    auto* matrixBox = new QGroupBox(tr("Confusion matrix (rows: true class, columns: predicted)"));
+    auto* matrixLayout = new QVBoxLayout(matrixBox);
+    matrixLayout->addWidget(m_table);
+    auto* missesBox = new QGroupBox(tr("Misclassified validation samples"));
+    auto* missesLayout = new QVBoxLayout(missesBox);
+    missesLayout->addWidget(m_missesNote);
+    missesLayout->addWidget(m_misses, 1);
+    auto* tryBox = new QGroupBox(tr("Try it"));
+    auto* tryLayout = new QVBoxLayout(tryBox);
+    tryLayout->addWidget(m_tryIt);
+
+    auto* left = new QSplitter(Qt::Vertical);
+    left->addWidget(matrixBox);
+    left->addWidget(missesBox);
+    left->setStretchFactor(0, 3);
+    left->setStretchFactor(1, 2);
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(left);
+    split->addWidget(tryBox);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setChildrenCollapsible(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(header);
+    layout->addWidget(split, 1);
+
+    connect(m_epochPicker, &QComboBox::activated, this, [this](int index) {
+        m_followNewest = index == m_epochPicker->count() - 1;
+        show(m_epochs[static_cast<std::size_t>(index)]);
+    });
+    beginRun({});
+}
+
+void PredictionsPanel::beginRun(const QString& runId) {
+    m_epochs.clear();
+    m_followNewest = true;
+    m_epochPicker->clear();
+    m_epochPicker->setEnabled(false);
+    m_confusion->setReport({});
+    m_misses->clear();
+    m_summary->setText(runId.isEmpty()
+                           ? tr("No run yet.")
+                           : tr("Run %1: the matrix appears after its first epoch.").arg(runId));
+    m_missesNote->clear();
+    m_missesNote->hide();
+}
+
+void PredictionsPanel::addEpochs(const std::vector<EpochEvent>& epochs) {
+    for (const EpochEvent& e : epochs) {
+        if (e.validation.classes == 0)
+            continue; // recorded before the store kept reports
+        m_epochs.push_back(e);
+        m_epochPicker->addItem(
+            tr("%1 (val acc %2%)").arg(e.epoch).arg(100.0 * e.valAcc, 0, 'f', 1));
+    }
+    m_epochPicker->setEnabled(!m_epochs.empty());
+    if (m_followNewest && !m_epochs.empty()) {
+        m_epochPicker->setCurrentIndex(m_epochPicker->count() - 1);
+        show(m_epochs.back());
+    }
+}
+
+void PredictionsPanel::setCheckpoint(const QString& path) {
+    m_tryIt->setCheckpoint(path);
+}
+
+int PredictionsPanel::shownEpoch() const {
+    const int i = m_epochPicker->currentIndex();
+    return i < 0 ? 0 : static_cast<int>(m_epochs[static_cast<std::size_t>(i)].epoch);
+}
+
+void PredictionsPanel::showEpoch(int epoch) {
+    for (std::size_t i = 0; i < m_epochs.size(); ++i)
+        if (m_epochs[i].epoch == epoch) {
+            m_epochPicker->setCurrentIndex(static_cast<int>(i));
+            m_followNewest = i + 1 == m_epochs.size();
+            show(m_epochs[i]);
+        }
+}
+
+void PredictionsPanel::show(const EpochEvent& epoch) {
+    const ValidationReport& r = epoch.validation;
+    m_confusion->setReport(r);
+    int64_t total = 0, correct = 0;
+    for (int t = 0; t < r.classes; ++t)
+        for (int p = 0; p < r.classes; ++p) {
+            total += r.count(t, p);
+            correct += t == p ? r.count(t, p) : 0;
+        }
+    // The class recalled worst: where to look first.
+    int worst = 0;
+    for (int c = 1; c < r.classes; ++c)
+        if (m_confusion->recall(c) < m_confusion->recall(worst))
+            worst = c;
+    QString summary = tr("%1 of %2 validation samples right (%3%)")
+                          .arg(correct)
+                          .arg(total)
+                          .arg(total ? 100.0 * double(correct) / double(total) : 0.0, 0, 'f', 1);
+    if (correct < total)
+        summary += tr("; recalled worst: %1 (%2%)")
+                       .arg(nameOf(r, worst))
+                       .arg(100.0 * m_confusion->recall(worst), 0, 'f', 1);
+    m_summary->setText(summary);
+    m_misses->clear();
+    bool withoutPixels = false;
+    for (const MisclassifiedSample& s : r.misclassified) {
+        const QImage image = sampleImage(s.shape, s.pixels);
+        withoutPixels = withoutPixels || image.isNull();
+        auto* item = new QListWidgetItem(tr("%1\nas %2 (%3%)")
+                                             .arg(nameOf(r, s.label), nameOf(r, s.predicted))
+                                             .arg(100.0 * s.confidence, 0, 'f', 0),
+                                         m_misses);
+        if (!image.isNull())
+            item->setIcon(QPixmap::fromImage(
+                image.scaled(kThumbnail, kThumbnail, Qt::KeepAspectRatio, Qt::FastTransformation)));
+        item->setToolTip(tr("validation sample %1: a %2 the model took for a %3, %4% sure")
+                             .arg(s.index)
+                             .arg(nameOf(r, s.label), nameOf(r, s.predicted))
+                             .arg(100.0 * s.confidence, 0, 'f', 1));
+        item->setData(Qt::UserRole, static_cast<qlonglong>(s.index));
+    }
+    m_missesNote->setVisible(withoutPixels || r.misclassified.empty());
+    m_missesNote->setText(
+        r.misclassified.empty() ? tr("None: every validation sample was classified right.")
+        : withoutPixels
+            ? tr("The first %1 misses, by validation index: the run store keeps which samples "
+                 "were missed, not their pixels (those are shown while a run trains).")
+                  .arg(r.misclassified.size())
+            : QString());
+}
+
+} // namespace tb::ui

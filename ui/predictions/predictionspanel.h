@@ -1,0 +1,60 @@
+// PredictionsPanel: what the model gets right and wrong after each epoch, and "Try it". Left:
+// the confusion matrix (counts, shaded by their share of the row, and each class's recall) over
+// a grid of misclassified validation samples with their true and predicted class; right: the
+// Try it panel. An epoch picker shows any epoch of the run; it follows the newest until the
+// user picks another.
+#pragma once
+
+#include "events/events.h"
+
+#include <QWidget>
+
+#include <vector>
+
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QTableView;
+
+namespace tb::ui {
+
+class ConfusionModel;
+class TryItPanel;
+
+class PredictionsPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit PredictionsPanel(QWidget* parent = nullptr);
+
+    // A new run (live or stored) takes the panel: its epochs so far, and its checkpoint.
+    void beginRun(const QString& runId);
+    void addEpochs(const std::vector<EpochEvent>& epochs);
+    // The run's newest checkpoint, for Try it.
+    void setCheckpoint(const QString& path);
+
+    int epochCount() const { return static_cast<int>(m_epochs.size()); }
+    // The epoch shown (1-based), 0 when none.
+    int shownEpoch() const;
+    void showEpoch(int epoch);
+
+    ConfusionModel* confusionModel() const { return m_confusion; }
+    QTableView* confusionView() const { return m_table; }
+    QListWidget* misclassifiedView() const { return m_misses; }
+    TryItPanel* tryIt() const { return m_tryIt; }
+
+private:
+    void show(const EpochEvent& epoch);
+
+    std::vector<EpochEvent> m_epochs;
+    bool m_followNewest = true;
+    QComboBox* m_epochPicker;
+    QLabel* m_summary;
+    ConfusionModel* m_confusion;
+    QTableView* m_table;
+    QLabel* m_missesNote;
+    QListWidget* m_misses;
+    TryItPanel* m_tryIt;
+};
+
+} // namespace tb::ui

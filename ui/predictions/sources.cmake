@@ -1,0 +1,2 @@
+set(TB_MODULE_SOURCES confusionmodel.cpp drawingcanvas.cpp predictionspanel.cpp sampleimage.cpp
+                      tryitpanel.cpp)
