@@ -12,6 +12,8 @@ BatchFinderResult searchLargestBatch(const BatchFinderOptions& o,
     BatchFinderResult r;
     const auto attempt = [&](int64_t b) {
         r.tries.push_back(trial(b));
+        if (o.onTry)
+            o.onTry(r.tries.back());
         return r.tries.back().fits;
     };
     int64_t fits = 0, fails = 0; // the largest that fitted, the smallest that did not
@@ -62,7 +64,9 @@ BatchFinderResult findLargestBatch(const RunConfig& base, const BatchFinderOptio
         BatchTry t;
         t.batch = batch;
         t.peakMemoryBytes = f.summary.peakMemoryBytes;
-        if (f.status == RunStatus::Failed) {
+        if (f.status == RunStatus::Stopped) {
+            t.why = "stopped before the try ended"; // neither fits nor fails: the search ends
+        } else if (f.status == RunStatus::Failed) {
             if (f.failure.kind != FailureKind::OutOfMemory)
                 throw ConfigError("batch_size",
                                   "the run at batch " + std::to_string(batch) +

@@ -18,11 +18,15 @@
 
 namespace tb {
 
+struct BatchTry;
+
 struct BatchFinderOptions {
     int64_t start = 8;
     int64_t maxBatch = 65536;
     int steps = 3;                 // optimizer steps per try
     uint64_t memoryLimitBytes = 0; // 0: only real out-of-memory failures count
+    // Called after each try, on the searching thread (the window lists them as they end).
+    std::function<void(const BatchTry&)> onTry;
 };
 
 struct BatchTry {

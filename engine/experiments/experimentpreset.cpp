@@ -4,6 +4,7 @@
 
 #include "core/errors.h"
 #include "experiments/builtinexperimentfiles.h"
+#include "experiments/jsonfields.h"
 #include "io/jsontext.h"
 #include "train/runconfig.h"
 
@@ -11,62 +12,11 @@
 
 namespace tb {
 
-namespace {
-
-// A JSON scalar as --set would give it: strings bare, numbers and booleans as JSON writes them.
-std::string setValue(const nlohmann::json& v) {
-    return v.is_string() ? v.get<std::string>() : v.dump();
-}
-
-class PresetReader {
-public:
-    PresetReader(const nlohmann::json& json, std::string source)
-        : m_json(json), m_source(std::move(source)) {}
-
-    [[noreturn]] void fail(const std::string& key, const std::string& message) const {
-        throw ConfigError(m_source + ": " + key, message);
-    }
-    std::string text(const std::string& key, bool required) const {
-        const auto it = m_json.find(key);
-        if (it == m_json.end()) {
-            if (required)
-                fail(key, "is missing");
-            return {};
-        }
-        if (!it->is_string() || it->get<std::string>().empty())
-            fail(key, "must be a non-empty string");
-        return it->get<std::string>();
-    }
-    int count(const std::string& key, int fallback, int min, int max) const {
-        const auto it = m_json.find(key);
-        if (it == m_json.end())
-            return fallback;
-        if (!it->is_number_integer() || it->get<int64_t>() < min || it->get<int64_t>() > max)
-            fail(key, "must be a whole number from " + std::to_string(min) + " to " +
-                          std::to_string(max));
-        return it->get<int>();
-    }
-    bool flag(const std::string& key) const {
-        const auto it = m_json.find(key);
-        if (it == m_json.end())
-            return false;
-        if (!it->is_boolean())
-            fail(key, "must be true or false");
-        return it->get<bool>();
-    }
-
-private:
-    const nlohmann::json& m_json;
-    std::string m_source;
-};
-
-} // namespace
-
 ExperimentPreset parseExperimentPreset(const nlohmann::json& json, const std::string& id,
                                        const std::string& source) {
     if (!json.is_object())
         throw ConfigError(source, "an experiment preset must be a JSON object");
-    const PresetReader r(json, source);
+    const JsonFields r(json, source);
     ExperimentPreset p;
     p.id = id;
     p.title = r.text("title", true);
@@ -93,7 +43,7 @@ ExperimentPreset parseExperimentPreset(const nlohmann::json& json, const std::st
         const nlohmann::json& a = (*arms)[i];
         if (!a.is_object())
             r.fail(where, "must be an object with a label and the keys it sets");
-        const PresetReader arm(a, source);
+        const JsonFields arm(a, source);
         ExperimentArm out;
         try {
             out.label = arm.text("label", true);
@@ -106,11 +56,11 @@ ExperimentPreset parseExperimentPreset(const nlohmann::json& json, const std::st
         RunConfig probe;
         for (const auto& [key, value] : set->items()) {
             try {
-                probe.set(key, setValue(value));
+                probe.set(key, setValueText(value));
             } catch (const ConfigError& e) {
                 r.fail(where + ".set." + key, e.what());
             }
-            out.set.emplace_back(key, setValue(value));
+            out.set.emplace_back(key, setValueText(value));
         }
         p.arms.push_back(std::move(out));
     }

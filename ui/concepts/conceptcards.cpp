@@ -36,6 +36,17 @@ const ConceptCard* findConceptCard(const QString& id) {
     return nullptr;
 }
 
+QString conceptCardHtml(const ConceptCard& card) {
+    QString body = card.body.toHtmlEscaped();
+    // The texts use <b> for emphasis only; keep it, escape everything else.
+    body.replace(QLatin1String("&lt;b&gt;"), QLatin1String("<b>"))
+        .replace(QLatin1String("&lt;/b&gt;"), QLatin1String("</b>"))
+        .replace(QLatin1String("\n\n"), QLatin1String("<p>"));
+    return QStringLiteral("<h3>%1</h3><p>%2<p><i>%3: %4</i>")
+        .arg(card.title.toHtmlEscaped(), body, QObject::tr("Where to see it"),
+             card.signal.toHtmlEscaped());
+}
+
 void showConceptCard(QWidget* parent, const QString& id) {
     const ConceptCard* card = findConceptCard(id);
     if (!card)
@@ -47,14 +58,7 @@ void showConceptCard(QWidget* parent, const QString& id) {
     auto* text = new QLabel(dialog);
     text->setTextFormat(Qt::RichText);
     text->setWordWrap(true);
-    QString body = card->body.toHtmlEscaped();
-    // The texts use <b> for emphasis only; keep it, escape everything else.
-    body.replace(QLatin1String("&lt;b&gt;"), QLatin1String("<b>"))
-        .replace(QLatin1String("&lt;/b&gt;"), QLatin1String("</b>"))
-        .replace(QLatin1String("\n\n"), QLatin1String("<p>"));
-    text->setText(QStringLiteral("<h3>%1</h3><p>%2<p><i>%3: %4</i>")
-                      .arg(card->title.toHtmlEscaped(), body, QObject::tr("Where to see it"),
-                           card->signal.toHtmlEscaped()));
+    text->setText(conceptCardHtml(*card));
     text->setMinimumWidth(420);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
     QObject::connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);

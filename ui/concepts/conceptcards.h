@@ -20,6 +20,8 @@ struct ConceptCard {
 const QVector<ConceptCard>& conceptCards();
 // The card with this id, or nullptr.
 const ConceptCard* findConceptCard(const QString& id);
+// The card as rich text: title, body (its <b> kept, everything else escaped), where to see it.
+QString conceptCardHtml(const ConceptCard& card);
 // Opens the card in a non-modal dialog over `parent`; does nothing for an unknown id.
 void showConceptCard(QWidget* parent, const QString& id);
 

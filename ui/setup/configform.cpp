@@ -211,8 +211,16 @@ void ConfigForm::validate(const QString& key) {
 }
 
 void ConfigForm::updateApplicability(const RunConfig& config) {
+    for (auto it = m_rows.cbegin(); it != m_rows.cend(); ++it)
+        m_layout->setRowVisible(it->label, it->field.appliesTo(config) &&
+                                               (!m_shown || m_shown->contains(it.key())));
+}
+
+bool ConfigForm::hasShownRows() const {
     for (const Row& row : std::as_const(m_rows))
-        m_layout->setRowVisible(row.label, row.field.appliesTo(config));
+        if (!row.label->isHidden())
+            return true;
+    return false;
 }
 
 } // namespace tb::ui

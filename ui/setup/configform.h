@@ -12,6 +12,7 @@
 #include <QWidget>
 
 #include <functional>
+#include <optional>
 
 class QFormLayout;
 class QLabel;
@@ -30,6 +31,11 @@ public:
     // Rows whose key does not apply to `config` (momentum under adamw, ...) are hidden;
     // applyTo() leaves their keys alone.
     void updateApplicability(const RunConfig& config);
+    // Lesson mode: only these keys' rows are shown (with updateApplicability's rule too);
+    // std::nullopt shows every row again. Takes effect at the next updateApplicability().
+    void setShownKeys(std::optional<QStringList> keys) { m_shown = std::move(keys); }
+    // Whether any row is shown now (a lesson may leave a whole form empty).
+    bool hasShownRows() const;
     // Adds a "?" button after the key's editor (the caller connects its clicked()).
     QWidget* addHelpButton(const QString& key, const QString& tooltip);
 
@@ -54,6 +60,7 @@ private:
     QFormLayout* m_layout;
     QMap<QString, Row> m_rows;
     QStringList m_order;
+    std::optional<QStringList> m_shown;
 };
 
 // The schema's keys of `group`, in schema order, less `except` (keys another panel edits).

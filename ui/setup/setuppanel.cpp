@@ -50,6 +50,12 @@ QGroupBox* group(const QString& title, QWidget* content, const QString& name) {
     return box;
 }
 
+QGroupBox* enclosingGroup(QWidget* w) {
+    while (w && !qobject_cast<QGroupBox*>(w))
+        w = w->parentWidget();
+    return static_cast<QGroupBox*>(w);
+}
+
 } // namespace
 
 SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent) {
@@ -191,6 +197,13 @@ void SetupPanel::setConfig(const RunConfig& config) {
     refresh();
 }
 
+void SetupPanel::setLessonControls(const QStringList& keys) {
+    m_lessonControls = keys;
+    for (ConfigForm* form : forms())
+        form->setShownKeys(keys.isEmpty() ? std::nullopt : std::optional<QStringList>(keys));
+    refresh();
+}
+
 std::vector<ConfigForm*> SetupPanel::forms() const {
     return {m_data, m_modelOptions, m_training, m_performance, m_logging};
 }
@@ -233,6 +246,10 @@ void SetupPanel::refresh() {
         errors.insert(form->applyTo(c));
         form->updateApplicability(c);
     }
+    // In lesson mode, groups whose every row is hidden go too (the pickers' groups stay).
+    for (ConfigForm* form : {m_training, m_logging})
+        if (QGroupBox* box = enclosingGroup(form))
+            box->setVisible(m_lessonControls.isEmpty() || form->hasShownRows());
     if (!sameData(c.data, m_dataset->dataConfig()))
         m_dataset->setDataConfig(c.data); // reopens; factsChanged() refreshes again
     m_model->setModel(QString::fromStdString(c.model), c.modelOptions);

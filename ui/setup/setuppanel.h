@@ -37,6 +37,10 @@ public:
     QWidget* editorOf(const QString& key) const;
     // True while the dataset is still being opened (blocker() then says so).
     bool busy() const;
+    // Lesson mode: only these config keys' editors are shown, and a group left with none is
+    // hidden (the dataset and model pickers stay); an empty list shows everything again.
+    void setLessonControls(const QStringList& keys);
+    bool inLessonMode() const { return !m_lessonControls.isEmpty(); }
     // Open Dataset Folder, Open CSV Dataset and Open Model Spec, for the window's File menu.
     QList<QAction*> openActions() const;
 
@@ -67,6 +71,7 @@ private:
     QLabel* m_effectiveBatch = nullptr;
     LrPreview* m_lrPreview = nullptr;
     MemoryBar* m_memory = nullptr;
+    QStringList m_lessonControls;
 };
 
 } // namespace tb::ui
