@@ -4,10 +4,14 @@
 
 #include "charts/chartspanel.h"
 #include "charts/chartview.h"
+#include "experiments/batchfinderdialog.h"
 #include "experiments/experimentcontroller.h"
+#include "experiments/lrfinderdialog.h"
 #include "hardware/hardwarepanel.h"
 #include "keyboard/focusring.h"
 #include "keyboard/tabstops.h"
+#include "learn/learnpanel.h"
+#include "predictions/predictionspanel.h"
 #include "runcontroller.h"
 #include "runs/comparisonview.h"
 #include "runs/runsstore.h"
@@ -53,9 +57,10 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
       m_experiments(new ExperimentController(databasePath, this)),
       m_store(new RunsStore(databasePath, this)), m_setup(new SetupPanel),
       m_setupScroll(new QScrollArea), m_charts(new ChartsPanel), m_hardware(new HardwarePanel),
-      m_log(new LogPanel), m_runs(new RunsView(*m_store)), m_progress(new RunProgress),
-      m_banner(new FailureBanner), m_split(new QSplitter(Qt::Horizontal, this)),
-      m_tabs(new QTabWidget), m_blocker(new QLabel), m_recording(new QLabel) {
+      m_predictions(new PredictionsPanel), m_learn(new LearnPanel), m_log(new LogPanel),
+      m_runs(new RunsView(*m_store)), m_progress(new RunProgress), m_banner(new FailureBanner),
+      m_split(new QSplitter(Qt::Horizontal, this)), m_tabs(new QTabWidget), m_blocker(new QLabel),
+      m_recording(new QLabel), m_databasePath(databasePath) {
     setWindowTitle(tr("TrainBench"));
     setObjectName(QStringLiteral("main-window"));
 
@@ -70,8 +75,10 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     m_runs->setObjectName(QStringLiteral("runs-view"));
     m_hardware->setObjectName(QStringLiteral("hardware-panel"));
     m_tabs->addTab(m_charts, tr("Charts"));
+    m_tabs->addTab(m_predictions, tr("Predictions"));
     m_tabs->addTab(m_runs, tr("Runs"));
     m_tabs->addTab(m_hardware, tr("Hardware"));
+    m_tabs->addTab(m_learn, tr("Learn"));
     auto* vertical = new QSplitter(Qt::Vertical);
     vertical->addWidget(m_tabs);
     vertical->addWidget(m_log);
@@ -102,6 +109,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     connectController();
     connectRuns();
     connectExperiments();
+    connectLearn();
     // Every chart the window holds reports the exports it could not write.
     for (ChartView* chart : findChildren<ChartView*>())
         connect(chart, &ChartView::exportFailed, this,
@@ -124,6 +132,7 @@ void MainWindow::connectController() {
         m_opening.clear(); // the live run takes the charts
         m_chartRunId = QString::fromStdString(e.runId);
         m_charts->beginRun(e);
+        m_predictions->beginRun(m_chartRunId);
         m_progress->begin(e);
         m_log->addMessage(LogLevel::Info,
                           tr("run %1: %2 on %3")
@@ -134,7 +143,12 @@ void MainWindow::connectController() {
         m_charts->addSteps(steps);
         m_progress->update(steps.back());
     });
-    connect(c, &RunController::epochsArrived, m_charts, &ChartsPanel::addEpochs);
+    connect(c, &RunController::epochsArrived, this, [this](const std::vector<EpochEvent>& epochs) {
+        m_charts->addEpochs(epochs);
+        m_predictions->addEpochs(epochs);
+        for (const EpochEvent& e : epochs)
+            m_predictions->setCheckpoint(QString::fromStdString(e.checkpoint));
+    });
     connect(c, &RunController::systemSamplesArrived, this,
             [this](const std::vector<SystemSample>& samples) {
                 m_charts->addSystemSamples(samples);
@@ -142,8 +156,10 @@ void MainWindow::connectController() {
             });
     connect(c, &RunController::logMessage, m_log, &LogPanel::addMessage);
     connect(c, &RunController::adviceArrived, m_log, &LogPanel::addAdvice);
+    connect(c, &RunController::adviceArrived, m_charts, &ChartsPanel::addAdvice);
     connect(c, &RunController::runFinished, this, [this](const RunFinishedEvent& e) {
         m_progress->finish(e);
+        m_predictions->setCheckpoint(QString::fromStdString(e.checkpoint));
         if (e.status == RunStatus::Failed) {
             m_log->addMessage(LogLevel::Error, QString::fromStdString(e.error));
             m_banner->showFailure(e);
@@ -281,7 +297,12 @@ void MainWindow::showStoredRun(const RunSeries& run) {
     m_charts->addSteps(run.steps());
     m_charts->addEpochs(run.epochs());
     m_charts->addSystemSamples(run.samples());
+    for (const AdviceEvent& advice : run.advice())
+        m_charts->addAdvice(advice);
     m_charts->replot();
+    m_predictions->beginRun(m_chartRunId);
+    m_predictions->addEpochs(run.epochs());
+    m_predictions->setCheckpoint(QString::fromStdString(r.checkpoint));
     m_tabs->setCurrentWidget(m_charts);
     if (r.status == RunStatus::Running)
         m_store->follow(m_chartRunId); // written by another process: drawn as it lands
@@ -332,10 +353,17 @@ void MainWindow::updateActions() {
         if (train())
             return; // start() changed the state, which updated the actions
     }
-    const bool experimenting = m_experiments->running();
-    m_train->setEnabled(state == State::Idle && blocker.isEmpty() && !experimenting);
-    for (QAction* a : m_experimentActions)
-        a->setEnabled(state == State::Idle && blocker.isEmpty() && !experimenting);
+    // One thing trains at a time: a run, an experiment or a finder's sweep.
+    const bool experimenting = m_experiments->running() || (m_lrFinder && m_lrFinder->running()) ||
+                               (m_batchFinder && m_batchFinder->running());
+    const bool canTrain = state == State::Idle && blocker.isEmpty() && !experimenting;
+    m_train->setEnabled(canTrain);
+    for (QAction* a : m_experimentActions + m_finderActions)
+        a->setEnabled(canTrain);
+    if (m_lrFinder)
+        m_lrFinder->setCanStart(canTrain);
+    if (m_batchFinder)
+        m_batchFinder->setCanStart(canTrain);
     m_pause->setEnabled(state == State::Running || state == State::Paused);
     m_pause->setText(state == State::Paused ? tr("&Resume") : tr("&Pause"));
     m_stop->setEnabled(state == State::Running || state == State::Paused || experimenting);

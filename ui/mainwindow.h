@@ -1,7 +1,7 @@
 // MainWindow: wires the panels to the run controller and the run store. Set-up on the left; the
-// Charts, Runs and Hardware tabs and the log on the right; File, Edit, View, Run and Help menus
-// and the run controls in the tool bar. Tab walks it in reading order; every file it writes
-// reports a failure where the user looks. It keeps no training logic itself.
+// Charts, Predictions, Runs, Hardware and Learn tabs and the log on the right; File, Edit, View,
+// Run and Help menus and the run controls in the tool bar. Tab walks it in reading order; every
+// file it writes reports a failure where the user looks. It keeps no training logic itself.
 #pragma once
 
 #include "store/runseries.h"
@@ -11,6 +11,7 @@
 
 class QAction;
 class QLabel;
+class QMenu;
 class QScrollArea;
 class QSplitter;
 class QTabWidget;
@@ -18,16 +19,21 @@ class QToolBar;
 
 namespace tb {
 struct ExperimentPreset;
-}
+struct Lesson;
+} // namespace tb
 
 namespace tb::ui {
 
+class BatchFinderDialog;
 class ChartsPanel;
 class ExperimentController;
 class FailureBanner;
 class RunsStore;
 class RunsView;
 class HardwarePanel;
+class LearnPanel;
+class LrFinderDialog;
+class PredictionsPanel;
 class LogPanel;
 class RunController;
 class RunProgress;
@@ -57,6 +63,23 @@ public:
     // are compared in the Runs tab, grouped by the keys its arms set.
     bool runExperiment(const ExperimentPreset& preset);
     ExperimentController& experiments() { return *m_experiments; }
+    PredictionsPanel& predictions() { return *m_predictions; }
+    LearnPanel& learn() { return *m_learn; }
+
+    // Opens a lesson (File > Lessons): its set-up in the set-up column, lesson mode (only its
+    // controls shown) and the lesson in the Learn tab. `folder` holds the lesson's file, for
+    // experiments it names by file ("" for a built-in lesson).
+    void openLesson(const Lesson& lesson, const QString& folder = {});
+    // A teacher's lesson file; false, with a message naming the file and the key, when it
+    // cannot be used.
+    bool openLessonFile(const QString& path);
+    // Ends lesson mode: every control is shown again.
+    void leaveLesson();
+    // A built-in preset by id or a preset file by path (a lesson's or a card's experiment).
+    bool runExperimentNamed(const QString& idOrPath);
+    // Run > Find Learning Rate and Find Batch Size: the dialogs, made on first use and shown.
+    LrFinderDialog* showLrFinder();
+    BatchFinderDialog* showBatchFinder();
     // The Tab stops in the order Tab visits them now.
     QList<QWidget*> tabStops() const;
 
@@ -67,6 +90,10 @@ protected:
 
 private:
     void createActions();
+    // mainwindowteaching.cpp: File > Lessons, View > Lesson Mode, Run > Find ...
+    void addLessonActions(QMenu* file, QMenu* view);
+    void addFinderActions(QMenu* run);
+    void connectLearn();
     void connectController();
     void updateActions();
     void restoreSettings();
@@ -92,6 +119,8 @@ private:
     QScrollArea* m_setupScroll;
     ChartsPanel* m_charts;
     HardwarePanel* m_hardware;
+    PredictionsPanel* m_predictions;
+    LearnPanel* m_learn;
     LogPanel* m_log;
     RunsView* m_runs;
     RunProgress* m_progress;
@@ -104,6 +133,12 @@ private:
     QAction* m_pause = nullptr;
     QAction* m_stop = nullptr;
     QList<QAction*> m_experimentActions; // Run > Experiments, one per preset
+    QAction* m_lessonMode = nullptr;     // View > Lesson Mode, checked while a lesson is open
+    QString m_lessonFolder;              // the open lesson's folder
+    QList<QAction*> m_finderActions;     // Run > Find Learning Rate, Find Batch Size
+    LrFinderDialog* m_lrFinder = nullptr;
+    BatchFinderDialog* m_batchFinder = nullptr;
+    QString m_databasePath;
     QToolBar* m_toolBar = nullptr;
     bool m_trainWhenReady = false; // a retry waits for the set-up panel to settle
     QString m_focusAfterRun;       // the config key a failed run named

@@ -25,6 +25,8 @@
 #include <QTabWidget>
 #include <QToolBar>
 
+#include <iterator>
+
 namespace tb::ui {
 
 void MainWindow::createActions() {
@@ -80,6 +82,9 @@ void MainWindow::createActions() {
     exportCharts->setShortcut(QKeySequence::SaveAs);
     exportCharts->setToolTip(tr("Every training chart as PNG and CSV into a folder"));
     file->addSeparator();
+    auto* view = new QMenu(tr("&View"), this); // on the bar after Edit; lesson mode is in it
+    addLessonActions(file, view);
+    file->addSeparator();
     QAction* quit = file->addAction(themeIcon(QStringLiteral("application-exit")), tr("&Quit"),
                                     this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -88,7 +93,7 @@ void MainWindow::createActions() {
     edit->setObjectName(QStringLiteral("menu-edit"));
     edit->addActions(m_runs->editActions());
 
-    QMenu* view = menuBar()->addMenu(tr("&View"));
+    menuBar()->addMenu(view);
     view->setObjectName(QStringLiteral("menu-view"));
     const auto panelToggle = [this, view](const QString& text, QWidget* panel,
                                           const QString& name) {
@@ -103,8 +108,10 @@ void MainWindow::createActions() {
     QAction* showBar = m_toolBar->toggleViewAction();
     showBar->setText(tr("&Tool Bar"));
     view->addAction(showBar);
-    const char* const tabNames[] = {QT_TR_NOOP("&Charts"), QT_TR_NOOP("&Runs"),
-                                    QT_TR_NOOP("&Hardware")};
+    const char* const tabNames[] = {QT_TR_NOOP("&Charts"), QT_TR_NOOP("&Predictions"),
+                                    QT_TR_NOOP("&Runs"), QT_TR_NOOP("&Hardware"),
+                                    QT_TR_NOOP("&Learn")};
+    Q_ASSERT(m_tabs->count() == static_cast<int>(std::size(tabNames)));
     view->addSeparator();
     for (int i = 0; i < m_tabs->count(); ++i) {
         QAction* a = view->addAction(tr(tabNames[i]), this, [this, i] {
@@ -143,6 +150,7 @@ void MainWindow::createActions() {
         a->setToolTip(QString::fromStdString(preset.question));
         m_experimentActions << a;
     }
+    addFinderActions(run);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->setObjectName(QStringLiteral("menu-help"));

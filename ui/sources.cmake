@@ -1,1 +1,1 @@
-set(TB_MODULE_SOURCES mainwindow.cpp mainwindowmenus.cpp runcontroller.cpp)
+set(TB_MODULE_SOURCES mainwindow.cpp mainwindowteaching.cpp mainwindowmenus.cpp runcontroller.cpp)

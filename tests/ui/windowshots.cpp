@@ -4,8 +4,13 @@
 #include "charts/chartspanel.h"
 #include "charts/losschart.h"
 #include "darkpalette.h"
+#include "experiments/batchfinderdialog.h"
 #include "experiments/experimentcontroller.h"
+#include "experiments/lrfinderdialog.h"
 #include "mainwindow.h"
+#include "predictions/drawingcanvas.h"
+#include "predictions/predictionspanel.h"
+#include "predictions/tryitpanel.h"
 #include "runcontroller.h"
 #include "runs/comparison.h"
 #include "runs/comparisonview.h"
@@ -227,6 +232,69 @@ private slots:
                                      w.runs().comparison()->complete() && cv->upToDate(),
                                  30000);
         save(w, "experiment-" + tag);
+    }
+
+    // Teaching: the Predictions tab after a run (with a drawing in Try it), both finders at
+    // their result, and lesson mode with the lesson in the Learn tab.
+    void teaching_data() { views_data(); }
+    void teaching() {
+        QFETCH(QSize, size);
+        QFETCH(bool, dark);
+        QApplication::setPalette(dark ? test::darkPalette()
+                                      : QApplication::style()->standardPalette());
+        const QString tag = QString::fromLatin1(QTest::currentDataTag());
+        QSettings().clear();
+        ui::MainWindow w(m_tmp.filePath("teaching-" + tag + ".db"));
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        // Six classes for an epoch: a model that still mixes some up.
+        RunConfig c = showcaseRun(m_tmp.filePath("ckpt"));
+        c.set("precision", "32");
+        c.set("data.synthetic_classes", "6");
+        c.set("max_epochs", "1");
+        w.setup().setConfig(c);
+        QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
+                                  60000);
+        QVERIFY(w.train());
+        QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Idle, 300000);
+        auto* tabs = w.findChild<QTabWidget*>("views");
+        tabs->setCurrentWidget(&w.predictions());
+        ui::TryItPanel* tryIt = w.predictions().tryIt();
+        QTRY_VERIFY_WITH_TIMEOUT(tryIt->modelReady(), 60000);
+        // A square, drawn as a user would.
+        const double r = ui::DrawingCanvas::kResolution;
+        const QPointF corners[] = {{0.3 * r, 0.3 * r},
+                                   {0.7 * r, 0.3 * r},
+                                   {0.7 * r, 0.7 * r},
+                                   {0.3 * r, 0.7 * r},
+                                   {0.3 * r, 0.3 * r}};
+        for (int i = 0; i + 1 < 5; ++i)
+            tryIt->canvas()->drawStroke(corners[i], corners[i + 1]);
+        emit tryIt->canvas()->changed();
+        QVERIFY(!tryIt->predictions().empty());
+        save(w, "predictions-" + tag);
+
+        ui::LrFinderDialog* lr = w.showLrFinder();
+        lr->setSweep(1e-5, 10.0, 120);
+        QVERIFY(lr->start());
+        QTRY_VERIFY_WITH_TIMEOUT(!lr->running(), 300000);
+        QVERIFY(QTest::qWaitForWindowExposed(lr));
+        save(*lr, "lr-finder-" + tag);
+        lr->close();
+
+        ui::BatchFinderDialog* batch = w.showBatchFinder();
+        batch->setSearch(0, 16, 256);
+        QVERIFY(batch->start());
+        QTRY_VERIFY_WITH_TIMEOUT(!batch->running(), 300000);
+        QVERIFY(QTest::qWaitForWindowExposed(batch));
+        save(*batch, "batch-finder-" + tag);
+        batch->close();
+
+        w.findChild<QAction*>("lesson-data-loading")->trigger();
+        QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
+                                  60000);
+        save(w, "lesson-" + tag);
     }
 };
 

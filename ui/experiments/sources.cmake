@@ -1,1 +1,2 @@
-set(TB_MODULE_SOURCES experimentcontroller.cpp)
+set(TB_MODULE_SOURCES backgroundtask.cpp experimentcontroller.cpp lrfinderchart.cpp lrfinderdialog.cpp
+                      batchfinderdialog.cpp)
