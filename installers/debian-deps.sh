@@ -14,6 +14,7 @@ packages=(
   libopenblas-openmp-dev              # tests/bench: the sgemm the dense layers are measured against
   libsqlite3-dev sqlite3 nlohmann-json3-dev zlib1g-dev libpng-dev libjpeg-dev
   libbenchmark-dev                    # kernel benchmarks
+  libopenmpi-dev openmpi-bin          # data-parallel training across processes (mpirun)
   dataset-fashion-mnist               # the default dataset
   xvfb xauth                          # screenshots of the window
 )

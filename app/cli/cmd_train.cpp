@@ -4,9 +4,11 @@
 #include "commands.h"
 #include "configargs.h"
 #include "confighelp.h"
+#include "localjob.h"
 #include "progress.h"
 
 #include "core/errors.h"
+#include "dist/mpicommunicator.h"
 #include "io/jsontext.h"
 #include "session/runsession.h"
 #include "store/runstore.h"
@@ -42,12 +44,16 @@ int signalExitCode() {
 }
 
 void printHelp() {
-    std::puts(
-        "usage: trainbench-cli train [--config run.json] [--set key=value]... [--json]\n"
-        "                            [--db PATH | --no-db] [--resume RUN_ID|PATH] [--quiet]\n\n"
-        "With no options it trains fmnist-cnn on Fashion-MNIST. Ctrl-C or SIGTERM stops\n"
-        "after the current step, saves a checkpoint and exits with status 130 (143 for\n"
-        "SIGTERM); --resume continues it. A second one exits at once.");
+    std::puts("usage: trainbench-cli train [--config run.json] [--set key=value]... [--json]\n"
+              "                            [--db PATH | --no-db] [--resume RUN_ID|PATH] [--quiet]\n"
+              "                            [--nproc N]\n\n"
+              "With no options it trains fmnist-cnn on Fashion-MNIST. Ctrl-C or SIGTERM stops\n"
+              "after the current step, saves a checkpoint and exits with status 130 (143 for\n"
+              "SIGTERM); --resume continues it. A second one exits at once.\n\n"
+              "Data-parallel: --nproc N starts N ranks on this machine (through mpirun, the cores\n"
+              "split between them); `mpirun -np N trainbench-cli train --set distributed=mpi`\n"
+              "does the same on any hosts mpirun or srun reaches. batch_size is per rank; rank 0\n"
+              "records the run and saves its checkpoints.");
     printConfigKeys(stdout);
 }
 
@@ -137,20 +143,35 @@ nlohmann::json resultJson(const std::string& runId, const RunFinishedEvent& f,
 } // namespace
 
 int cmdTrain(const Argv& argv) {
-    const Args args(argv, {{"config", "set", "db", "resume"}, {"json", "no-db", "quiet"}});
+    const Args args(argv, {{"config", "set", "db", "resume", "nproc"}, {"json", "no-db", "quiet"}});
     if (args.flag("help")) {
         printHelp();
         return 0;
     }
+    if (const auto ranks = args.intValue("nproc", 1, 4096)) {
+        std::vector<std::string> rest;
+        for (std::size_t i = 0; i < argv.size(); ++i) {
+            if (argv[i] == "--nproc") {
+                ++i; // and its value
+                continue;
+            }
+            if (argv[i].rfind("--nproc=", 0) != 0)
+                rest.push_back(argv[i]);
+        }
+        return runLocalJob(rest, static_cast<int>(*ranks));
+    }
     std::string resumePath;
     const RunConfig config = buildConfig(args, resumePath);
-    const bool json = args.flag("json");
+    // In a data-parallel job rank 0 records, prints and reports; the others only train.
+    const bool distributed = config.distributed == "mpi";
+    const int rank = distributed ? MpiCommunicator::world().rank() : 0;
+    const bool json = args.flag("json") && rank == 0;
 
     RunSessionOptions options;
     // A resumed run continues its own record (and checkpoint folder) in the run store.
     options.trainer.runId = resumePath.empty() ? "" : Checkpointer::runIdOf(resumePath);
     options.trainer.resumeFrom = resumePath;
-    if (!args.flag("no-db"))
+    if (!args.flag("no-db") && rank == 0)
         options.databasePath = args.valueOr("db", defaultDatabasePath());
     TelemetrySampler sampler;
     options.telemetry = &sampler;
@@ -167,7 +188,7 @@ int cmdTrain(const Argv& argv) {
     std::atomic<int> interruptsWhenTrained{-1};
     RunEndSink trainingEnd([&] { interruptsWhenTrained = g_interrupts.load(); });
     std::vector<EventSink*> sinks{&epochs, &trainingEnd};
-    if (!args.flag("quiet"))
+    if (!args.flag("quiet") && rank == 0)
         sinks.push_back(&progress);
     RunSession session(config, options, sinks); // a store error names the file and --no-db
     if (session.recording())
@@ -201,18 +222,30 @@ int cmdTrain(const Argv& argv) {
     if (json)
         std::printf("%s\n",
                     resultJson(session.runId(), finished, config, epochs.json()).dump().c_str());
+    // Rank 0's status is the job's: --nproc's launcher exits with it (mpirun may not).
+    const auto exitWith = [&](int code) {
+        if (rank == 0)
+            reportJobStatus(code);
+        return code;
+    };
     if (finished.status == RunStatus::Failed) {
-        std::fprintf(stderr, "trainbench-cli train: error: %s\n", finished.error.c_str());
+        std::fprintf(stderr, "trainbench-cli train: %serror: %s\n",
+                     distributed ? ("rank " + std::to_string(rank) + ": ").c_str() : "",
+                     finished.error.c_str());
+        exitWith(1);
+        // Recorded; the job's other ranks may still wait in a collective: end them too.
+        if (distributed && MpiCommunicator::world().size() > 1)
+            MpiCommunicator::world().abort(1);
         return 1;
     }
     if (finished.status == RunStatus::Stopped) {
         std::fprintf(stderr, "trainbench-cli train: stopped by %s; continue with --resume %s\n",
                      g_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT", session.runId().c_str());
-        return signalExitCode();
+        return exitWith(signalExitCode());
     }
     if (waitInterrupted)
-        return signalExitCode();
-    return recorded ? 0 : 1;
+        return exitWith(signalExitCode());
+    return exitWith(recorded ? 0 : 1);
 }
 
 } // namespace tb::cli

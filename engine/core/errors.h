@@ -98,6 +98,17 @@ private:
 };
 
 // A backend cannot be used on this machine; reason() says why in words a user can act on.
+// A data-parallel job cannot go on: a rank died, hangs past the timeout, or disagrees with
+// rank 0 about the run. rank() is the rank it is about (-1 when not known).
+class DistributedError : public Error {
+public:
+    DistributedError(int rank, const std::string& message) : Error(message), m_rank(rank) {}
+    int rank() const { return m_rank; }
+
+private:
+    int m_rank;
+};
+
 class BackendUnavailable : public Error {
 public:
     explicit BackendUnavailable(const std::string& reason)

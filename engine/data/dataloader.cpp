@@ -7,6 +7,7 @@
 #include "core/errors.h"
 #include "core/floatenv.h"
 #include "data/batchpool.h"
+#include "data/distributedsampler.h"
 #include "data/transforms.h"
 
 #include <chrono>
@@ -65,7 +66,7 @@ struct DataLoader::Impl {
     // Decodes, augments and collates batch b. Returns false when stopped part-way.
     bool produce(int64_t b, Batch& out, const std::stop_token& stop) const {
         const auto t0 = Clock::now();
-        const int64_t n = dataset->size();
+        const auto n = static_cast<int64_t>(order.size());
         const int64_t begin = b * options.batchSize;
         const int64_t count = std::min(options.batchSize, n - begin);
         BatchPool::Lease lease = pool->acquire(count);
@@ -144,7 +145,10 @@ DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, const LoaderOptio
         throw ConfigError("num_workers", "must be 0 or more");
     if (options.prefetchFactor < 1)
         throw ConfigError("prefetch_factor", "must be at least 1");
-    const int64_t n = d.dataset->size();
+    if (options.worldSize < 1 || options.rank < 0 || options.rank >= options.worldSize)
+        throw ConfigError("distributed", "rank " + std::to_string(options.rank) +
+                                             " is not one of " + std::to_string(options.worldSize));
+    const int64_t n = shardSize(d.dataset->size(), options.worldSize, options.dropLast);
     d.batches =
         options.dropLast ? n / options.batchSize : (n + options.batchSize - 1) / options.batchSize;
     d.capacity = int64_t{options.numWorkers} * options.prefetchFactor;
@@ -182,6 +186,8 @@ void DataLoader::startEpoch(int64_t epoch, int64_t firstBatch) {
         for (int64_t i = 0; i < n; ++i)
             d.order[static_cast<std::size_t>(i)] = i;
     }
+    if (d.options.worldSize > 1)
+        d.order = shardOf(d.order, d.options.rank, d.options.worldSize, d.options.dropLast);
     const int64_t first = std::clamp<int64_t>(firstBatch, 0, d.batches);
     {
         std::lock_guard lock(d.mutex);

@@ -23,6 +23,9 @@ struct LoaderOptions {
     uint64_t seed = 0;
     // Workers flush denormal floats to zero as the run's compute threads do (core/floatenv.h).
     bool flushDenormals = true;
+    // A data-parallel job: this rank reads its shard of every epoch (data/distributedsampler.h).
+    int rank = 0;
+    int worldSize = 1;
 };
 
 // One collated batch in host memory. Holding it keeps its buffer out of the loader's pool.

@@ -1,5 +1,6 @@
 set(TB_MODULE_SOURCES
     dataset.cpp
+    distributedsampler.cpp
     bytereader.cpp
     idxreader.cpp
     idxsplits.cpp

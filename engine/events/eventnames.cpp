@@ -45,6 +45,8 @@ std::string toString(FailureKind kind) {
         return "non_finite_loss";
     case FailureKind::Backend:
         return "backend";
+    case FailureKind::Distributed:
+        return "distributed";
     case FailureKind::Internal:
         return "internal";
     }

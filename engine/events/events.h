@@ -35,6 +35,14 @@ struct RunStartedEvent {
     bool resumed = false;
 };
 
+// One rank's share of a logged interval of a data-parallel run, in ms per step.
+struct RankStepTimes {
+    double stepMs = 0.0;
+    double dataWaitMs = 0.0;
+    double computeMs = 0.0;   // forward, backward and the optimizer
+    double allReduceMs = 0.0; // the gradients' all-reduce time that backward did not hide
+};
+
 // The optimizer steps of one logging interval (log_every_n_steps, as Lightning's): `step` is
 // the last of them; loss and times are means per step over the interval (loss unscaled).
 // Values are read back from the device once per interval, never per step.
@@ -51,9 +59,11 @@ struct StepEvent {
     double forwardMs = 0.0;
     double backwardMs = 0.0;
     double optimizerMs = 0.0;
-    double samplesPerSec = 0.0;
-    double lossScale = 1.0; // 1 unless 16-mixed
-    bool skipped = false;   // the GradScaler skipped at least one update of the interval
+    double allReduceMs = 0.0;   // data-parallel runs: the all-reduce time backward did not hide
+    double samplesPerSec = 0.0; // of the whole job
+    double lossScale = 1.0;     // 1 unless 16-mixed
+    bool skipped = false;       // the GradScaler skipped at least one update of the interval
+    std::vector<RankStepTimes> ranks; // data-parallel runs: every rank's, in rank order
 };
 
 // A validation sample the model got wrong: where it is in the validation split, its label, the
@@ -135,7 +145,16 @@ struct PauseEvent {
 };
 
 // Why a run failed, for a UI that reacts without parsing text (mark the field, offer a retry).
-enum class FailureKind { None, Config, Dataset, OutOfMemory, NonFiniteLoss, Backend, Internal };
+enum class FailureKind {
+    None,
+    Config,
+    Dataset,
+    OutOfMemory,
+    NonFiniteLoss,
+    Backend,
+    Distributed, // a rank died, hung or disagreed; subject is "rank N" when known
+    Internal
+};
 std::string toString(FailureKind kind);
 
 struct RunFailure {

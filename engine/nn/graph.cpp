@@ -303,6 +303,8 @@ void Graph::backward(const Tensor& dlogits) {
             }
         }
         node.layer->backward(m_backend, in, node.out, node.grad, din);
+        if (m_backwardHook)
+            m_backwardHook(*node.layer);
         std::size_t t = 0;
         for (std::size_t k = 0; k < node.inputs.size(); ++k) {
             const int i = node.inputs[k];

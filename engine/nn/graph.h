@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,6 +48,9 @@ public:
     const Tensor& forward(const Tensor& x, bool training);
     // Backward pass from the gradient of the logits; accumulates every parameter's gradient.
     void backward(const Tensor& dlogits);
+    // Called after each layer's backward, once its parameters' gradients are final for this
+    // pass (data-parallel training starts their all-reduce there). Empty: none.
+    void setBackwardHook(std::function<void(Layer&)> hook) { m_backwardHook = std::move(hook); }
     // A buffer shaped like the last logits, for the loss to write its gradient into.
     Tensor& logitsGrad();
     void zeroGrad();
@@ -84,6 +88,7 @@ private:
     std::vector<Tensor> m_slotStorage; // those buffers, for m_capacity samples
     Tensor m_logitsGradStorage;
     Tensor m_logitsGrad;
+    std::function<void(Layer&)> m_backwardHook;
 };
 
 } // namespace tb

@@ -6,6 +6,7 @@
 #include "data/datasets.h"
 #include "data/synthetic.h"
 #include "nn/modelzoo.h"
+#include "train/configchecks.h"
 
 #include <algorithm>
 #include <charconv>
@@ -185,50 +186,6 @@ FieldBinding withRange(json min, json max, FieldBinding b) {
 
 int hardwareThreads() {
     return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
-void checkDevice(const json& v) {
-    const std::string d = v.get<std::string>();
-    const bool cuda =
-        d.rfind("cuda:", 0) == 0 && d.size() > 5 &&
-        std::all_of(d.begin() + 5, d.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (d != "auto" && d != "cpu" && !cuda)
-        bad("device", "'" + d + "' must be auto, cpu or cuda:N");
-}
-
-void checkModel(const json& v) {
-    const std::string m = v.get<std::string>();
-    for (const ZooEntry& e : modelZoo())
-        if (e.name == m)
-            return;
-    if (isModelSpecPath(m))
-        return;
-    Choices known;
-    for (const ZooEntry& e : modelZoo())
-        known.push_back(e.name);
-    bad("model", "unknown model '" + m + "'; the zoo has " + join(known, ", ") +
-                     ", or give the path of a spec file ending in .json");
-}
-
-void checkTags(const json& v) {
-    for (std::size_t i = 0; i < v.size(); ++i)
-        if (!v[i].is_string())
-            bad("tags",
-                "item " + std::to_string(i + 1) + " is " + v[i].dump() + "; tags are strings");
-}
-
-int64_t milestoneOf(const json& m) {
-    const std::string s = m.is_string() ? m.get<std::string>() : m.dump();
-    int64_t x = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
-    if (ec != std::errc() || end != s.data() + s.size() || x < 1)
-        bad("lr_milestones", "'" + s + "' is not a positive step number");
-    return x;
-}
-
-void checkMilestones(const json& v) {
-    for (const json& m : v)
-        (void)milestoneOf(m);
 }
 
 std::vector<FieldBinding> makeBindings();
@@ -435,7 +392,18 @@ std::vector<FieldBinding> makeBindings() {
                  "slow down as weights shrink"),
          TB_CHOICE("memory_format", memoryFormat, (Choices{"auto", "channels_last"}),
                    "CPU activation layout: auto follows oneDNN's choice for this CPU, "
-                   "channels_last asks for NHWC")}));
+                   "channels_last asks for NHWC"),
+         TB_CHOICE("distributed", distributed, (Choices{"none", "mpi"}),
+                   "data-parallel training across the ranks mpirun or srun started"),
+         when("distributed", {"mpi"},
+              TB_INT("ddp.bucket_mb", ddpBucketMb, 0, 1024,
+                     "MB of gradients per all-reduce bucket; 0 = one bucket")),
+         when("distributed", {"mpi"},
+              TB_BOOL("ddp.overlap", ddpOverlap,
+                      "start each bucket's all-reduce while backward computes the rest")),
+         when("distributed", {"mpi"},
+              TB_INT("ddp.timeout_s", ddpTimeoutS, 1, 86400,
+                     "seconds a rank waits for the others before the run fails"))}));
     groups.push_back(
         group(ConfigGroup::Precision,
               {TB_CHOICE("precision", precision, (Choices{"32", "16-mixed", "bf16-mixed"}),

@@ -45,11 +45,17 @@ struct RunConfig {
     int threads = 0;            // CPU compute pool; 0 = one per core
     bool flushDenormals = true; // FTZ+DAZ on every CPU thread that computes (core/floatenv.h)
     std::string memoryFormat = "auto"; // CPU activations: auto | channels_last
-    int logEveryNSteps = 10;    // optimizer steps between StepEvents (and loss read-backs)
-    std::string checkpointDir;  // empty = next to the run store
-    int saveEveryNEpochs = 1;   // 0 = only at the end or when stopped
+    int logEveryNSteps = 10;           // optimizer steps between StepEvents (and loss read-backs)
+    std::string checkpointDir;         // empty = next to the run store
+    int saveEveryNEpochs = 1;          // 0 = only at the end or when stopped
     int keepLastCheckpoints = 2;
     GradScalerConfig scaler;
+    // Data-parallel training: "none", or "mpi" (ranks from mpirun or srun; NCCL carries the
+    // gradients of GPU ranks where the plugin has it, MPI those of CPU ranks).
+    std::string distributed = "none";
+    int ddpBucketMb = 25;   // gradient bucket size; 0 = one bucket, reduced after backward
+    bool ddpOverlap = true; // start each bucket's all-reduce as backward finishes it
+    int ddpTimeoutS = 300;  // a collective not done by then fails the run: a rank died or hangs
 
     // Sets one key from text ("batch_size", "64"). Throws ConfigError naming the key.
     void set(const std::string& key, const std::string& value);

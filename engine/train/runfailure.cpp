@@ -25,6 +25,10 @@ RunFailure describeFailure(const std::exception& error, const RunConfig& config)
     } else if (dynamic_cast<const NonFiniteLossError*>(&error)) {
         f.kind = FailureKind::NonFiniteLoss;
         f.subject = "lr";
+    } else if (const auto* dist = dynamic_cast<const DistributedError*>(&error)) {
+        f.kind = FailureKind::Distributed;
+        if (dist->rank() >= 0)
+            f.subject = "rank " + std::to_string(dist->rank());
     } else if (dynamic_cast<const BackendUnavailable*>(&error)) {
         f.kind = FailureKind::Backend;
         f.subject = "device";

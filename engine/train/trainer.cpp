@@ -9,6 +9,8 @@
 #include "core/runid.h"
 #include "data/dataloader.h"
 #include "data/datasets.h"
+#include "dist/dataparallel.h"
+#include "dist/mpicommunicator.h"
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
 #include "train/advisor.h"
@@ -47,7 +49,8 @@ struct Interval {
     };
     int64_t microBatches = 0, steps = 0;
     double h2dMs = 0.0, forwardMs = 0.0, backwardMs = 0.0, optimizerMs = 0.0;
-    double waitMs = 0.0, samples = 0.0;
+    double waitMs = 0.0, samples = 0.0; // samples: of every rank in a data-parallel run
+    double allReduceMs = 0.0;           // what backward did not hide of it
     std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 
     void add(MicroBatchEvents ev) {
@@ -149,6 +152,7 @@ struct Trainer::State {
     std::unique_ptr<DataLoader> trainLoader, valLoader;
     std::unique_ptr<Checkpointer> checkpointer;
     std::unique_ptr<Advisor> advisor;
+    std::unique_ptr<DataParallel> dp; // distributed=mpi
     Tensor lossSum, lossHost, deviceInputs, deviceLabels;
     Tensor skippedSteps; // device count of steps the GradScaler skipped in this interval
     Position pos;
@@ -183,6 +187,8 @@ struct Trainer::State {
         return validate(*backend, *graph, *valLoader, config.batchSize, deviceInputs, deviceLabels,
                         epoch, stop);
     }
+    bool isRankZero() const { return !dp || dp->rank() == 0; }
+    int64_t ranks() const { return dp ? dp->size() : 1; }
     bool done() const {
         return (config.maxSteps > 0 && pos.step >= config.maxSteps) ||
                (config.maxEpochs > 0 && pos.epoch >= config.maxEpochs);
@@ -196,7 +202,15 @@ Trainer::~Trainer() = default;
 
 void Trainer::State::setup() {
     config.validate();
-    const Device device = resolveDevice(config.device);
+    std::string deviceText = config.device;
+    if (config.distributed == "mpi") {
+        Communicator& comm =
+            options.communicator ? *options.communicator : MpiCommunicator::world();
+        comm.setTimeout(std::chrono::seconds(config.ddpTimeoutS));
+        dp = std::make_unique<DataParallel>(comm, config);
+        deviceText = dp->deviceOfThisRank(probeCuda().usable);
+    }
+    const Device device = resolveDevice(deviceText);
     backend = createBackend(device, config.threads);
     backend->setDeterministic(config.deterministic);
     backend->setFlushDenormals(config.flushDenormals); // this thread and the compute pool
@@ -206,7 +220,8 @@ void Trainer::State::setup() {
     // Before the model takes memory and time: a folder that cannot be written fails now, not at
     // the first save after an epoch of training.
     checkpointer = std::make_unique<Checkpointer>(config, options.runId, options.checkpointRoot);
-    checkpointer->prepareDirectory();
+    if (isRankZero())
+        checkpointer->prepareDirectory(); // rank 0 alone saves
     const nlohmann::json spec = modelSpec(config.model, data.train->sampleShape(),
                                           data.train->numClasses(), config.modelOptions);
     const DType actDtype = activationDtypeOf(config.precision);
@@ -230,7 +245,13 @@ void Trainer::State::setup() {
     lo.pinMemory = config.pinMemory;
     lo.seed = config.seed;
     lo.flushDenormals = config.flushDenormals;
+    if (dp) {
+        lo.rank = dp->rank();
+        lo.worldSize = dp->size();
+    }
     trainLoader = std::make_unique<DataLoader>(data.train, lo, *backend);
+    lo.rank = 0; // every rank validates on the whole split: the same weights, the same figures
+    lo.worldSize = 1;
     lo.shuffle = false;
     lo.dropLast = false;
     valLoader = std::make_unique<DataLoader>(data.validation, lo, *backend);
@@ -274,6 +295,12 @@ void Trainer::State::setup() {
         summary.bestValAcc = pos.bestValAcc;
         summary.bestEpoch = pos.bestEpoch;
     }
+    if (dp) { // every rank starts from rank 0's replica, as DistributedDataParallel's wrap
+        dp->checkSameRun(config, *graph);
+        dp->broadcastState(*graph);
+        dp->attach(*graph);
+        log(LogLevel::Info, dp->describe(backend->device().toString()));
+    }
 }
 
 // One epoch (or what is left of it after a resume). Returns false when stopped.
@@ -302,16 +329,21 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
             backend->softmaxCrossEntropy(logits, y, config.labelSmoothing, lossSum, &dlogits,
                                          scaler ? &scaler->state() : nullptr,
                                          static_cast<float>(k));
+            if (dp && pending + 1 == k)
+                dp->beginLastBackward();
             graph->backward(dlogits);
             ev.backwarded = backend->recordEvent();
             interval.add(std::move(ev));
             interval.waitMs += batch->waitMs;
-            interval.samples += static_cast<double>(batch->labels.numel());
-            pos.samplesSeen += batch->labels.numel();
+            // Every rank's shard batches alike, so the job's samples are this rank's x ranks.
+            interval.samples += static_cast<double>(batch->labels.numel() * ranks());
+            pos.samplesSeen += batch->labels.numel() * ranks();
             ++pos.batchInEpoch;
             ++pending;
         }
         if (pending == k || (endOfEpoch && pending > 0)) {
+            if (dp)
+                interval.allReduceMs += dp->reduceGradients();
             Interval::StepEvents ev;
             ev.start = backend->recordEvent();
             const float lr = schedule->lr(pos.step);
@@ -324,6 +356,8 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
                 scaler->update();
             }
             graph->zeroGrad();
+            if (dp)
+                dp->broadcastBuffers();
             ev.end = backend->recordEvent();
             interval.add(std::move(ev));
             ++pos.step;
@@ -356,6 +390,12 @@ void Trainer::State::logInterval(Interval& interval, float lr) {
     ev.epoch = pos.epoch + 1;
     ev.samplesSeen = pos.samplesSeen;
     ev.unixTime = nowUnix();
+    if (dp) { // the job's: the ranks' mean losses averaged, their correct predictions summed
+        std::vector<double> sums{lossHost.data<float>()[0], lossHost.data<float>()[1]};
+        dp->sum(sums);
+        lossHost.data<float>()[0] = static_cast<float>(sums[0] / dp->size());
+        lossHost.data<float>()[1] = static_cast<float>(sums[1]);
+    }
     ev.loss = lossHost.data<float>()[0] / micro;
     trainLossSum += lossHost.data<float>()[0];
     trainLossBatches += micro;
@@ -371,6 +411,10 @@ void Trainer::State::logInterval(Interval& interval, float lr) {
     ev.forwardMs = interval.forwardMs / steps;
     ev.backwardMs = interval.backwardMs / steps;
     ev.optimizerMs = interval.optimizerMs / steps;
+    ev.allReduceMs = interval.allReduceMs / steps;
+    if (dp)
+        ev.ranks = dp->gatherTimes({ev.stepMs, ev.dataWaitMs,
+                                    ev.forwardMs + ev.backwardMs + ev.optimizerMs, ev.allReduceMs});
     ev.samplesPerSec = ms > 0 ? interval.samples / ms * 1000.0 : 0.0;
     if (scaler) {
         Tensor skipped = Tensor::host({1}, DType::F32);
@@ -490,14 +534,14 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
             s.summary.finalValAcc = epoch.valAcc;
             const bool periodic =
                 s.config.saveEveryNEpochs > 0 && epoch.epoch % s.config.saveEveryNEpochs == 0;
-            if (periodic || s.done())
+            if ((periodic || s.done()) && s.isRankZero())
                 epoch.checkpoint =
                     s.checkpointer->save(s.pos, *s.graph, *s.optimizer, s.scaler.get(),
                                          s.summary.bestEpoch == epoch.epoch);
             finished.checkpoint = epoch.checkpoint.empty() ? finished.checkpoint : epoch.checkpoint;
             s.sink.onEvent(epoch);
         }
-        if (stopped || s.pos.batchInEpoch > 0) { // mid-epoch: a stop or max_steps
+        if ((stopped || s.pos.batchInEpoch > 0) && s.isRankZero()) { // a stop or max_steps
             finished.checkpoint =
                 s.checkpointer->save(s.pos, *s.graph, *s.optimizer, s.scaler.get(), false);
         }

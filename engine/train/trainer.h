@@ -15,6 +15,8 @@
 
 namespace tb {
 
+class Communicator;
+
 // Forwards each event to several sinks, in order.
 class EventFanout final : public EventSink {
 public:
@@ -34,6 +36,8 @@ struct TrainerOptions {
     std::string checkpointRoot; // default root when config.checkpoint_dir is empty
     // The newest telemetry sample, for the advisor's GPU and memory rules (may be empty).
     std::function<std::optional<SystemSample>()> latestSample;
+    // distributed=mpi: the job's ranks (null: MPI's world, MpiCommunicator::world()).
+    Communicator* communicator = nullptr;
 };
 
 class Trainer {

@@ -1,0 +1,20 @@
+// trainbench-cli train --nproc N: the same training as a local data-parallel job of N ranks,
+// started through mpirun (so srun, hostfiles and every MPI option stay available by running
+// mpirun yourself).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tb::cli {
+
+// The mpirun command line that runs `trainArgs` (train's arguments without --nproc) on N
+// ranks: distributed=mpi, and the cores split between the ranks unless threads is set.
+std::vector<std::string> localJobCommand(const std::vector<std::string>& trainArgs, int ranks);
+// Runs that mpirun and waits for it; returns rank 0's exit status (mpirun's own when rank 0
+// gave none, 127 when mpirun cannot be started). SIGINT and SIGTERM reach the job.
+int runLocalJob(const std::vector<std::string>& trainArgs, int ranks);
+// In rank 0 of a job runLocalJob started: tells it the status to exit with.
+void reportJobStatus(int code);
+
+} // namespace tb::cli

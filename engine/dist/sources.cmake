@@ -1,0 +1,1 @@
+set(TB_MODULE_SOURCES dataparallel.cpp gradientreducer.cpp mpicommunicator.cpp)
