@@ -51,7 +51,7 @@ using StepValue = std::function<double(const StepEvent&)>;
 using EpochValue = std::function<double(const EpochEvent&)>;
 using SampleValue = std::function<std::optional<double>(const SystemSample&)>;
 
-const std::vector<std::pair<SeriesInfo, StepValue>>& stepSeries() {
+const std::vector<std::pair<SeriesInfo, StepValue>>& baseStepSeries() {
     static const std::vector<std::pair<SeriesInfo, StepValue>> all{
         {{"train/loss", "", false}, [](const StepEvent& s) { return s.loss; }},
         {{"lr", "", false}, [](const StepEvent& s) { return s.lr; }},
@@ -65,7 +65,41 @@ const std::vector<std::pair<SeriesInfo, StepValue>>& stepSeries() {
         {{"data_wait_share", "%", false},
          [](const StepEvent& s) { return s.stepMs > 0 ? 100.0 * s.dataWaitMs / s.stepMs : kNaN; }},
         {{"loss_scale", "", true}, [](const StepEvent& s) { return s.lossScale; }},
+        {{"allreduce_ms", "ms", false},
+         [](const StepEvent& s) { return s.ranks.empty() ? kNaN : s.allReduceMs; }},
     };
+    return all;
+}
+
+// Each rank's times of a data-parallel run ("rank1/step_ms"), for the first 16 ranks: a
+// straggler or a starved rank shows against the others.
+const std::vector<std::pair<SeriesInfo, StepValue>>& rankSeries() {
+    static const std::vector<std::pair<SeriesInfo, StepValue>> all = [] {
+        std::vector<std::pair<SeriesInfo, StepValue>> v;
+        using Field = double RankStepTimes::*;
+        const std::pair<const char*, Field> fields[] = {
+            {"step_ms", &RankStepTimes::stepMs},
+            {"data_wait_ms", &RankStepTimes::dataWaitMs},
+            {"compute_ms", &RankStepTimes::computeMs},
+            {"allreduce_ms", &RankStepTimes::allReduceMs}};
+        for (std::size_t r = 0; r < 16; ++r)
+            for (const auto& [name, field] : fields)
+                v.push_back({{"rank" + std::to_string(r) + "/" + name, "ms", false},
+                             [r, field](const StepEvent& s) {
+                                 return r < s.ranks.size() ? s.ranks[r].*field : kNaN;
+                             }});
+        return v;
+    }();
+    return all;
+}
+
+// Every series of the step rows: the run's, then its ranks'.
+const std::vector<std::pair<SeriesInfo, StepValue>>& stepSeries() {
+    static const std::vector<std::pair<SeriesInfo, StepValue>> all = [] {
+        auto v = baseStepSeries();
+        v.insert(v.end(), rankSeries().begin(), rankSeries().end());
+        return v;
+    }();
     return all;
 }
 
@@ -210,10 +244,19 @@ const std::vector<std::string>& RunSeries::names() const {
     if (m_names)
         return *m_names;
     std::vector<std::string> out;
-    for (const auto& [info, value] : stepSeries())
-        if (std::any_of(m_steps.begin(), m_steps.end(),
-                        [&](const StepEvent& s) { return std::isfinite(value(s)); }))
+    const auto has = [&](const StepValue& value) {
+        return std::any_of(m_steps.begin(), m_steps.end(),
+                           [&](const StepEvent& s) { return std::isfinite(value(s)); });
+    };
+    for (const auto& [info, value] : baseStepSeries())
+        if (has(value))
             out.push_back(info.name);
+    // The ranks' series only where there are ranks: 64 checks of every row cost otherwise.
+    if (std::any_of(m_steps.begin(), m_steps.end(),
+                    [](const StepEvent& s) { return !s.ranks.empty(); }))
+        for (const auto& [info, value] : rankSeries())
+            if (has(value))
+                out.push_back(info.name);
     for (const auto& [info, value] : epochSeries())
         if (std::any_of(m_epochs.begin(), m_epochs.end(),
                         [&](const EpochEvent& e) { return std::isfinite(value(e)); }))

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace tb {
@@ -14,7 +15,7 @@ std::vector<StepEvent> RunStore::stepMetrics(const std::string& runId, int64_t a
                                              int64_t lastStep) {
     SqliteStatement& q = m_db->cached(
         "SELECT step, epoch, samples_seen, time, loss, lr, step_ms, data_wait_ms, h2d_ms, "
-        "forward_ms, backward_ms, optimizer_ms, samples_per_s, loss_scale, skipped "
+        "forward_ms, backward_ms, optimizer_ms, samples_per_s, loss_scale, skipped, allreduce_ms "
         "FROM step_metrics WHERE run_id = ?1 AND step > ?2 AND step <= ?3 ORDER BY step");
     q.bind(1, runId);
     q.bind(2, afterStep);
@@ -37,9 +38,28 @@ std::vector<StepEvent> RunStore::stepMetrics(const std::string& runId, int64_t a
         s.samplesPerSec = q.real(12);
         s.lossScale = q.real(13);
         s.skipped = q.integer(14) != 0;
+        s.allReduceMs = q.optReal(15).value_or(0.0);
         rows.push_back(s);
     }
     q.reset();
+    // A data-parallel run's ranks, step by step (none for a single-process run).
+    SqliteStatement& r = m_db->cached(
+        "SELECT step, rank, step_ms, data_wait_ms, compute_ms, allreduce_ms FROM rank_metrics "
+        "WHERE run_id = ?1 AND step > ?2 AND step <= ?3 ORDER BY step, rank");
+    r.bind(1, runId);
+    r.bind(2, afterStep);
+    r.bind(3, lastStep);
+    auto row = rows.begin();
+    while (r.step("reading the ranks' step metrics")) {
+        const int64_t step = r.integer(0);
+        row = std::lower_bound(row, rows.end(), step,
+                               [](const StepEvent& e, int64_t s) { return e.step < s; });
+        if (row == rows.end() || row->step != step)
+            continue; // a rank row without its step row: not from TrainBench
+        if (static_cast<int64_t>(row->ranks.size()) == r.integer(1))
+            row->ranks.push_back({r.real(2), r.real(3), r.real(4), r.real(5)});
+    }
+    r.reset();
     return rows;
 }
 

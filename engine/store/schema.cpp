@@ -13,7 +13,7 @@ namespace {
 
 // Migration i (0-based) takes the schema from version i to i + 1. Times are Unix seconds (REAL);
 // JSON columns hold text; NULL means "not measured" (and NaN, which SQLite cannot store).
-constexpr std::array<const char*, 3> kMigrations = {
+constexpr std::array<const char*, 4> kMigrations = {
     R"sql(
 CREATE TABLE runs (
     id TEXT PRIMARY KEY NOT NULL,
@@ -155,6 +155,21 @@ ALTER TABLE runs ADD COLUMN color TEXT NOT NULL DEFAULT '';
     // NULL for epochs recorded before.
     R"sql(
 ALTER TABLE epoch_metrics ADD COLUMN validation TEXT;
+)sql",
+    // 4: data-parallel runs: the all-reduce time backward did not hide, and every rank's times
+    // of each logged interval (rank 0 gathers them; NULL and no rows for single-process runs).
+    R"sql(
+ALTER TABLE step_metrics ADD COLUMN allreduce_ms REAL;
+CREATE TABLE rank_metrics (
+    run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE ON UPDATE CASCADE,
+    step INTEGER NOT NULL,
+    rank INTEGER NOT NULL,
+    step_ms REAL,
+    data_wait_ms REAL,
+    compute_ms REAL,
+    allreduce_ms REAL,
+    PRIMARY KEY (run_id, step, rank)
+) WITHOUT ROWID;
 )sql",
 };
 

@@ -5,7 +5,10 @@
 // for bit; a resumed job continues bit-exactly; a rank given another run is named at start;
 // and a rank killed mid-run fails the run, named, within the timeout, the store intact.
 #include "io/safetensors.h"
+#include "store/runseries.h"
 #include "store/runstore.h"
+
+#include <algorithm>
 
 #include <QDir>
 #include <QJsonArray>
@@ -209,6 +212,31 @@ private slots:
         QCOMPARE(resumed.json["steps"].toInt(), straight.json["steps"].toInt());
         QVERIFY(sameBits(straight.json["checkpoint"].toString(),
                          resumed.json["checkpoint"].toString()));
+    }
+
+    // Rank 0 alone writes the store: one run, its steps with every rank's times and the
+    // all-reduce the overlap did not hide, readable as series ("rank1/step_ms").
+    void rankZeroRecordsEveryRank() {
+        const QString db = m_dir.filePath("ranks.db");
+        QStringList job = base("lenet5", "sgd") + sets({"batch_size=32", "distributed=mpi"});
+        job.replace(job.indexOf("--no-db"), "--db");
+        job.insert(job.indexOf("--db") + 1, db);
+        const Result r = run(TB_MPIRUN, mpirun(2) + job);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const auto store = openRunStoreForQueries(db.toStdString());
+        const auto runs = store->listRuns({});
+        QCOMPARE(runs.size(), std::size_t{1});
+        const std::vector<StepEvent> steps = store->stepMetrics(runs[0].id);
+        QVERIFY(!steps.empty());
+        for (const StepEvent& s : steps) {
+            QCOMPARE(s.ranks.size(), std::size_t{2});
+            QVERIFY(s.ranks[1].stepMs > 0.0 && s.ranks[1].computeMs > 0.0);
+            QVERIFY(s.allReduceMs >= 0.0);
+        }
+        const RunSeries series = RunSeries::load(*store, runs[0]);
+        for (const char* name : {"allreduce_ms", "rank0/step_ms", "rank1/allreduce_ms"})
+            QVERIFY2(std::count(series.names().begin(), series.names().end(), name) == 1, name);
+        QCOMPARE(series.points("rank1/step_ms", SeriesX::Step).x.size(), steps.size());
     }
 
     // MPMD: rank 1 is given another learning rate. The job fails at start, naming it.

@@ -209,7 +209,7 @@ private slots:
         QVERIFY(panel.throughputChart()->exportCsv(thr));
         QCOMPARE(readLines(thr).size(), 3);
         QVERIFY(readLines(thr)[0].startsWith("step,samples,time_s,samples_per_sec,data_wait_ms"));
-        QCOMPARE(readLines(thr)[1], QStringLiteral("1,64,0.5,6400,1,0.5,3,4,0.5,1"));
+        QCOMPARE(readLines(thr)[1], QStringLiteral("1,64,0.5,6400,1,0.5,3,4,0,0.5,1"));
         const QString prec = dir.filePath("precision.csv");
         QVERIFY(panel.precisionChart()->exportCsv(prec));
         QCOMPARE(readLines(prec)[1], QStringLiteral("1,64,0.5,65536,0"));

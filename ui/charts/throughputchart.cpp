@@ -21,9 +21,10 @@ ThroughputChart::ThroughputChart(QWidget* parent)
     // The x label goes under the lower rect only; both share the x range.
     plot()->xAxis->setTickLabels(false);
 
-    const std::array<QString, kPartCount> names = {tr("data wait"), tr("H2D"),       tr("forward"),
-                                                   tr("backward"),  tr("optimizer"), tr("other")};
-    const std::array<int, kPartCount> colors = {3, 6, 2, 1, 4, 5};
+    const std::array<QString, kPartCount> names = {
+        tr("data wait"),  tr("H2D"),       tr("forward"), tr("backward"),
+        tr("all-reduce"), tr("optimizer"), tr("other")};
+    const std::array<int, kPartCount> colors = {3, 6, 2, 1, 7, 4, 5};
     QCPAxis* x = m_timeRect->axis(QCPAxis::atBottom);
     QCPAxis* y = m_timeRect->axis(QCPAxis::atLeft);
     y->setLabel(tr("ms per step"));
@@ -60,9 +61,15 @@ void ThroughputChart::reset(double runStartUnixTime) {
 }
 
 ThroughputChart::Parts ThroughputChart::partsOf(const StepEvent& s) {
-    const double known = s.dataWaitMs + s.h2dMs + s.forwardMs + s.backwardMs + s.optimizerMs;
-    return {s.dataWaitMs, s.h2dMs,       s.forwardMs,
-            s.backwardMs, s.optimizerMs, std::max(0.0, s.stepMs - known)};
+    const double known =
+        s.dataWaitMs + s.h2dMs + s.forwardMs + s.backwardMs + s.allReduceMs + s.optimizerMs;
+    return {s.dataWaitMs,
+            s.h2dMs,
+            s.forwardMs,
+            s.backwardMs,
+            s.allReduceMs,
+            s.optimizerMs,
+            std::max(0.0, s.stepMs - known)};
 }
 
 void ThroughputChart::addSteps(const std::vector<StepEvent>& steps) {
@@ -128,7 +135,7 @@ void ThroughputChart::fitToData() {
 
 void ThroughputChart::writeCsv(QTextStream& out) const {
     out << "step,samples,time_s,samples_per_sec,data_wait_ms,h2d_ms,forward_ms,backward_ms,"
-           "optimizer_ms,other_ms\n";
+           "allreduce_ms,optimizer_ms,other_ms\n";
     for (std::size_t i = 0; i < m_rate.size(); ++i) {
         out << csvField(m_keys.key(i, XAxisMode::Step)) << ','
             << csvField(m_keys.key(i, XAxisMode::Samples)) << ','

@@ -1,5 +1,6 @@
 // ThroughputChart: samples/s of each logged step (top) over where the step's time went (bottom,
-// stacked areas in ms per step: data wait, H2D copy, forward, backward, optimizer, other). The
+// stacked areas in ms per step: data wait, H2D copy, forward, backward, all-reduce, optimizer,
+// other). The
 // areas show means over bins of consecutive steps (at most kAreaBins bins): noisy filled
 // polygons of 200,000 points take Qt ~100 ms to fill, and a breakdown reads better averaged.
 #pragma once
@@ -24,7 +25,16 @@ class ThroughputChart : public ChartView {
 public:
     // The stacked parts of a step, bottom to top. "Other" is the step time no part accounts
     // for (synchronisation, logging), so the top of the stack is the whole step.
-    enum Part { DataWait, HostToDevice, Forward, Backward, Optimizer, Other, kPartCount };
+    enum Part {
+        DataWait,
+        HostToDevice,
+        Forward,
+        Backward,
+        AllReduce, // data-parallel runs: the gradients' all-reduce that backward did not hide
+        Optimizer,
+        Other,
+        kPartCount
+    };
     static constexpr std::size_t kAreaBins = 1024;
 
     explicit ThroughputChart(QWidget* parent = nullptr);
