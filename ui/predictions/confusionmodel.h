@@ -20,6 +20,8 @@ public:
 
     // The recall column follows the classes.
     int recallColumn() const { return m_report.classes; }
+    // The report's name of class c, or "class c" where it has none.
+    QString className(int c) const;
     // Correct predictions of the class over its samples; NaN for a class with none.
     double recall(int label) const;
 
@@ -31,7 +33,6 @@ public:
 
 private:
     int64_t rowTotal(int label) const;
-    QString className(int c) const;
 
     ValidationReport m_report;
 };

@@ -22,11 +22,6 @@ namespace tb::ui {
 namespace {
 constexpr int kThumbnail = 56;
 
-QString nameOf(const ValidationReport& r, int c) {
-    const auto i = static_cast<std::size_t>(c);
-    return i < r.classNames.size() ? QString::fromStdString(r.classNames[i])
-                                   : QObject::tr("class %1").arg(c);
-}
 } // namespace
 
 PredictionsPanel::PredictionsPanel(QWidget* parent)
@@ -173,7 +168,7 @@ void PredictionsPanel::show(const EpochEvent& epoch) {
                           .arg(total ? 100.0 * double(correct) / double(total) : 0.0, 0, 'f', 1);
     if (correct < total)
         summary += tr("; recalled worst: %1 (%2%)")
-                       .arg(nameOf(r, worst))
+                       .arg(m_confusion->className(worst))
                        .arg(100.0 * m_confusion->recall(worst), 0, 'f', 1);
     m_summary->setText(summary);
     m_misses->clear();
@@ -181,17 +176,19 @@ void PredictionsPanel::show(const EpochEvent& epoch) {
     for (const MisclassifiedSample& s : r.misclassified) {
         const QImage image = sampleImage(s.shape, s.pixels);
         withoutPixels = withoutPixels || image.isNull();
-        auto* item = new QListWidgetItem(tr("%1\nas %2 (%3%)")
-                                             .arg(nameOf(r, s.label), nameOf(r, s.predicted))
-                                             .arg(100.0 * s.confidence, 0, 'f', 0),
-                                         m_misses);
+        auto* item = new QListWidgetItem(
+            tr("%1\nas %2 (%3%)")
+                .arg(m_confusion->className(s.label), m_confusion->className(s.predicted))
+                .arg(100.0 * s.confidence, 0, 'f', 0),
+            m_misses);
         if (!image.isNull())
             item->setIcon(QPixmap::fromImage(
                 image.scaled(kThumbnail, kThumbnail, Qt::KeepAspectRatio, Qt::FastTransformation)));
-        item->setToolTip(tr("validation sample %1: a %2 the model took for a %3, %4% sure")
-                             .arg(s.index)
-                             .arg(nameOf(r, s.label), nameOf(r, s.predicted))
-                             .arg(100.0 * s.confidence, 0, 'f', 1));
+        item->setToolTip(
+            tr("validation sample %1: a %2 the model took for a %3, %4% sure")
+                .arg(s.index)
+                .arg(m_confusion->className(s.label), m_confusion->className(s.predicted))
+                .arg(100.0 * s.confidence, 0, 'f', 1));
         item->setData(Qt::UserRole, static_cast<qlonglong>(s.index));
     }
     m_missesNote->setVisible(withoutPixels || r.misclassified.empty());
