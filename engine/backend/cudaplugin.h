@@ -4,14 +4,15 @@
 
 #include <cstddef>
 
-// Bumped whenever Backend's virtual functions change (2: setDeterministic, eps in
-// batchNormBackward; 3: setFlushDenormals, setMemoryFormat), so a plugin from an older build is
-// refused instead of mis-called.
-#define TB_CUDA_PLUGIN_ABI 3
+// Bumped whenever Backend's virtual functions or these entry points change (2:
+// setDeterministic, eps in batchNormBackward; 3: setFlushDenormals, setMemoryFormat; 4: the
+// NCCL collectives), so a plugin from an older build is refused instead of mis-called.
+#define TB_CUDA_PLUGIN_ABI 4
 
 namespace tb {
 class Backend;
-}
+class DeviceCollectives;
+} // namespace tb
 
 extern "C" {
 // Returns TB_CUDA_PLUGIN_ABI of the plugin's build.
@@ -21,4 +22,12 @@ int tb_cuda_plugin_abi();
 std::size_t tb_cuda_probe_json(char* buf, std::size_t len);
 // Creates a backend on device `index`; on failure returns null and writes the reason to err.
 tb::Backend* tb_cuda_create_backend(int index, char* err, std::size_t errLen);
+// Writes a new NCCL unique id (tb::DeviceCollectivesId::kBytes) into id and returns 0; on
+// failure (no NCCL in this build, NCCL failed) returns -1 and writes the reason to err.
+int tb_cuda_collectives_id(char* id, char* err, std::size_t errLen);
+// Joins the NCCL communicator of id as `rank` of `size` on the device and compute stream of
+// `backend` (one this plugin created); on failure returns null and writes the reason to err.
+tb::DeviceCollectives* tb_cuda_create_collectives(tb::Backend* backend, const char* id, int rank,
+                                                  int size, int timeoutMs, char* err,
+                                                  std::size_t errLen);
 }

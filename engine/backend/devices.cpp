@@ -26,10 +26,15 @@ constexpr const char* kPluginEnv = "TRAINBENCH_CUDA_PLUGIN";
 using AbiFn = int (*)();
 using ProbeFn = std::size_t (*)(char*, std::size_t);
 using CreateFn = Backend* (*)(int, char*, std::size_t);
+using CollectivesIdFn = int (*)(char*, char*, std::size_t);
+using CreateCollectivesFn = DeviceCollectives* (*)(Backend*, const char*, int, int, int, char*,
+                                                   std::size_t);
 
 // The loaded plugin's entry points (null when it did not load) and what it reported.
 struct Plugin {
     CreateFn create = nullptr;
+    CollectivesIdFn collectivesId = nullptr;
+    CreateCollectivesFn createCollectives = nullptr;
     CudaStatus status;
 };
 
@@ -197,7 +202,10 @@ Plugin loadPlugin(bool evenWithoutDriver) {
     const auto abi = resolve<AbiFn>(handle, "tb_cuda_plugin_abi");
     const auto probe = resolve<ProbeFn>(handle, "tb_cuda_probe_json");
     const auto create = resolve<CreateFn>(handle, "tb_cuda_create_backend");
-    if (!abi || !probe || !create) {
+    const auto collectivesId = resolve<CollectivesIdFn>(handle, "tb_cuda_collectives_id");
+    const auto createCollectives =
+        resolve<CreateCollectivesFn>(handle, "tb_cuda_create_collectives");
+    if (!abi || !probe || !create || !collectivesId || !createCollectives) {
         s.reason = "the CUDA plugin at " + s.pluginPath + " lacks its entry points";
         s.advice = "Reinstall TrainBench so engine and plugin come from one build.";
         return plugin;
@@ -209,8 +217,11 @@ Plugin loadPlugin(bool evenWithoutDriver) {
         return plugin;
     }
     readProbe(s, probe);
-    if (s.usable)
+    if (s.usable) {
         plugin.create = create;
+        plugin.collectivesId = collectivesId;
+        plugin.createCollectives = createCollectives;
+    }
     return plugin;
 }
 
@@ -227,6 +238,15 @@ Plugin tryLoadPlugin(bool evenWithoutDriver) {
 const Plugin& plugin() {
     static const Plugin loaded = tryLoadPlugin(false);
     return loaded;
+}
+
+// The plugin, or BackendUnavailable saying why it cannot be used.
+const Plugin& usablePlugin() {
+    const Plugin& p = plugin();
+    if (!p.status.usable || !p.create)
+        throw BackendUnavailable(p.status.reason +
+                                 (p.status.advice.empty() ? "" : ". " + p.status.advice));
+    return p;
 }
 
 std::string lower(std::string text) {
@@ -278,10 +298,7 @@ Device resolveDevice(const std::string& text) {
 std::unique_ptr<Backend> createBackend(const Device& device, int threads) {
     if (!device.isCuda())
         return createCpuBackend(threads);
-    const Plugin& p = plugin();
-    if (!p.status.usable || !p.create)
-        throw BackendUnavailable(p.status.reason +
-                                 (p.status.advice.empty() ? "" : ". " + p.status.advice));
+    const Plugin& p = usablePlugin();
     if (device.index < 0 || device.index >= static_cast<int>(p.status.gpus.size()))
         throw BackendUnavailable(device.toString() + " does not exist; this machine has " +
                                  std::to_string(p.status.gpus.size()) + " GPU(s)");
@@ -291,6 +308,26 @@ std::unique_ptr<Backend> createBackend(const Device& device, int threads) {
         throw BackendUnavailable("creating the CUDA backend on " + device.toString() +
                                  " failed: " + err);
     return std::unique_ptr<Backend>(backend);
+}
+
+DeviceCollectivesId newDeviceCollectivesId() {
+    DeviceCollectivesId id;
+    char err[1024] = {};
+    if (usablePlugin().collectivesId(id.bytes, err, sizeof err) != 0)
+        throw DistributedError(0, std::string("rank 0: NCCL: ") + err);
+    return id;
+}
+
+std::unique_ptr<DeviceCollectives> createDeviceCollectives(Backend& backend,
+                                                           const DeviceCollectivesId& id, int rank,
+                                                           int size,
+                                                           std::chrono::milliseconds timeout) {
+    char err[1024] = {};
+    DeviceCollectives* made = usablePlugin().createCollectives(
+        &backend, id.bytes, rank, size, static_cast<int>(timeout.count()), err, sizeof err);
+    if (!made)
+        throw DistributedError(-1, "rank " + std::to_string(rank) + ": NCCL: " + err);
+    return std::unique_ptr<DeviceCollectives>(made);
 }
 
 nlohmann::json toJson(const CudaStatus& s) {

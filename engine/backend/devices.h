@@ -3,11 +3,13 @@
 #pragma once
 
 #include "backend/backend.h"
+#include "backend/devicecollectives.h"
 #include "core/cudastatus.h"
 #include "core/device.h"
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,6 +31,16 @@ Device resolveDevice(const std::string& text);
 // Creates the backend for a device; threads sizes the CPU compute pool (also used by the host
 // side of a GPU run). Throws BackendUnavailable with the reason.
 std::unique_ptr<Backend> createBackend(const Device& device, int threads);
+
+// NCCL, from the CUDA plugin, for the GPU ranks of a data-parallel job: rank 0 makes the id, the
+// job hands it to every rank, and each joins with its own backend (one the plugin created).
+// Throw BackendUnavailable when the plugin cannot be used, DistributedError when NCCL fails or
+// this plugin was built without it.
+DeviceCollectivesId newDeviceCollectivesId();
+std::unique_ptr<DeviceCollectives> createDeviceCollectives(Backend& backend,
+                                                           const DeviceCollectivesId& id, int rank,
+                                                           int size,
+                                                           std::chrono::milliseconds timeout);
 
 nlohmann::json toJson(const CudaStatus& status);
 

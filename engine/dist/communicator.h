@@ -40,6 +40,8 @@ public:
     void allReduceSum(double* data, std::size_t count);
     // Root's `count` floats to every rank.
     virtual void broadcast(float* data, std::size_t count, int root) = 0;
+    // Root's `count` bytes to every rank (an id, a short text).
+    virtual void broadcastBytes(void* data, std::size_t count, int root) = 0;
     // Every rank's `value`, in rank order, on every rank.
     virtual std::vector<uint64_t> allGather(uint64_t value) = 0;
     // Every rank's `values` (the same count on each) to `root`, rank after rank; empty

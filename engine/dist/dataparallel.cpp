@@ -1,9 +1,12 @@
-// DataParallel: tensors cross ranks as plain host floats (the backend's copy() gives them in
-// that layout, from whatever layout or device it keeps them in).
+// DataParallel: tensors cross ranks on the GPU with NCCL, or as plain host floats over MPI (the
+// backend's copy() gives them in that layout, from whatever layout or device it keeps them in).
 #include "dist/dataparallel.h"
 
+#include "backend/devices.h"
 #include "core/errors.h"
+#include "nn/norm.h"
 
+#include <cstring>
 #include <set>
 #include <string>
 
@@ -27,6 +30,8 @@ DataParallel::DataParallel(Communicator& comm, const RunConfig& config)
 DataParallel::~DataParallel() {
     if (m_graph)
         m_graph->setBackwardHook({});
+    for (BatchNorm2d* bn : m_batchNorms)
+        bn->synchronise({});
 }
 
 std::string DataParallel::deviceOfThisRank(bool gpuUsable) const {
@@ -36,12 +41,58 @@ std::string DataParallel::deviceOfThisRank(bool gpuUsable) const {
     return d;
 }
 
+std::string DataParallel::connect(Backend& backend) {
+    const bool gpu = backend.device().isCuda();
+    if (!gpu && m_config.ddpBackend == "nccl")
+        throw ConfigError("ddp.backend", "nccl averages tensors on GPUs, and rank " +
+                                             std::to_string(rank()) + " trains on " +
+                                             backend.device().toString() + "; use mpi or auto");
+    if (!gpu || m_config.ddpBackend == "mpi")
+        return gpu ? "gradients are averaged over MPI through host memory (ddp.backend=mpi)"
+                   : "gradients are averaged over MPI";
+    // Rank 0 makes NCCL's id and hands it, or why it could not, to every rank.
+    struct {
+        char ok = 0;
+        DeviceCollectivesId id;
+        char reason[256] = {};
+    } start;
+    if (rank() == 0) {
+        try {
+            start.id = newDeviceCollectivesId();
+            start.ok = 1;
+        } catch (const Error& e) {
+            std::strncpy(start.reason, e.what(), sizeof start.reason - 1);
+        }
+    }
+    m_comm.broadcastBytes(&start, sizeof start, 0);
+    if (!start.ok) {
+        if (m_config.ddpBackend == "nccl")
+            throw DistributedError(0, std::string("ddp.backend=nccl: ") + start.reason);
+        return std::string("NCCL cannot be used (") + start.reason +
+               "): gradients are averaged over MPI through host memory, a copy and a wait per "
+               "bucket each step";
+    }
+    m_device = createDeviceCollectives(backend, start.id, rank(), size(), m_comm.timeout());
+    return "gradients are averaged with " + m_device->description() +
+           " on the GPUs, overlapping backward";
+}
+
 std::string DataParallel::describe(const std::string& device) const {
     const int64_t perRank = m_config.batchSize * m_config.accumulateGradBatches;
     return "data-parallel: rank " + std::to_string(rank()) + " of " + std::to_string(size()) +
            " on " + device + ", an effective batch of " + std::to_string(perRank * size()) + " (" +
            std::to_string(size()) + " ranks x " + std::to_string(m_config.batchSize) + " x " +
-           std::to_string(m_config.accumulateGradBatches) + ")";
+           std::to_string(m_config.accumulateGradBatches) + ")" + batchNormNote();
+}
+
+std::string DataParallel::batchNormNote() const {
+    if (m_batchNorms.empty())
+        return {};
+    if (m_config.syncBatchnorm)
+        return "; batch norm normalises with the statistics of the whole job's batch "
+               "(sync_batchnorm)";
+    return "; batch norm normalises each rank's batch with its own statistics and rank 0's "
+           "running statistics are kept (sync_batchnorm=true uses the whole job's batch)";
 }
 
 void DataParallel::checkSameRun(const RunConfig& config, const Graph& graph) {
@@ -63,6 +114,10 @@ void DataParallel::checkSameRun(const RunConfig& config, const Graph& graph) {
 void DataParallel::broadcast(Tensor& tensor) {
     if (tensor.dtype() != DType::F32)
         throw DistributedError(-1, "only float32 state can be broadcast");
+    if (m_device) {
+        m_device->broadcast(tensor, 0);
+        return;
+    }
     Backend& b = m_graph->backend();
     Tensor host = Tensor::host(tensor.shape(), DType::F32);
     b.copy(tensor, host);
@@ -74,6 +129,8 @@ void DataParallel::broadcastState(Graph& graph) {
     m_graph = &graph;
     for (const NamedTensor& t : graph.stateDict())
         broadcast(*t.tensor);
+    if (m_device)
+        m_device->join();
 }
 
 void DataParallel::attach(Graph& graph) {
@@ -86,13 +143,22 @@ void DataParallel::attach(Graph& graph) {
         if (!values.count(t.tensor))
             m_buffers.push_back(t.tensor);
     const std::size_t bucketBytes = static_cast<std::size_t>(m_config.ddpBucketMb) << 20;
-    m_reducer =
-        std::make_unique<GradientReducer>(graph.backend(), graph.params(), m_comm, bucketBytes);
+    m_reducer = std::make_unique<GradientReducer>(graph.backend(), graph.params(), m_comm,
+                                                  m_device.get(), bucketBytes);
     if (m_config.ddpOverlap)
         graph.setBackwardHook([this](Layer& layer) {
             if (m_armed)
                 m_reducer->gradientsReady(layer.params());
         });
+    m_batchNorms.clear();
+    for (Layer* layer : graph.layers())
+        if (auto* bn = dynamic_cast<BatchNorm2d*>(layer))
+            m_batchNorms.push_back(bn);
+    if (m_config.syncBatchnorm)
+        for (BatchNorm2d* bn : m_batchNorms)
+            bn->synchronise({rank(), size(), [this](std::vector<double>& sums) {
+                                 m_comm.allReduceSum(sums.data(), sums.size());
+                             }});
 }
 
 void DataParallel::beginLastBackward() {
@@ -100,7 +166,7 @@ void DataParallel::beginLastBackward() {
     m_armed = true;
 }
 
-double DataParallel::reduceGradients() {
+ExposedTime DataParallel::reduceGradients() {
     if (!m_armed)
         m_reducer->beginStep(); // a short last step of the epoch: nothing started yet
     m_armed = false;
@@ -110,6 +176,8 @@ double DataParallel::reduceGradients() {
 void DataParallel::broadcastBuffers() {
     for (Tensor* t : m_buffers)
         broadcast(*t);
+    if (m_device && !m_buffers.empty())
+        m_device->join();
 }
 
 void DataParallel::sum(std::vector<double>& values) {

@@ -1,5 +1,6 @@
-// GradientReducer: each bucket is one host float buffer; the gradients are copied in (plain
-// layout, whatever layout the backend keeps them in) and back after the sum.
+// GradientReducer: each bucket is one float buffer, on the GPU for NCCL, else in host memory; the
+// gradients are copied in (plain layout, whatever layout the backend keeps them in) and back
+// after the average.
 #include "dist/gradientreducer.h"
 
 #include <algorithm>
@@ -10,15 +11,15 @@ namespace tb {
 struct GradientReducer::Bucket {
     std::vector<std::size_t> params; // indices into m_params
     std::vector<int64_t> offsets;    // of each parameter's gradient in `data`, in floats
-    Tensor data;                     // host f32
+    Tensor data;                     // f32, on the device for NCCL, else on the host
     std::size_t ready = 0;           // gradients of this pass written so far
     std::unique_ptr<Communicator::Request> inFlight;
     bool started = false;
 };
 
 GradientReducer::GradientReducer(Backend& backend, std::vector<Param*> params, Communicator& comm,
-                                 std::size_t bucketBytes)
-    : m_backend(backend), m_comm(comm), m_params(std::move(params)) {
+                                 DeviceCollectives* device, std::size_t bucketBytes)
+    : m_backend(backend), m_comm(comm), m_device(device), m_params(std::move(params)) {
     std::vector<std::size_t> current;
     int64_t floats = 0;
     const auto close = [&] {
@@ -31,7 +32,8 @@ GradientReducer::GradientReducer(Backend& backend, std::vector<Param*> params, C
             b->offsets.push_back(offset);
             offset += m_params[i]->grad.numel();
         }
-        b->data = Tensor::host({offset}, DType::F32);
+        b->data =
+            m_device ? m_backend.empty({offset}, DType::F32) : Tensor::host({offset}, DType::F32);
         for (std::size_t i : current)
             m_bucketOf[m_params[i]] = m_buckets.size();
         m_buckets.push_back(std::move(b));
@@ -71,10 +73,13 @@ void GradientReducer::start(Bucket& b) {
         const Tensor& grad = m_params[b.params[j]]->grad;
         Tensor slot(b.data.buffer(), grad.shape(), DType::F32,
                     static_cast<std::size_t>(b.offsets[j]) * sizeof(float));
-        m_backend.copy(grad, slot); // waits for the device, hands out the plain layout
+        m_backend.copy(grad, slot); // in the plain layout; to the host, it waits for the device
     }
-    b.inFlight =
-        m_comm.allReduceSumAsync(b.data.data<float>(), static_cast<std::size_t>(b.data.numel()));
+    if (m_device)
+        m_device->allReduceAverage(b.data);
+    else
+        b.inFlight = m_comm.allReduceSumAsync(b.data.data<float>(),
+                                              static_cast<std::size_t>(b.data.numel()));
     b.started = true;
 }
 
@@ -96,23 +101,14 @@ void GradientReducer::gradientsReady(const std::vector<Param*>& params) {
     progress();
 }
 
-double GradientReducer::finish() {
+ExposedTime GradientReducer::finish() {
     // Buckets start in the order backward completes them; the rest go now, in bucket order,
     // which every rank shares, so the collectives match.
     for (auto& b : m_buckets)
         if (!b->started)
             start(*b);
-    const auto t0 = std::chrono::steady_clock::now();
-    for (auto& b : m_buckets)
-        b->inFlight->wait();
-    const double exposedMs =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    const float scale = 1.0f / static_cast<float>(m_comm.size());
+    ExposedTime exposed = m_device ? waitOnDevice() : waitOnHost();
     for (auto& b : m_buckets) {
-        float* v = b->data.data<float>();
-        const int64_t n = b->data.numel();
-        for (int64_t i = 0; i < n; ++i)
-            v[i] *= scale;
         for (std::size_t j = 0; j < b->params.size(); ++j) {
             Tensor& grad = m_params[b->params[j]]->grad;
             const Tensor slot(b->data.buffer(), grad.shape(), DType::F32,
@@ -121,7 +117,33 @@ double GradientReducer::finish() {
         }
         b->inFlight.reset();
     }
-    return exposedMs;
+    return exposed;
+}
+
+ExposedTime GradientReducer::waitOnHost() {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (auto& b : m_buckets)
+        b->inFlight->wait();
+    ExposedTime exposed;
+    exposed.hostMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const float scale = 1.0f / static_cast<float>(m_comm.size());
+    for (auto& b : m_buckets) {
+        float* v = b->data.data<float>();
+        const int64_t n = b->data.numel();
+        for (int64_t i = 0; i < n; ++i)
+            v[i] *= scale;
+    }
+    return exposed;
+}
+
+ExposedTime GradientReducer::waitOnDevice() {
+    // The compute stream waits for NCCL's; the host does not (ncclAvg already divided).
+    ExposedTime exposed;
+    exposed.waitStart = m_backend.recordEvent();
+    m_device->join();
+    exposed.waitEnd = m_backend.recordEvent();
+    return exposed;
 }
 
 } // namespace tb

@@ -234,6 +234,13 @@ void MpiCommunicator::broadcast(float* data, std::size_t count, int root) {
     waitFor(request, m_timeout, "a broadcast", m_rank, m_size);
 }
 
+void MpiCommunicator::broadcastBytes(void* data, std::size_t count, int root) {
+    MPI_Request request;
+    check(MPI_Ibcast(data, countOf(count), MPI_BYTE, root, MPI_COMM_WORLD, &request), "a broadcast",
+          m_rank);
+    waitFor(request, m_timeout, "a broadcast", m_rank, m_size);
+}
+
 std::vector<uint64_t> MpiCommunicator::allGather(uint64_t value) {
     std::vector<uint64_t> all(static_cast<std::size_t>(m_size));
     MPI_Request request;

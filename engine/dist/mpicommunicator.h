@@ -25,6 +25,7 @@ public:
 
     std::unique_ptr<Request> allReduceSumAsync(float* data, std::size_t count) override;
     void broadcast(float* data, std::size_t count, int root) override;
+    void broadcastBytes(void* data, std::size_t count, int root) override;
     std::vector<uint64_t> allGather(uint64_t value) override;
     std::vector<double> gather(const std::vector<double>& values, int root) override;
     [[noreturn]] void abort(int code) override;

@@ -13,13 +13,18 @@ void BatchNorm2d::init(Backend& b, const std::vector<Shape>& in, uint64_t) {
     if (in[0].rank() != 4)
         layerError(name(), "expects (N, C, H, W) input, got " + in[0].toString());
     const Shape s{in[0][1]};
-    for (Tensor* t : {&m_gamma.value, &m_gamma.grad, &m_beta.value, &m_beta.grad, &m_runningMean,
-                      &m_runningVar, &m_saveMean, &m_saveInvStd})
+    for (Tensor* t :
+         {&m_gamma.value, &m_gamma.grad, &m_beta.value, &m_beta.grad, &m_runningMean, &m_runningVar,
+          &m_saveMean, &m_saveInvStd, &m_jobVar, &m_channelA, &m_channelB})
         *t = b.empty(s, DType::F32);
     b.fill(m_gamma.value, 1.0f);
     b.fill(m_beta.value, 0.0f);
     b.fill(m_runningMean, 0.0f);
     b.fill(m_runningVar, 1.0f);
+}
+
+void BatchNorm2d::synchronise(RankGroup group) {
+    m_group = std::move(group);
 }
 
 std::vector<StateBuffer> BatchNorm2d::buffers() {
@@ -31,7 +36,9 @@ nlohmann::json BatchNorm2d::options() const {
 }
 
 void BatchNorm2d::forward(Backend& b, const Inputs& in, Tensor& out, bool training) {
-    if (training && fusedRelu())
+    if (training && m_group.size > 1)
+        forwardSynchronised(b, *in[0], out);
+    else if (training && fusedRelu())
         b.batchNormReluForwardTrain(*in[0], m_gamma.value, m_beta.value, m_runningMean,
                                     m_runningVar, m_momentum, m_eps, out, m_saveMean, m_saveInvStd);
     else if (training)
@@ -52,7 +59,9 @@ void BatchNorm2d::backward(Backend& b, const Inputs& in, const Tensor& out, cons
         ensureTensor(b, m_unusedInputGrad, in[0]->shape(), in[0]->dtype());
         dx = &m_unusedInputGrad;
     }
-    if (fusedRelu()) // dout is the fused ReLU's gradient buffer: ours to overwrite (graph.cpp)
+    if (m_group.size > 1)
+        backwardSynchronised(b, *in[0], out, dout, *dx);
+    else if (fusedRelu()) // dout is the fused ReLU's gradient buffer: ours to overwrite (graph.cpp)
         b.batchNormReluBackward(*in[0], out, const_cast<Tensor&>(dout), m_gamma.value, m_saveMean,
                                 m_saveInvStd, m_eps, *dx, m_gamma.grad, m_beta.grad);
     else

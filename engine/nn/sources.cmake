@@ -8,4 +8,5 @@ set(TB_MODULE_SOURCES
     modelzoo.cpp
     norm.cpp
     pooling.cpp
-    structural.cpp)
+    structural.cpp
+    syncbatchnorm.cpp)

@@ -122,6 +122,8 @@ std::string Checkpointer::save(const Position& pos, Graph& graph, Optimizer& opt
                                     {"samples_seen", pos.samplesSeen},
                                     {"best_val_acc", pos.bestValAcc},
                                     {"best_epoch", pos.bestEpoch},
+                                    {"ranks", pos.ranks},
+                                    {"batch_size", pos.batchSize},
                                     {"optimizer_steps", optimizer.steps()},
                                     {"dropout_passes", dropout}}
                          .dump()},
@@ -206,6 +208,9 @@ Position Checkpointer::load(const std::string& path, Graph& graph, Optimizer& op
         pos.samplesSeen = p.at("samples_seen");
         pos.bestValAcc = p.at("best_val_acc");
         pos.bestEpoch = p.at("best_epoch");
+        pos.ranks = p.value("ranks", 1);
+        pos.batchSize =
+            p.contains("batch_size") ? p.at("batch_size").get<int64_t>() : configOf(path).batchSize;
         optimizer.setSteps(p.at("optimizer_steps"));
         for (const auto& [name, passes] : p.at("dropout_passes").items())
             if (auto* d = dynamic_cast<Dropout*>(graph.layer(name)))
@@ -215,6 +220,15 @@ Position Checkpointer::load(const std::string& path, Graph& graph, Optimizer& op
         throw DatasetError(path, -1, "metadata 'position' is malformed: " + jsonErrorText(e));
     }
     return pos;
+}
+
+int64_t moveToJobShape(Position& pos, int ranks, int64_t batchSize) {
+    const int64_t read = pos.batchInEpoch * pos.batchSize * pos.ranks;
+    const int64_t perBatch = batchSize * ranks;
+    pos.batchInEpoch = read / perBatch;
+    pos.ranks = ranks;
+    pos.batchSize = batchSize;
+    return read % perBatch;
 }
 
 std::string Checkpointer::runIdOf(const std::string& path) {

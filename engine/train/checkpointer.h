@@ -19,7 +19,20 @@ struct Position {
     int64_t samplesSeen = 0;
     double bestValAcc = 0.0;
     int64_t bestEpoch = 0;
+    // The shape of the job that got here: its ranks and per-rank micro-batch, which say where
+    // batchInEpoch lies in the epoch's order (checkpoints before data-parallel runs: 1 and 0,
+    // the run's own batch size).
+    int ranks = 1;
+    int64_t batchSize = 0;
 };
+
+// Moves `pos` to the same place in the epoch's shuffled order for a job of `ranks` ranks with
+// micro-batches of `batchSize` (a run resumed on another rank count or batch size). A data-
+// parallel job's micro-batch b covers samples [b x batch x ranks, (b+1) x batch x ranks) of that
+// order, each rank reading every ranks-th, so the place is a count of samples; when it falls
+// inside one of the new job's batches, that batch is read again from its start. Returns the
+// samples read twice (0 when it falls on a boundary).
+int64_t moveToJobShape(Position& pos, int ranks, int64_t batchSize);
 
 class Checkpointer {
 public:

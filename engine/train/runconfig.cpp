@@ -393,8 +393,16 @@ std::vector<FieldBinding> makeBindings() {
          TB_CHOICE("memory_format", memoryFormat, (Choices{"auto", "channels_last"}),
                    "CPU activation layout: auto follows oneDNN's choice for this CPU, "
                    "channels_last asks for NHWC"),
+         TB_INT("ranks", ranks, 1, 256,
+                "processes of a data-parallel job started on this machine (mpirun -np N; sets "
+                "distributed=mpi): a GPU each, or the CPU threads split between them; 1 trains "
+                "in this process"),
          TB_CHOICE("distributed", distributed, (Choices{"none", "mpi"}),
                    "data-parallel training across the ranks mpirun or srun started"),
+         when("distributed", {"mpi"},
+              TB_CHOICE("ddp.backend", ddpBackend, (Choices{"auto", "nccl", "mpi"}),
+                        "what averages gradients: NCCL on the GPUs, or MPI through host "
+                        "memory; auto: NCCL for GPU ranks, MPI for CPU ranks")),
          when("distributed", {"mpi"},
               TB_INT("ddp.bucket_mb", ddpBucketMb, 0, 1024,
                      "MB of gradients per all-reduce bucket; 0 = one bucket")),
@@ -403,7 +411,10 @@ std::vector<FieldBinding> makeBindings() {
                       "start each bucket's all-reduce while backward computes the rest")),
          when("distributed", {"mpi"},
               TB_INT("ddp.timeout_s", ddpTimeoutS, 1, 86400,
-                     "seconds a rank waits for the others before the run fails"))}));
+                     "seconds a rank waits for the others before the run fails")),
+         when("distributed", {"mpi"},
+              TB_BOOL("sync_batchnorm", syncBatchnorm,
+                      "batch norm uses the statistics of every rank's batch together"))}));
     groups.push_back(
         group(ConfigGroup::Precision,
               {TB_CHOICE("precision", precision, (Choices{"32", "16-mixed", "bf16-mixed"}),
@@ -501,11 +512,20 @@ std::optional<std::string> validateField(const std::string& key, const std::stri
 void RunConfig::set(const std::string& key, const std::string& value) {
     const FieldBinding& b = binding(key);
     b.assign(*this, checkValue(b, fromText(b.field, value)));
+    impliedBy(key);
 }
 
 void RunConfig::setJson(const std::string& key, const json& value) {
     const FieldBinding& b = binding(key);
     b.assign(*this, checkValue(b, value));
+    impliedBy(key);
+}
+
+// A job of several ranks is data-parallel: asking for one says distributed=mpi too, so the
+// ddp.* keys apply (and show) at once.
+void RunConfig::impliedBy(const std::string& key) {
+    if (key == "ranks" && ranks > 1 && distributed == "none")
+        distributed = "mpi";
 }
 
 void RunConfig::applyJson(const json& object, const std::string& prefix) {
@@ -521,6 +541,9 @@ void RunConfig::applyJson(const json& object, const std::string& prefix) {
 }
 
 void RunConfig::validate() const {
+    if (ranks > 1 && distributed != "mpi")
+        bad("distributed", "ranks=" + std::to_string(ranks) +
+                               " trains a data-parallel job, which needs distributed=mpi");
     if (maxEpochs == 0 && maxSteps < 0)
         bad("max_epochs", "0 with max_steps = -1 would never stop; set one of them");
     if (maxSteps == 0)

@@ -53,9 +53,12 @@ struct RunConfig {
     // Data-parallel training: "none", or "mpi" (ranks from mpirun or srun; NCCL carries the
     // gradients of GPU ranks where the plugin has it, MPI those of CPU ranks).
     std::string distributed = "none";
-    int ddpBucketMb = 25;   // gradient bucket size; 0 = one bucket, reduced after backward
-    bool ddpOverlap = true; // start each bucket's all-reduce as backward finishes it
-    int ddpTimeoutS = 300;  // a collective not done by then fails the run: a rank died or hangs
+    int ranks = 1; // > 1: a data-parallel job of this many processes on this machine (mpirun)
+    std::string ddpBackend = "auto"; // gradients over NCCL (GPU ranks) or MPI; auto: NCCL on GPUs
+    int ddpBucketMb = 25;            // gradient bucket size; 0 = one bucket, reduced after backward
+    bool ddpOverlap = true;          // start each bucket's all-reduce as backward finishes it
+    int ddpTimeoutS = 300;      // a collective not done by then fails the run: a rank died or hangs
+    bool syncBatchnorm = false; // batch norm over every rank's batch together (SyncBatchNorm)
 
     // Sets one key from text ("batch_size", "64"). Throws ConfigError naming the key.
     void set(const std::string& key, const std::string& value);
@@ -71,6 +74,10 @@ struct RunConfig {
 
     bool mixedPrecision() const { return precision != "32"; }
     std::string displayName() const;
+
+private:
+    // What setting `key` implies for another key (ranks > 1: distributed=mpi).
+    void impliedBy(const std::string& key);
 };
 
 // The section of a form (and of `train --help`) a key belongs to.

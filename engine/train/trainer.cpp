@@ -63,6 +63,11 @@ struct Interval {
         ++steps;
         fold(false);
     }
+    void add(ExposedTime exposed) {
+        allReduceMs += exposed.hostMs;
+        if (exposed.waitStart)
+            m_pendingWaits.push_back(std::move(exposed));
+    }
     // Sums the timings of finished work; with `all`, of everything (the caller has waited for
     // the device). Events on one stream complete in order, so the front decides.
     void fold(bool all) {
@@ -80,12 +85,19 @@ struct Interval {
                 break;
             optimizerMs += o.end->elapsedMs(*o.start);
         }
+        for (; !m_pendingWaits.empty(); m_pendingWaits.pop_front()) {
+            ExposedTime& w = m_pendingWaits.front();
+            if (!all && !w.waitEnd->completed())
+                break;
+            allReduceMs += w.waitEnd->elapsedMs(*w.waitStart);
+        }
     }
     void reset() { *this = Interval(); }
 
 private:
     std::deque<MicroBatchEvents> m_pendingMicro;
     std::deque<StepEvents> m_pendingSteps;
+    std::deque<ExposedTime> m_pendingWaits; // on the GPU, the compute stream's wait for NCCL
 };
 
 // What to change when the loss diverges, for NonFiniteLossError.
@@ -153,6 +165,7 @@ struct Trainer::State {
     std::unique_ptr<Checkpointer> checkpointer;
     std::unique_ptr<Advisor> advisor;
     std::unique_ptr<DataParallel> dp; // distributed=mpi
+    bool jobStopRequested = false;    // a rank of the job was asked to stop (stopping())
     Tensor lossSum, lossHost, deviceInputs, deviceLabels;
     Tensor skippedSteps; // device count of steps the GradScaler skipped in this interval
     Position pos;
@@ -173,21 +186,46 @@ struct Trainer::State {
     State(RunConfig c, EventSink& s, TrainerOptions o)
         : config(std::move(c)), sink(s), options(std::move(o)) {}
 
+    // Lines logged before the run is announced (while it sets up) wait for the announcement,
+    // so the store, which records a run's events from its start on, keeps them too.
+    std::vector<LogEvent> setupLog;
+    bool announced = false;
     void log(LogLevel level, const std::string& message) {
-        sink.onEvent(LogEvent{level, message, nowUnix()});
+        LogEvent line{level, message, nowUnix()};
+        if (announced)
+            sink.onEvent(line);
+        else
+            setupLog.push_back(std::move(line));
+    }
+    void announce(const RunStartedEvent& started) {
+        sink.onEvent(started);
+        announced = true;
+        for (const LogEvent& line : setupLog)
+            sink.onEvent(line);
+        setupLog.clear();
     }
     void setup();
     const Tensor& toDevice(const Tensor& host, Tensor& device) {
         return stageOnDevice(*backend, host, device);
     }
+    void continueOnAnotherJobShape();
     bool trainEpoch(std::stop_token& stop);
-    void logInterval(Interval& interval, float lr);
+    void logInterval(Interval& interval, float lr, const std::stop_token& stop);
     void waitWhilePaused(Interval& interval, float lr, std::stop_token& stop);
     bool evaluate(EpochEvent& epoch, std::stop_token& stop) {
+        // Each rank of a job validates alone; one that stopped early would leave the others
+        // waiting in the next epoch's collectives, so a job's validation runs to its end.
+        std::stop_token whole;
         return validate(*backend, *graph, *valLoader, config.batchSize, deviceInputs, deviceLabels,
-                        epoch, stop);
+                        epoch, dp ? whole : stop);
     }
     bool isRankZero() const { return !dp || dp->rank() == 0; }
+    // Whether the run stops after this step. A data-parallel job's ranks must stop after the
+    // same step, so there a rank's request counts once the job has agreed on it: with the
+    // figures of each logged interval (a stop waits at most log_every_n_steps steps).
+    bool stopping(const std::stop_token& stop) const {
+        return dp ? jobStopRequested : stop.stop_requested();
+    }
     int64_t ranks() const { return dp ? dp->size() : 1; }
     bool done() const {
         return (config.maxSteps > 0 && pos.step >= config.maxSteps) ||
@@ -207,11 +245,17 @@ void Trainer::State::setup() {
         Communicator& comm =
             options.communicator ? *options.communicator : MpiCommunicator::world();
         comm.setTimeout(std::chrono::seconds(config.ddpTimeoutS));
+        if (config.ranks > 1 && config.ranks != comm.size())
+            throw ConfigError("ranks", "ranks=" + std::to_string(config.ranks) + " but " +
+                                           std::to_string(comm.size()) +
+                                           " ranks were started; make them agree");
         dp = std::make_unique<DataParallel>(comm, config);
         deviceText = dp->deviceOfThisRank(probeCuda().usable);
     }
     const Device device = resolveDevice(deviceText);
     backend = createBackend(device, config.threads);
+    if (dp)
+        log(LogLevel::Info, dp->connect(*backend));
     backend->setDeterministic(config.deterministic);
     backend->setFlushDenormals(config.flushDenormals); // this thread and the compute pool
     backend->setMemoryFormat(memoryFormatOf(config.memoryFormat));
@@ -290,10 +334,14 @@ void Trainer::State::setup() {
     advisor = std::make_unique<Advisor>(
         AdvisorContext{config.numWorkers, config.precision, backend->device().toString(),
                        cuda.usable, cuda.gpus.empty() ? std::string() : cuda.gpus[0].name});
+    pos.ranks = static_cast<int>(ranks());
+    pos.batchSize = config.batchSize;
     if (!options.resumeFrom.empty()) {
         pos = checkpointer->load(options.resumeFrom, *graph, *optimizer, scaler.get());
         summary.bestValAcc = pos.bestValAcc;
         summary.bestEpoch = pos.bestEpoch;
+        if (pos.ranks != ranks() || pos.batchSize != config.batchSize)
+            continueOnAnotherJobShape();
     }
     if (dp) { // every rank starts from rank 0's replica, as DistributedDataParallel's wrap
         dp->checkSameRun(config, *graph);
@@ -301,6 +349,35 @@ void Trainer::State::setup() {
         dp->attach(*graph);
         log(LogLevel::Info, dp->describe(backend->device().toString()));
     }
+}
+
+// A checkpoint of another rank count or batch size: the epoch goes on from the same place in
+// its order, and the log says what changes with the effective batch.
+void Trainer::State::continueOnAnotherJobShape() {
+    const Position saved = pos;
+    const int64_t repeated = moveToJobShape(pos, static_cast<int>(ranks()), config.batchSize);
+    const int64_t savedBatch = saved.ranks * saved.batchSize * config.accumulateGradBatches;
+    const int64_t batch = ranks() * config.batchSize * config.accumulateGradBatches;
+    std::string text = "resumed on " + std::to_string(ranks()) + " rank(s) x batch " +
+                       std::to_string(config.batchSize) + " from a checkpoint of " +
+                       std::to_string(saved.ranks) + " x " + std::to_string(saved.batchSize) +
+                       ": epoch " + std::to_string(pos.epoch + 1) + " goes on " +
+                       std::to_string(saved.batchInEpoch * saved.batchSize * saved.ranks) +
+                       " samples into its order (batch " + std::to_string(pos.batchInEpoch) +
+                       " of " + std::to_string(trainLoader->batchesPerEpoch()) + " on each rank)";
+    if (repeated > 0)
+        text += ", reading the last " + std::to_string(repeated) +
+                " of them again to start on a batch boundary";
+    if (batch != savedBatch)
+        text += "; the effective batch is now " + std::to_string(batch) + " (was " +
+                std::to_string(savedBatch) + "), so an epoch has " + std::to_string(stepsPerEpoch) +
+                " optimizer steps and the learning-rate "
+                "schedule spans this run's " +
+                std::to_string(totalSteps) +
+                " steps; steps taken "
+                "and samples seen go on from " +
+                std::to_string(pos.step) + " and " + std::to_string(pos.samplesSeen);
+    log(LogLevel::Info, text);
 }
 
 // One epoch (or what is left of it after a resume). Returns false when stopped.
@@ -343,7 +420,7 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
         }
         if (pending == k || (endOfEpoch && pending > 0)) {
             if (dp)
-                interval.allReduceMs += dp->reduceGradients();
+                interval.add(dp->reduceGradients());
             Interval::StepEvents ev;
             ev.start = backend->recordEvent();
             const float lr = schedule->lr(pos.step);
@@ -362,25 +439,25 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
             interval.add(std::move(ev));
             ++pos.step;
             pending = 0;
-            const bool last = done() || stop.stop_requested();
+            const bool last = done() || stopping(stop);
             if (interval.steps == config.logEveryNSteps || last)
-                logInterval(interval, lr);
-            if (!last)
+                logInterval(interval, lr, stop);
+            if (!last && !dp) // a rank that paused would hold up the job's collectives
                 waitWhilePaused(interval, lr, stop);
             if (done() && !endOfEpoch)
                 return true;
-            if (stop.stop_requested())
+            if (stopping(stop))
                 return false;
         }
         if (endOfEpoch) {
             if (interval.steps > 0)
-                logInterval(interval, schedule->lr(pos.step - 1));
+                logInterval(interval, schedule->lr(pos.step - 1), stop);
             return true;
         }
     }
 }
 
-void Trainer::State::logInterval(Interval& interval, float lr) {
+void Trainer::State::logInterval(Interval& interval, float lr, const std::stop_token& stop) {
     backend->copy(lossSum, lossHost); // waits for the interval's work: its events are complete
     StepEvent ev;
     interval.fold(true);
@@ -390,11 +467,14 @@ void Trainer::State::logInterval(Interval& interval, float lr) {
     ev.epoch = pos.epoch + 1;
     ev.samplesSeen = pos.samplesSeen;
     ev.unixTime = nowUnix();
-    if (dp) { // the job's: the ranks' mean losses averaged, their correct predictions summed
-        std::vector<double> sums{lossHost.data<float>()[0], lossHost.data<float>()[1]};
+    if (dp) { // the job's: the ranks' mean losses averaged, their correct predictions summed,
+              // and whether any rank was asked to stop
+        std::vector<double> sums{lossHost.data<float>()[0], lossHost.data<float>()[1],
+                                 stop.stop_requested() ? 1.0 : 0.0};
         dp->sum(sums);
         lossHost.data<float>()[0] = static_cast<float>(sums[0] / dp->size());
         lossHost.data<float>()[1] = static_cast<float>(sums[1]);
+        jobStopRequested = sums[2] > 0.0;
     }
     ev.loss = lossHost.data<float>()[0] / micro;
     trainLossSum += lossHost.data<float>()[0];
@@ -446,7 +526,7 @@ void Trainer::State::waitWhilePaused(Interval& interval, float lr, std::stop_tok
     if (!pauseRequested.load(std::memory_order_acquire))
         return;
     if (interval.steps > 0)
-        logInterval(interval, lr);
+        logInterval(interval, lr, stop);
     sink.onEvent(PauseEvent{true, pos.step, nowUnix()});
     {
         std::unique_lock lock(pauseMutex);
@@ -490,13 +570,13 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
         ev.stepsPerEpoch = s.stepsPerEpoch;
         ev.totalSteps = s.totalSteps;
         ev.resumedFromStep = s.pos.step;
-        s.sink.onEvent(ev);
+        s.announce(ev);
         startedSent = true;
         if (!probeCuda().usable && s.config.device == "auto")
             s.log(LogLevel::Info, "training on the CPU: " + probeCuda().reason);
         bool stopped = false;
         while (!s.done() && !stopped) {
-            if (stop.stop_requested()) { // asked during setup or validation
+            if (s.stopping(stop)) { // asked during setup or validation
                 stopped = true;
                 break;
             }
@@ -571,7 +651,7 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
                                     : processPeakRssBytes().value_or(0);
     finished.summary = s.summary;
     if (!startedSent)
-        s.sink.onEvent(ev);
+        s.announce(ev);
     s.sink.onEvent(finished);
     return finished;
 }

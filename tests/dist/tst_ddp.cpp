@@ -214,6 +214,54 @@ private slots:
                          resumed.json["checkpoint"].toString()));
     }
 
+    // fmnist-cnn has batch norm: with sync_batchnorm two ranks' statistics together are the
+    // one rank's of the same 64 samples, so the job trains as that rank does.
+    void syncBatchNormTrainsLikeOneRank() {
+        const Result one = run(TB_CLI_PATH, base("fmnist-cnn", "sgd") + sets({"batch_size=64"}));
+        QVERIFY2(one.exitCode == 0, qPrintable(one.err));
+        const Result two =
+            run(TB_MPIRUN, mpirun(2) + base("fmnist-cnn", "sgd") +
+                               sets({"batch_size=32", "distributed=mpi", "sync_batchnorm=true"}));
+        QVERIFY2(two.exitCode == 0, qPrintable(two.err));
+        const double diff =
+            weightDifference(one.json["checkpoint"].toString(), two.json["checkpoint"].toString());
+        QVERIFY2(diff < 1e-4,
+                 qPrintable(QString("final weights and statistics differ by %1").arg(diff)));
+    }
+
+    // A job stopped after 3 steps goes on with another rank count and the same effective
+    // batch (2 x 32 <-> 1 x 64): the rest of the epoch is the same samples, so it ends where
+    // the straight single-rank run does.
+    void resumesOnAnotherRankCount_data() {
+        QTest::addColumn<int>("ranksBefore");
+        QTest::addColumn<int>("ranksAfter");
+        QTest::newRow("2 ranks, then 1") << 2 << 1;
+        QTest::newRow("1 rank, then 2") << 1 << 2;
+    }
+    void resumesOnAnotherRankCount() {
+        QFETCH(int, ranksBefore);
+        QFETCH(int, ranksAfter);
+        const auto shape = [](int ranks) {
+            return sets({"batch_size=" + QString::number(64 / ranks), "distributed=mpi"});
+        };
+        const Result straight = run(TB_CLI_PATH, base("lenet5", "sgd") + sets({"batch_size=64"}));
+        QVERIFY2(straight.exitCode == 0, qPrintable(straight.err));
+        const Result first = run(TB_MPIRUN, mpirun(ranksBefore) + base("lenet5", "sgd") +
+                                                shape(ranksBefore) + sets({"max_steps=3"}));
+        QVERIFY2(first.exitCode == 0, qPrintable(first.err));
+        QStringList resume{"train", "--no-db", "--json", "--resume",
+                           first.json["checkpoint"].toString()};
+        const Result resumed = run(TB_MPIRUN, mpirun(ranksAfter) + resume + shape(ranksAfter) +
+                                                  sets({"max_steps=-1"}));
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+        QVERIFY2(resumed.err.contains("epoch 1 goes on 192 samples into its order"),
+                 qPrintable(resumed.err));
+        QCOMPARE(resumed.json["steps"].toInt(), straight.json["steps"].toInt());
+        const double diff = weightDifference(straight.json["checkpoint"].toString(),
+                                             resumed.json["checkpoint"].toString());
+        QVERIFY2(diff < 1e-5, qPrintable(QString("final weights differ by %1").arg(diff)));
+    }
+
     // Rank 0 alone writes the store: one run, its steps with every rank's times and the
     // all-reduce the overlap did not hide, readable as series ("rank1/step_ms").
     void rankZeroRecordsEveryRank() {

@@ -3,6 +3,7 @@
 #include "core/errors.h"
 #include "data/datasets.h"
 #include "nn/modelzoo.h"
+#include "train/checkpointer.h"
 #include "train/runconfig.h"
 
 #include <limits>
@@ -16,6 +17,63 @@ using namespace tb;
 class TestRunConfig : public QObject {
     Q_OBJECT
 private slots:
+    // ranks > 1 is a data-parallel job: it says distributed=mpi, so the ddp.* keys apply; a
+    // config that asks for ranks but sets distributed back is named.
+    void ranksMakeADataParallelJob() {
+        RunConfig c;
+        QCOMPARE(c.distributed, std::string("none"));
+        QVERIFY(!findConfigField("ddp.bucket_mb")->appliesTo(c));
+        c.set("ranks", "2");
+        QCOMPARE(c.distributed, std::string("mpi"));
+        QVERIFY(findConfigField("ddp.bucket_mb")->appliesTo(c));
+        QVERIFY(findConfigField("sync_batchnorm")->appliesTo(c));
+        c.validate();
+        c.set("distributed", "none");
+        try {
+            c.validate();
+            QFAIL("ranks=2 with distributed=none passed");
+        } catch (const ConfigError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), QString("distributed"));
+        }
+        const RunConfig back = RunConfig::fromJson(RunConfig().toJson());
+        QCOMPARE(back.ranks, 1);
+        RunConfig job;
+        job.set("ranks", "4");
+        QCOMPARE(RunConfig::fromJson(job.toJson()).distributed, std::string("mpi"));
+    }
+
+    // A job's place in its epoch is a count of samples: 2 ranks x 32 x 3 batches = 192 samples
+    // is batch 6 of one rank of 32, batch 1 of 4 ranks x 32 (128), 64 of them read again.
+    void aPositionMovesToAnotherJobShape_data() {
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<int>("batchInEpoch");
+        QTest::addColumn<int>("repeated");
+        QTest::newRow("1 x 32") << 1 << 32 << 6 << 0;
+        QTest::newRow("1 x 64") << 1 << 64 << 3 << 0;
+        QTest::newRow("4 x 32") << 4 << 32 << 1 << 64;
+        QTest::newRow("2 x 32, unchanged") << 2 << 32 << 3 << 0;
+    }
+    void aPositionMovesToAnotherJobShape() {
+        QFETCH(int, ranks);
+        QFETCH(int, batch);
+        QFETCH(int, batchInEpoch);
+        QFETCH(int, repeated);
+        Position p;
+        p.epoch = 1;
+        p.step = 7;
+        p.samplesSeen = 448;
+        p.batchInEpoch = 3;
+        p.ranks = 2;
+        p.batchSize = 32;
+        QCOMPARE(moveToJobShape(p, ranks, batch), int64_t{repeated});
+        QCOMPARE(p.batchInEpoch, int64_t{batchInEpoch});
+        QCOMPARE(p.ranks, ranks);
+        QCOMPARE(p.batchSize, int64_t{batch});
+        QCOMPARE(p.step, int64_t{7}); // steps and samples seen go on
+        QCOMPARE(p.samplesSeen, int64_t{448});
+    }
+
     void rejectsInvalidValues_data() {
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("value");

@@ -43,6 +43,9 @@ public:
     void setDeterministic(bool on) override;
 
     Device device() const override { return Device::cuda(m_index); }
+    int index() const { return m_index; }
+    // Every op's stream, for the NCCL collectives to order themselves after.
+    cudaStream_t computeStream() const { return m_streams->compute(); }
     std::string description() const override;
 
     Tensor empty(const Shape& shape, DType dtype) override;

@@ -1,10 +1,14 @@
-// The plugin's exported C entry points (backend/cudaplugin.h): ABI version, probe, factory.
+// The plugin's exported C entry points (backend/cudaplugin.h): ABI version, probe, factories.
 #include "backend/cudaplugin.h"
 
 #include "cudabackend.h"
 #include "deviceinfo.h"
+#ifdef TB_HAVE_NCCL
+#include "ncclcollectives.h"
+#endif
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -58,6 +62,50 @@ tb::Backend* tb_cuda_create_backend(int index, char* err, std::size_t errLen) {
     } catch (...) {
         copyOut("unknown error while creating the CUDA backend", err, errLen);
     }
+    return nullptr;
+}
+
+int tb_cuda_collectives_id(char* id, char* err, std::size_t errLen) {
+#ifdef TB_HAVE_NCCL
+    try {
+        const tb::DeviceCollectivesId made = tb::cuda::NcclCollectives::newId();
+        std::memcpy(id, made.bytes, sizeof made.bytes);
+        return 0;
+    } catch (const std::exception& e) {
+        copyOut(e.what(), err, errLen);
+    } catch (...) {
+        copyOut("unknown error while making the NCCL id", err, errLen);
+    }
+#else
+    (void)id;
+    copyOut("this CUDA plugin was built without NCCL (nccl.h was not under /usr/local/cuda)", err,
+            errLen);
+#endif
+    return -1;
+}
+
+tb::DeviceCollectives* tb_cuda_create_collectives(tb::Backend* backend, const char* id, int rank,
+                                                  int size, int timeoutMs, char* err,
+                                                  std::size_t errLen) {
+#ifdef TB_HAVE_NCCL
+    try {
+        auto* cuda = dynamic_cast<tb::cuda::CudaBackend*>(backend);
+        if (!cuda)
+            throw tb::Error("NCCL collectives need a backend of this plugin");
+        tb::DeviceCollectivesId nid;
+        std::memcpy(nid.bytes, id, sizeof nid.bytes);
+        return new tb::cuda::NcclCollectives(cuda->index(), cuda->computeStream(), nid, rank, size,
+                                             std::chrono::milliseconds(timeoutMs));
+    } catch (const std::exception& e) {
+        copyOut(e.what(), err, errLen);
+    } catch (...) {
+        copyOut("unknown error while connecting NCCL", err, errLen);
+    }
+#else
+    (void)backend, (void)id, (void)rank, (void)size, (void)timeoutMs;
+    copyOut("this CUDA plugin was built without NCCL (nccl.h was not under /usr/local/cuda)", err,
+            errLen);
+#endif
     return nullptr;
 }
 
