@@ -46,14 +46,16 @@ int signalExitCode() {
 void printHelp() {
     std::puts("usage: trainbench-cli train [--config run.json] [--set key=value]... [--json]\n"
               "                            [--db PATH | --no-db] [--resume RUN_ID|PATH] [--quiet]\n"
-              "                            [--nproc N]\n\n"
+              "                            [--nproc N] [--run-id ID]\n\n"
               "With no options it trains fmnist-cnn on Fashion-MNIST. Ctrl-C or SIGTERM stops\n"
               "after the current step, saves a checkpoint and exits with status 130 (143 for\n"
               "SIGTERM); --resume continues it. A second one exits at once.\n\n"
-              "Data-parallel: --nproc N starts N ranks on this machine (through mpirun, the cores\n"
-              "split between them); `mpirun -np N trainbench-cli train --set distributed=mpi`\n"
-              "does the same on any hosts mpirun or srun reaches. batch_size is per rank; rank 0\n"
-              "records the run and saves its checkpoints.");
+              "Data-parallel: --nproc N (or ranks=N) starts N ranks on this machine (through\n"
+              "mpirun, the cores split between them); `mpirun -np N trainbench-cli train --set\n"
+              "distributed=mpi` does the same on any hosts mpirun or srun reaches. batch_size is\n"
+              "per rank; rank 0 records the run and saves its checkpoints. A job resumes on\n"
+              "another rank count from the same place in its epoch.\n\n"
+              "--run-id ID records the run under ID (a program that follows it in the store).");
     printConfigKeys(stdout);
 }
 
@@ -70,8 +72,8 @@ RunConfig buildConfig(const Args& args, std::string& resumePath) {
                                               defaultCheckpointRoot());
         config = Trainer::configFromCheckpoint(resumePath);
     }
-    // A resumed run keeps its checkpoint's config; only --set changes it.
-    applyConfigArgs(args, config, resumePath.empty());
+    // A resumed run keeps its checkpoint's config but for what --config and --set change.
+    applyConfigArgs(args, config);
     return config;
 }
 
@@ -143,33 +145,46 @@ nlohmann::json resultJson(const std::string& runId, const RunFinishedEvent& f,
 } // namespace
 
 int cmdTrain(const Argv& argv) {
-    const Args args(argv, {{"config", "set", "db", "resume", "nproc"}, {"json", "no-db", "quiet"}});
+    const Args args(
+        argv, {{"config", "set", "db", "resume", "nproc", "run-id"}, {"json", "no-db", "quiet"}});
     if (args.flag("help")) {
         printHelp();
         return 0;
     }
-    if (const auto ranks = args.intValue("nproc", 1, 4096)) {
-        std::vector<std::string> rest;
-        for (std::size_t i = 0; i < argv.size(); ++i) {
-            if (argv[i] == "--nproc") {
-                ++i; // and its value
-                continue;
-            }
-            if (argv[i].rfind("--nproc=", 0) != 0)
-                rest.push_back(argv[i]);
-        }
-        return runLocalJob(rest, static_cast<int>(*ranks));
-    }
     std::string resumePath;
-    const RunConfig config = buildConfig(args, resumePath);
+    RunConfig config = buildConfig(args, resumePath);
+    // ranks > 1 (or --nproc, the same) outside an MPI launcher: start the job, whose ranks
+    // come back here with distributed=mpi.
+    std::vector<std::string> jobArgs;
+    for (std::size_t i = 0; i < argv.size(); ++i) {
+        if (argv[i] == "--nproc") {
+            ++i; // and its value
+            continue;
+        }
+        if (argv[i].rfind("--nproc=", 0) != 0)
+            jobArgs.push_back(argv[i]);
+    }
+    if (const auto ranks = args.intValue("nproc", 1, 256)) {
+        config.set("ranks", std::to_string(*ranks));
+        jobArgs.insert(jobArgs.end(), {"--set", "ranks=" + std::to_string(*ranks)});
+    }
+    if (config.ranks > 1 && !MpiCommunicator::launchedByMpi()) {
+        config.validate(); // a bad config fails here, not in every rank
+        return runLocalJob(jobArgs, config.ranks, config.threads);
+    }
     // In a data-parallel job rank 0 records, prints and reports; the others only train.
     const bool distributed = config.distributed == "mpi";
     const int rank = distributed ? MpiCommunicator::world().rank() : 0;
     const bool json = args.flag("json") && rank == 0;
 
     RunSessionOptions options;
-    // A resumed run continues its own record (and checkpoint folder) in the run store.
-    options.trainer.runId = resumePath.empty() ? "" : Checkpointer::runIdOf(resumePath);
+    // A resumed run continues its own record (and checkpoint folder) in the run store; a
+    // launcher that follows the run in the store names it in advance (--run-id).
+    options.trainer.runId =
+        resumePath.empty() ? args.valueOr("run-id", "") : Checkpointer::runIdOf(resumePath);
+    if (args.value("run-id") && !resumePath.empty() &&
+        *args.value("run-id") != options.trainer.runId)
+        throw ConfigError("--run-id", "a resumed run keeps its id (" + options.trainer.runId + ")");
     options.trainer.resumeFrom = resumePath;
     if (!args.flag("no-db") && rank == 0)
         options.databasePath = args.valueOr("db", defaultDatabasePath());
@@ -239,8 +254,10 @@ int cmdTrain(const Argv& argv) {
         return 1;
     }
     if (finished.status == RunStatus::Stopped) {
-        std::fprintf(stderr, "trainbench-cli train: stopped by %s; continue with --resume %s\n",
-                     g_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT", session.runId().c_str());
+        if (rank == 0) // the run and its checkpoints are rank 0's
+            std::fprintf(stderr, "trainbench-cli train: stopped by %s; continue with --resume %s\n",
+                         g_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT",
+                         session.runId().c_str());
         return exitWith(signalExitCode());
     }
     if (waitInterrupted)

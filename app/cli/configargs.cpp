@@ -7,8 +7,8 @@
 
 namespace tb::cli {
 
-void applyConfigArgs(const Args& args, RunConfig& config, bool withConfigFile) {
-    if (const auto file = args.value("config"); file && withConfigFile) {
+void applyConfigArgs(const Args& args, RunConfig& config) {
+    if (const auto file = args.value("config")) {
         std::string text; // a file, or a pipe: --config <(generate)
         try {
             text = readJsonText(*file);

@@ -9,9 +9,8 @@ class RunConfig;
 
 namespace tb::cli {
 
-// Applies --config (a file or a pipe; unless !withConfigFile) and then each --set to `config`,
-// and validates it.
-// Throws ConfigError naming the option, file or key.
-void applyConfigArgs(const Args& args, RunConfig& config, bool withConfigFile = true);
+// Applies --config (a file or a pipe) and then each --set to `config`, then its cross-field
+// checks. Throws ConfigError naming the key, or --config / --set for a malformed argument.
+void applyConfigArgs(const Args& args, RunConfig& config);
 
 } // namespace tb::cli

@@ -16,7 +16,8 @@
 
 namespace tb::cli {
 
-std::vector<std::string> localJobCommand(const std::vector<std::string>& trainArgs, int ranks) {
+std::vector<std::string> localJobCommand(const std::vector<std::string>& trainArgs, int ranks,
+                                         int threads) {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     std::vector<std::string> cmd{"mpirun"};
     if (geteuid() == 0)
@@ -31,13 +32,9 @@ std::vector<std::string> localJobCommand(const std::vector<std::string>& trainAr
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
     cmd.push_back(ec ? std::string("trainbench-cli") : self.string());
     cmd.push_back("train");
-    bool threadsGiven = false;
-    for (const std::string& a : trainArgs) {
-        threadsGiven = threadsGiven || a.rfind("threads=", 0) == 0;
-        cmd.push_back(a);
-    }
+    cmd.insert(cmd.end(), trainArgs.begin(), trainArgs.end());
     cmd.insert(cmd.end(), {"--set", "distributed=mpi"});
-    if (!threadsGiven)
+    if (threads == 0)
         cmd.insert(cmd.end(), {"--set", "threads=" + std::to_string(std::max(1u, cores / ranks))});
     return cmd;
 }
@@ -60,8 +57,8 @@ void reportJobStatus(int code) {
         }
 }
 
-int runLocalJob(const std::vector<std::string>& trainArgs, int ranks) {
-    const std::vector<std::string> cmd = localJobCommand(trainArgs, ranks);
+int runLocalJob(const std::vector<std::string>& trainArgs, int ranks, int threads) {
+    const std::vector<std::string> cmd = localJobCommand(trainArgs, ranks, threads);
     std::vector<char*> argv;
     for (const std::string& a : cmd)
         argv.push_back(const_cast<char*>(a.c_str()));

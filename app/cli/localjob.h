@@ -9,11 +9,13 @@
 namespace tb::cli {
 
 // The mpirun command line that runs `trainArgs` (train's arguments without --nproc) on N
-// ranks: distributed=mpi, and the cores split between the ranks unless threads is set.
-std::vector<std::string> localJobCommand(const std::vector<std::string>& trainArgs, int ranks);
+// ranks: distributed=mpi, and the cores split between the ranks when the config's threads is
+// 0 (one per core); otherwise each rank takes `threads`.
+std::vector<std::string> localJobCommand(const std::vector<std::string>& trainArgs, int ranks,
+                                         int threads);
 // Runs that mpirun and waits for it; returns rank 0's exit status (mpirun's own when rank 0
 // gave none, 127 when mpirun cannot be started). SIGINT and SIGTERM reach the job.
-int runLocalJob(const std::vector<std::string>& trainArgs, int ranks);
+int runLocalJob(const std::vector<std::string>& trainArgs, int ranks, int threads);
 // In rank 0 of a job runLocalJob started: tells it the status to exit with.
 void reportJobStatus(int code);
 

@@ -1,6 +1,9 @@
 // runExperiment: a RunSession per arm and repeat, with a sink that keeps the step events.
 #include "experiments/experimentrunner.h"
 
+#include "core/errors.h"
+#include "session/localjobsession.h"
+
 #include <algorithm>
 #include <mutex>
 
@@ -83,14 +86,31 @@ ExperimentResult runExperiment(const ExperimentPreset& preset, const RunConfig& 
             RepeatSink sink;
             std::vector<EventSink*> sinks = options.sinks;
             sinks.push_back(&sink);
-            RunSession session(config, options.session, sinks);
-            const RunFinishedEvent finished = session.run(stop);
+            RunFinishedEvent finished;
+            std::string runId;
+            try {
+                if (config.ranks > 1) { // a job of its own processes, followed in the store
+                    LocalJobOptions job;
+                    job.databasePath = options.session.databasePath;
+                    job.forwardSystemSamples = false;
+                    LocalJobSession session(config, job, sinks);
+                    runId = session.runId();
+                    finished = session.run(stop);
+                } else {
+                    RunSession session(config, options.session, sinks);
+                    runId = session.runId();
+                    finished = session.run(stop);
+                }
+            } catch (const Error& e) { // no store to follow a job through
+                finished.status = RunStatus::Failed;
+                finished.error = e.what();
+            }
             if (finished.status == RunStatus::Stopped) {
                 result.stopped = true;
                 break;
             }
             ArmRepeat measured = measureRepeat(sink.steps(), finished);
-            measured.runId = session.runId();
+            measured.runId = runId;
             measured.device = sink.device();
             if (options.onRepeat)
                 options.onRepeat(a, measured);

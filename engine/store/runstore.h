@@ -76,7 +76,8 @@ public:
     // SQLite's PRAGMA data_version: changes whenever another connection (another process, the
     // recorder's thread) commits to the file, so a follower knows without reading any table.
     int64_t dataVersion();
-    std::vector<RunLogEntry> events(const std::string& runId);
+    // The run's log lines and advice after row afterId, in order.
+    std::vector<RunLogEntry> events(const std::string& runId, int64_t afterId = 0);
     // "ok" entries are not returned: empty means PRAGMA integrity_check passed.
     std::vector<std::string> checkIntegrity();
 

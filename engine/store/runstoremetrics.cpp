@@ -165,10 +165,11 @@ std::vector<SystemSample> RunStore::systemSamples(const std::string& runId, doub
     return rows;
 }
 
-std::vector<RunLogEntry> RunStore::events(const std::string& runId) {
+std::vector<RunLogEntry> RunStore::events(const std::string& runId, int64_t afterId) {
     SqliteStatement& q = m_db->cached("SELECT id, kind, level, rule, message, step, time "
-                                      "FROM events WHERE run_id = ?1 ORDER BY id");
+                                      "FROM events WHERE run_id = ?1 AND id > ?2 ORDER BY id");
     q.bind(1, runId);
+    q.bind(2, afterId);
     std::vector<RunLogEntry> rows;
     while (q.step("reading logs")) {
         RunLogEntry e;

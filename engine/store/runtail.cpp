@@ -1,4 +1,4 @@
-// RunTail: a data_version check, then rows after the last step, epoch and sample it has.
+// RunTail: a data_version check, then rows after the last step, epoch, sample and log it has.
 #include "store/runtail.h"
 
 #include "store/storeerror.h"
@@ -23,12 +23,15 @@ RunTailUpdate RunTail::poll() {
     u.steps = m_store.stepMetrics(m_runId, m_lastStep);
     u.epochs = m_store.epochMetrics(m_runId, m_lastEpoch);
     u.samples = m_store.systemSamples(m_runId, m_lastSampleTime);
+    u.logs = m_store.events(m_runId, m_lastLogId);
     if (!u.steps.empty())
         m_lastStep = u.steps.back().step;
     if (!u.epochs.empty())
         m_lastEpoch = u.epochs.back().epoch;
     if (!u.samples.empty())
         m_lastSampleTime = u.samples.back().unixTime;
+    if (!u.logs.empty())
+        m_lastLogId = u.logs.back().id;
     u.record = m_store.getRun(m_runId);
     m_finished = u.record->status != RunStatus::Running;
     return u;

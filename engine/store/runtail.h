@@ -18,10 +18,12 @@ struct RunTailUpdate {
     std::vector<StepEvent> steps;
     std::vector<EpochEvent> epochs;
     std::vector<SystemSample> samples;
+    std::vector<RunLogEntry> logs;   // log lines and advice
     std::optional<RunRecord> record; // the run's row, when anything changed
     bool deleted = false;            // the run is gone from the store
     bool empty() const {
-        return steps.empty() && epochs.empty() && samples.empty() && !record && !deleted;
+        return steps.empty() && epochs.empty() && samples.empty() && logs.empty() && !record &&
+               !deleted;
     }
 };
 
@@ -44,6 +46,7 @@ private:
     int64_t m_lastStep = 0;
     int64_t m_lastEpoch = 0;
     double m_lastSampleTime = -1e300;
+    int64_t m_lastLogId = 0;
     bool m_finished = false;
 };
 

@@ -10,6 +10,7 @@
 #include "store/runstore.h"
 #include "support/runconfigs.h"
 
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -67,7 +68,7 @@ private slots:
                 armConfig(RunConfig(), p, a); // throws for a key or value the schema refuses
         }
         for (const char* id : {"num_workers", "pin_memory", "precision", "accumulation",
-                               "batch_size", "lr", "device"})
+                               "batch_size", "lr", "device", "ddp"})
             QVERIFY2(ids.contains(id), id);
         QVERIFY(findExperiment("pin_memory").needsGpu);
         QVERIFY_THROWS_EXCEPTION(ConfigError, findExperiment("no-such-preset"));
@@ -163,6 +164,36 @@ private slots:
             QVERIFY(std::find(run.tags.begin(), run.tags.end(), "experiment:batches") !=
                     run.tags.end());
         }
+    }
+
+    // The ddp preset's second arm is a job of two processes (mpirun), followed through the
+    // store like the first arm's run: both are measured and tagged.
+    void theDdpPresetTrainsAJobOfTwoRanks() {
+        QProcess probe;
+        probe.start("mpirun", {"--version"});
+        if (!probe.waitForFinished() || probe.exitCode() != 0)
+            QSKIP("mpirun is not installed (openmpi-bin)");
+        QTemporaryDir dir;
+        ExperimentPreset p = findExperiment("ddp");
+        p.steps = 6;
+        p.repeats = 1;
+        ExperimentOptions o;
+        o.session.databasePath = dir.filePath("runs.db").toStdString();
+        RunConfig base = test::shapesRunConfig(dir.filePath("ckpt").toStdString());
+        base.set("threads", "1");
+        const ExperimentResult r = runExperiment(p, base, o);
+        QCOMPARE(r.arms.size(), std::size_t{2});
+        for (const ArmResult& a : r.arms) {
+            QCOMPARE(a.repeats.size(), std::size_t{1});
+            QVERIFY2(a.repeats[0].error.empty(), a.repeats[0].error.c_str());
+            QVERIFY(a.repeats[0].samplesPerSec > 0);
+        }
+        RunStore store(o.session.databasePath);
+        const RunRecord job = store.getRun(r.arms[1].repeats[0].runId);
+        QCOMPARE(job.steps, int64_t{6});
+        QVERIFY(std::find(job.tags.begin(), job.tags.end(), "arm:ranks=2") != job.tags.end());
+        QCOMPARE(store.stepMetrics(job.id).back().ranks.size(), std::size_t{2});
+        QVERIFY(!r.conclusion.empty());
     }
 
     // A curve worked out by hand: flat to 1e-4, falling fastest between 1e-3 and 1e-2 (log-linear
