@@ -364,7 +364,8 @@ void MainWindow::updateActions() {
         m_lrFinder->setCanStart(canTrain);
     if (m_batchFinder)
         m_batchFinder->setCanStart(canTrain);
-    m_pause->setEnabled(state == State::Running || state == State::Paused);
+    m_pause->setEnabled((state == State::Running && m_controller->canPause()) ||
+                        state == State::Paused);
     m_pause->setText(state == State::Paused ? tr("&Resume") : tr("&Pause"));
     m_stop->setEnabled(state == State::Running || state == State::Paused || experimenting);
     m_setup->setEnabled(state == State::Idle && !experimenting);

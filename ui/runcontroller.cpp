@@ -5,6 +5,7 @@
 
 #include "core/errors.h"
 #include "core/runid.h"
+#include "session/localjobsession.h"
 
 #include <QThread>
 
@@ -20,11 +21,24 @@ constexpr auto kWindowRecordingPatience = std::chrono::hours(24 * 365);
 
 } // namespace
 
+// A run trains in this process (session) or in a data-parallel job of its own processes,
+// followed through the store (job); either way on its own thread.
 struct RunController::ActiveRun {
     std::unique_ptr<TaggingSink> sink;
     std::unique_ptr<RunSession> session;
+    std::unique_ptr<LocalJobSession> job;
     std::stop_source stop;
     QThread* thread = nullptr;
+
+    std::string runId() const { return session ? session->runId() : job->runId(); }
+    void resume() {
+        if (session)
+            session->resume();
+    }
+    void stopWaitingForStore() {
+        if (session)
+            session->stopWaitingForStore();
+    }
 };
 
 RunController::RunController(QString databasePath, const TelemetryOptions& telemetry,
@@ -39,12 +53,12 @@ RunController::RunController(QString databasePath, const TelemetryOptions& telem
 
 RunController::~RunController() {
     if (m_run) {
-        m_run->session->resume();
+        m_run->resume();
         m_run->stop.request_stop();
         m_recording.push_back(std::move(m_run));
     }
     for (auto& r : m_recording) {
-        r->session->stopWaitingForStore();
+        r->stopWaitingForStore();
         r->thread->wait();
         delete r->thread;
     }
@@ -56,7 +70,11 @@ QString RunController::gpuStatus() const {
 }
 
 QString RunController::currentRunId() const {
-    return m_run ? QString::fromStdString(m_run->session->runId()) : QString();
+    return m_run ? QString::fromStdString(m_run->runId()) : QString();
+}
+
+bool RunController::canPause() const {
+    return m_run && m_run->session;
 }
 
 bool RunController::start(const RunConfig& config, const QString& resumeFrom,
@@ -64,19 +82,21 @@ bool RunController::start(const RunConfig& config, const QString& resumeFrom,
     if (m_run)
         return false;
     auto run = std::make_unique<ActiveRun>();
+    const std::string id = runId.isEmpty() ? makeRunId() : runId.toStdString();
+    run->sink = std::make_unique<TaggingSink>(m_queue, EventSource{id, 0});
+    if (config.ranks > 1)
+        return startJob(std::move(run), config, resumeFrom, id);
     RunSessionOptions options;
     options.telemetry = &m_sampler;
     options.recorder.closePatience =
         std::chrono::duration_cast<std::chrono::milliseconds>(kWindowRecordingPatience);
     options.databasePath = m_databasePath.toStdString();
-    options.trainer.runId = runId.isEmpty() ? makeRunId() : runId.toStdString();
+    options.trainer.runId = id;
     options.trainer.resumeFrom = resumeFrom.toStdString();
-    const QString id = QString::fromStdString(options.trainer.runId);
-    run->sink = std::make_unique<TaggingSink>(m_queue, EventSource{options.trainer.runId, 0});
     // From the run's thread to the UI thread, after the run's last events.
-    options.onRecording = [this, id](const RecordingNotice& notice) {
+    options.onRecording = [this, qid = QString::fromStdString(id)](const RecordingNotice& notice) {
         QMetaObject::invokeMethod(
-            this, [this, id, notice] { onRecordingNotice(id, notice); }, Qt::QueuedConnection);
+            this, [this, qid, notice] { onRecordingNotice(qid, notice); }, Qt::QueuedConnection);
     };
     try {
         run->session =
@@ -92,17 +112,50 @@ bool RunController::start(const RunConfig& config, const QString& resumeFrom,
     RunSession* session = run->session.get();
     run->thread =
         QThread::create([session, token = run->stop.get_token()] { session->run(token); });
+    launch(std::move(run));
+    return true;
+}
+
+// ranks > 1: `trainbench-cli train` starts the job; its rank 0 writes the store, and the job's
+// session turns the rows it reads back into the same events. The window's own sampler already
+// shows this machine's hardware, so the job's recorded samples are not shown twice.
+bool RunController::startJob(std::unique_ptr<ActiveRun> run, const RunConfig& config,
+                             const QString& resumeFrom, const std::string& id) {
+    LocalJobOptions options;
+    options.databasePath = m_databasePath.toStdString();
+    options.runId = id;
+    options.resumeFrom = resumeFrom.toStdString();
+    options.forwardSystemSamples = false;
+    try {
+        run->job = std::make_unique<LocalJobSession>(config, options,
+                                                     std::vector<EventSink*>{run->sink.get()});
+    } catch (const Error& e) {
+        emit logMessage(
+            LogLevel::Error,
+            tr("The data-parallel job cannot start: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    emit logMessage(LogLevel::Info,
+                    tr("starting a data-parallel job of %1 ranks (mpirun); its rank 0 records "
+                       "the run, which is followed here through the run store")
+                        .arg(config.ranks));
+    LocalJobSession* job = run->job.get();
+    run->thread = QThread::create([job, token = run->stop.get_token()] { job->run(token); });
+    launch(std::move(run));
+    return true;
+}
+
+void RunController::launch(std::unique_ptr<ActiveRun> run) {
     run->thread->setObjectName(QStringLiteral("trainer"));
     QThread* thread = run->thread;
     connect(thread, &QThread::finished, this, [this, thread] { onThreadFinished(thread); });
     m_run = std::move(run);
     thread->start();
     setState(State::Running);
-    return true;
 }
 
 void RunController::pause() {
-    if (m_state != State::Running)
+    if (m_state != State::Running || !canPause())
         return;
     m_run->session->pause();
     setState(State::Paused);
@@ -111,7 +164,7 @@ void RunController::pause() {
 void RunController::resume() {
     if (m_state != State::Paused)
         return;
-    m_run->session->resume();
+    m_run->resume();
     setState(State::Running);
 }
 

@@ -37,7 +37,9 @@ public:
     ~RunController() override;
 
     // Starts a run on a training thread. Returns false (and changes nothing) while one trains.
-    // With resumeFrom (a checkpoint) and runId, continues that recorded run.
+    // With resumeFrom (a checkpoint) and runId, continues that recorded run. A config of
+    // ranks > 1 starts a data-parallel job of that many processes instead, followed through the
+    // store (false, with a log message, when there is no store to follow it through).
     bool start(const RunConfig& config, const QString& resumeFrom = {}, const QString& runId = {});
     void pause();
     void resume();
@@ -47,6 +49,9 @@ public:
     QString databasePath() const { return m_databasePath; }
     // The run training now (empty when none).
     QString currentRunId() const;
+    // Whether the run training now can pause: a data-parallel job cannot (its ranks would wait
+    // for each other until the timeout).
+    bool canPause() const;
     // Runs that finished training and still wait for a locked or full store.
     int runsWaitingToBeRecorded() const { return static_cast<int>(m_recording.size()); }
     // Why the sampler has no GPU readings, empty when it reads them fine.
@@ -68,6 +73,9 @@ signals:
 
 private:
     struct ActiveRun;
+    bool startJob(std::unique_ptr<ActiveRun> run, const RunConfig& config,
+                  const QString& resumeFrom, const std::string& id);
+    void launch(std::unique_ptr<ActiveRun> run);
     void drain();
     void setState(State state);
     void onTrainingEnded(const QString& runId);

@@ -6,6 +6,7 @@
 #include "charts/hardwarechart.h"
 #include "charts/losschart.h"
 #include "charts/precisionchart.h"
+#include "charts/rankschart.h"
 #include "charts/throughputchart.h"
 #include "charts/validationchart.h"
 
@@ -447,6 +448,55 @@ private slots:
         numeric.config = {{"precision", 32}};
         panel.beginRun(numeric, kStart);
         QVERIFY(!panel.precisionChart()->isVisible());
+    }
+
+    void ranksChartOnlyForDataParallelRuns() {
+        ChartsPanel panel;
+        panel.resize(1600, 900);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.beginRun(run("32"), kStart);
+        QVERIFY(!panel.ranksChart()->isVisible());
+        RunStartedEvent job = run("16-mixed");
+        job.config["distributed"] = "mpi";
+        job.config["ranks"] = 2;
+        panel.beginRun(job, kStart);
+        QVERIFY(panel.ranksChart()->isVisible());
+        QVERIFY(panel.precisionChart()->isVisible()); // both fit beside the hardware chart
+        panel.layout()->activate();
+        const QRect ranks = panel.ranksChart()->geometry(), hw = panel.hardwareChart()->geometry();
+        QVERIFY(!ranks.intersects(hw) && !ranks.intersects(panel.precisionChart()->geometry()));
+    }
+
+    // Rank 1 is slow: rank 0 waits for it in the all-reduce. The lines and lanes say so.
+    void ranksChartShowsEachRanksLane() {
+        RanksChart chart;
+        chart.reset(kStart);
+        std::vector<StepEvent> logged = steps(20);
+        for (std::size_t i = 0; i < logged.size(); ++i)
+            logged[i].ranks = {{10.0, 1.0, 5.0, 3.0 + (i >= 10 ? 1.0 : 0.0)},
+                               {10.0, 1.0, 8.5, 0.2}};
+        chart.addSteps(logged);
+        QCOMPARE(chart.rankCount(), 2);
+        QCOMPARE(chart.computeGraph(1)->dataCount(), 20);
+        QCOMPARE(values(chart.allReduceGraph(0)).back(), 4.0);
+        // The lanes: the mean of the last 10 intervals, the rest of the step as "other".
+        QCOMPARE(chart.laneMs(0, RanksChart::Compute), 5.0);
+        QCOMPARE(chart.laneMs(0, RanksChart::AllReduce), 4.0);
+        QCOMPARE(chart.laneMs(1, RanksChart::Compute), 8.5);
+        QCOMPARE(chart.laneMs(0, RanksChart::Other), 0.0);
+        QVERIFY(std::abs(chart.laneMs(1, RanksChart::Other) - 0.3) < 1e-12);
+        // A run without ranks adds nothing; a reset forgets them.
+        chart.addSteps(steps(3, 21));
+        QCOMPARE(chart.computeGraph(0)->dataCount(), 20);
+        QTemporaryDir dir;
+        QVERIFY(chart.exportCsv(dir.filePath("ranks.csv")));
+        const QStringList lines = readLines(dir.filePath("ranks.csv"));
+        QCOMPARE(lines.size(), 21);
+        QVERIFY(lines[0].startsWith("step,samples,time_s,rank0_step_ms,rank0_data_wait_ms"));
+        QVERIFY(lines[1].endsWith(",10,1,8.5,0.2"));
+        chart.reset(kStart);
+        QCOMPARE(chart.rankCount(), 0);
     }
 
     void autoscaleShowsAllDataUntilTheUserZooms() {

@@ -4,6 +4,7 @@
 #include "store/runstore.h"
 #include "uitestutil.h"
 
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -163,6 +164,48 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 60000);
         QCOMPARE(toString(finished.at(1).at(0).value<RunFinishedEvent>().status),
                  std::string("completed"));
+    }
+
+    // ranks=2: a data-parallel job of two processes, followed through the store; the window
+    // sees the same signals, each step with both ranks' times; it cannot pause, and Stop
+    // reaches both ranks.
+    void aJobOfTwoRanksIsFollowedLikeALocalRun() {
+        QProcess probe;
+        probe.start("mpirun", {"--version"});
+        if (!probe.waitForFinished() || probe.exitCode() != 0)
+            QSKIP("mpirun is not installed (openmpi-bin)");
+        QTemporaryDir dir;
+        RunController controller(dir.filePath("runs.db"), hostOnly());
+        QSignalSpy started(&controller, &RunController::runStarted);
+        RunFinishedEvent result;
+        bool done = false;
+        std::vector<StepEvent> steps;
+        connect(&controller, &RunController::stepsArrived, this,
+                [&](const std::vector<StepEvent>& s) {
+                    steps.insert(steps.end(), s.begin(), s.end());
+                    if (steps.size() >= 3)
+                        controller.stop();
+                });
+        connect(&controller, &RunController::runFinished, this, [&](const RunFinishedEvent& e) {
+            result = e;
+            done = true;
+        });
+        RunConfig config = test::tinyRunConfig(dir.filePath("ckpt"), 50);
+        config.set("dataset", "spirals");
+        config.set("data.synthetic_samples", "60000");
+        config.set("model", "mlp");
+        config.set("threads", "1");
+        config.set("ranks", "2");
+        QVERIFY(controller.start(config));
+        QVERIFY(!controller.canPause());
+        QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(done, 120000);
+        QCOMPARE(toString(result.status), std::string("stopped"));
+        QVERIFY(!result.checkpoint.empty());
+        QVERIFY(steps.size() >= 3);
+        for (const StepEvent& s : steps)
+            QCOMPARE(s.ranks.size(), std::size_t{2});
+        QTRY_COMPARE(controller.state(), RunController::State::Idle);
     }
 
     // Telemetry flows with no run: the hardware panel is live before the first Train.

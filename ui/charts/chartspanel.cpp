@@ -1,10 +1,11 @@
-// ChartsPanel: a 3 x 2 grid (loss, validation, throughput over hardware and precision), so
-// everything is visible at 1280x800 without tabs.
+// ChartsPanel: a 3 x 2 grid (loss, validation, throughput over hardware, precision and ranks),
+// so everything is visible at 1280x800 without tabs.
 #include "charts/chartspanel.h"
 
 #include "charts/hardwarechart.h"
 #include "charts/losschart.h"
 #include "charts/precisionchart.h"
+#include "charts/rankschart.h"
 #include "charts/throughputchart.h"
 #include "charts/validationchart.h"
 
@@ -23,13 +24,24 @@ namespace {
 // Below this width three charts side by side clip their tool bars.
 constexpr int kThreeColumnWidth = 1100;
 
+// A run's config as recorded (precision=32 may be the number 32).
+bool textIs(const nlohmann::json& config, const char* key, const char* value) {
+    const auto it = config.find(key);
+    return it != config.end() && it->is_string() && it->get<std::string>() == value;
+}
+bool dataParallel(const nlohmann::json& config) {
+    const auto ranks = config.find("ranks");
+    return textIs(config, "distributed", "mpi") ||
+           (ranks != config.end() && ranks->is_number_integer() && ranks->get<int>() > 1);
+}
+
 } // namespace
 
 ChartsPanel::ChartsPanel(QWidget* parent)
     : QWidget(parent), m_loss(new LossChart(this)), m_validation(new ValidationChart(this)),
       m_throughput(new ThroughputChart(this)), m_hardware(new HardwareChart(this)),
-      m_precision(new PrecisionChart(this)), m_xAxisCombo(new QComboBox(this)),
-      m_grid(new QGridLayout) {
+      m_precision(new PrecisionChart(this)), m_ranks(new RanksChart(this)),
+      m_xAxisCombo(new QComboBox(this)), m_grid(new QGridLayout) {
     m_xAxisCombo->setObjectName(QStringLiteral("xAxisMode"));
     m_xAxisCombo->addItem(tr("Step"), QVariant::fromValue(static_cast<int>(XAxisMode::Step)));
     m_xAxisCombo->addItem(tr("Samples seen"),
@@ -50,7 +62,9 @@ ChartsPanel::ChartsPanel(QWidget* parent)
     bar->addStretch(1);
 
     m_grid->setSpacing(6);
-    showPrecisionChart(false);
+    m_precision->hide();
+    m_ranks->hide();
+    relayout();
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -68,16 +82,20 @@ void ChartsPanel::beginRun(const RunStartedEvent& run, double startUnixTime) {
     m_validation->reset();
     m_throughput->reset(startUnixTime);
     m_precision->reset(startUnixTime);
+    m_ranks->reset(startUnixTime);
     m_hardware->setTimeOrigin(startUnixTime);
-    const auto precision = run.config.find("precision");
-    showPrecisionChart(precision != run.config.end() && precision->is_string() &&
-                       precision->get<std::string>() == "16-mixed");
+    m_precisionShown = textIs(run.config, "precision", "16-mixed");
+    m_ranksShown = dataParallel(run.config);
+    m_precision->setVisible(m_precisionShown);
+    m_ranks->setVisible(m_ranksShown);
+    relayout();
 }
 
 void ChartsPanel::addSteps(const std::vector<StepEvent>& steps) {
     m_loss->addSteps(steps);
     m_throughput->addSteps(steps);
     m_precision->addSteps(steps);
+    m_ranks->addSteps(steps);
 }
 
 void ChartsPanel::addAdvice(const AdviceEvent& advice) {
@@ -104,46 +122,49 @@ void ChartsPanel::setXAxisMode(XAxisMode mode) {
         const QSignalBlocker block(m_xAxisCombo);
         m_xAxisCombo->setCurrentIndex(m_xAxisCombo->findData(static_cast<int>(mode)));
     }
-    const std::initializer_list<ChartView*> trainingCharts = {m_loss, m_throughput, m_precision};
+    const std::initializer_list<ChartView*> trainingCharts = {m_loss, m_throughput, m_precision,
+                                                              m_ranks};
     for (ChartView* chart : trainingCharts)
         chart->setXAxisMode(mode);
 }
 
 std::vector<ChartView*> ChartsPanel::charts() const {
-    return {m_loss, m_validation, m_throughput, m_hardware, m_precision};
+    return {m_loss, m_validation, m_throughput, m_hardware, m_precision, m_ranks};
 }
 
-void ChartsPanel::showPrecisionChart(bool show) {
-    m_precisionShown = show;
-    m_precision->setVisible(show);
-    relayout();
-}
-
-// Three columns where there is room (loss, validation, throughput over hardware and precision),
-// two on a narrower window; the hardware chart takes what is left of the last row.
+// Three columns where there is room (loss, validation, throughput over hardware and the charts
+// this run shows: precision, ranks), two on a narrower window; the hardware chart takes what is
+// left of the last row.
 void ChartsPanel::relayout() {
     for (ChartView* chart : charts())
         m_grid->removeWidget(chart);
     for (int c = 0; c < 3; ++c)
         m_grid->setColumnStretch(c, c < m_columns ? 1 : 0);
+    std::vector<ChartView*> shown;
+    if (m_precisionShown)
+        shown.push_back(m_precision);
+    if (m_ranksShown)
+        shown.push_back(m_ranks);
+    const int extra = static_cast<int>(shown.size());
     if (m_columns >= 3) {
         m_grid->addWidget(m_loss, 0, 0);
         m_grid->addWidget(m_validation, 0, 1);
         m_grid->addWidget(m_throughput, 0, 2);
-        m_grid->addWidget(m_hardware, 1, 0, 1, m_precisionShown ? 2 : 3);
-        if (m_precisionShown)
-            m_grid->addWidget(m_precision, 1, 2);
+        m_grid->addWidget(m_hardware, 1, 0, 1, 3 - extra);
+        for (int i = 0; i < extra; ++i)
+            m_grid->addWidget(shown[static_cast<std::size_t>(i)], 1, 3 - extra + i);
         return;
     }
+    // Two columns: the shown charts fill the cells after throughput, then the hardware chart.
     m_grid->addWidget(m_loss, 0, 0);
     m_grid->addWidget(m_validation, 0, 1);
     m_grid->addWidget(m_throughput, 1, 0);
-    if (m_precisionShown) {
-        m_grid->addWidget(m_precision, 1, 1);
-        m_grid->addWidget(m_hardware, 2, 0, 1, 2);
-    } else {
-        m_grid->addWidget(m_hardware, 1, 1);
+    int cell = 3; // row * 2 + column of the next free cell
+    for (ChartView* chart : shown) {
+        m_grid->addWidget(chart, cell / 2, cell % 2);
+        ++cell;
     }
+    m_grid->addWidget(m_hardware, cell / 2, cell % 2, 1, cell % 2 == 0 ? 2 : 1);
 }
 
 void ChartsPanel::resizeEvent(QResizeEvent* event) {

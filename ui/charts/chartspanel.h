@@ -19,6 +19,7 @@ class ChartView;
 class HardwareChart;
 class LossChart;
 class PrecisionChart;
+class RanksChart;
 class ThroughputChart;
 class ValidationChart;
 
@@ -29,7 +30,8 @@ public:
     explicit ChartsPanel(QWidget* parent = nullptr);
 
     // Clears the training charts, measures wall time from now (the controller calls this as
-    // the event arrives) and shows the precision chart only for precision=16-mixed.
+    // the event arrives) and shows the precision chart only for precision=16-mixed, the ranks
+    // chart only for a data-parallel run.
     void beginRun(const RunStartedEvent& run);
     // The same with the run's start time given (replays, tests, benchmarks).
     void beginRun(const RunStartedEvent& run, double startUnixTime);
@@ -52,6 +54,7 @@ public:
     ThroughputChart* throughputChart() const { return m_throughput; }
     HardwareChart* hardwareChart() const { return m_hardware; }
     PrecisionChart* precisionChart() const { return m_precision; }
+    RanksChart* ranksChart() const { return m_ranks; }
     // Every chart, in the order they are laid out.
     std::vector<ChartView*> charts() const;
 
@@ -59,17 +62,18 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
-    void showPrecisionChart(bool show);
     void relayout();
 
     int m_columns = 3;
     bool m_precisionShown = false;
+    bool m_ranksShown = false;
 
     LossChart* m_loss;
     ValidationChart* m_validation;
     ThroughputChart* m_throughput;
     HardwareChart* m_hardware;
     PrecisionChart* m_precision;
+    RanksChart* m_ranks;
     QComboBox* m_xAxisCombo;
     QGridLayout* m_grid;
     XAxisMode m_xAxisMode = XAxisMode::Step;

@@ -272,11 +272,12 @@ bool ChartView::failExport(const QString& path, const QString& reason) {
     return false;
 }
 
-QCPAxisRect* ChartView::addAxisRect(int row, int column) {
+QCPAxisRect* ChartView::addAxisRect(int row, int column, bool linkX) {
     auto* rect = new QCPAxisRect(m_plot);
     m_rects->addElement(row, column, rect);
     styleAxisRect(rect);
-    linkXAxis(rect);
+    if (linkX)
+        linkXAxis(rect);
     applyPalette();
     return rect;
 }
@@ -287,6 +288,7 @@ void ChartView::removeExtraAxisRects() {
         // Plottables on the rect's axes go first: they must not outlive them.
         for (QCPAbstractPlottable* p : rects[i]->plottables())
             m_plot->removePlottable(p);
+        m_linkedX.removeAll(rects[i]->axis(QCPAxis::atBottom));
         m_rects->remove(rects[i]);
     }
     m_rects->simplify();
@@ -306,14 +308,15 @@ void ChartView::styleAxisRect(QCPAxisRect* rect) {
 // Every rect shows the same x range: panning one pans them all.
 void ChartView::linkXAxis(QCPAxisRect* rect) {
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
+    m_linkedX.append(x);
     connect(x, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
             [this, x](const QCPRange& range) {
                 if (m_linkingX)
                     return;
                 m_linkingX = true;
-                for (QCPAxisRect* other : m_plot->axisRects())
-                    if (other->axis(QCPAxis::atBottom) != x)
-                        other->axis(QCPAxis::atBottom)->setRange(range);
+                for (QCPAxis* other : std::as_const(m_linkedX))
+                    if (other != x)
+                        other->setRange(range);
                 m_linkingX = false;
             });
 }

@@ -69,9 +69,10 @@ protected:
     // The x-axis mode changed: re-key the plotted data.
     virtual void xAxisModeChanged() {}
 
-    // Another axis rect at (row, column) of the chart's grid, its x range kept in step with
-    // the first one's and its margins aligned with the others; styled like the default rect.
-    QCPAxisRect* addAxisRect(int row, int column);
+    // Another axis rect at (row, column) of the chart's grid, its margins aligned with the
+    // others and styled like the default rect; with linkX its x range is kept in step with the
+    // first one's (the same keys), else it has its own (another quantity on x).
+    QCPAxisRect* addAxisRect(int row, int column, bool linkX = true);
     // Removes every axis rect but the first (for charts whose layout depends on the data).
     void removeExtraAxisRects();
     // Where a chart adds its own controls, left of "Fit" and "Export".
@@ -106,6 +107,7 @@ private:
     bool m_userZoomed = false;
     bool m_dirty = false;
     bool m_linkingX = false;
+    QList<QCPAxis*> m_linkedX; // x axes that move together
 };
 
 } // namespace tb::ui

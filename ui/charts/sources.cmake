@@ -6,6 +6,7 @@ set(TB_MODULE_SOURCES
     hardwarechart.cpp
     losschart.cpp
     precisionchart.cpp
+    rankschart.cpp
     binnedmeans.cpp
     stepkeys.cpp
     throughputchart.cpp

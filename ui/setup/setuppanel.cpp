@@ -30,8 +30,10 @@ namespace {
 // pickers.
 const QStringList kKnobKeys = {"batch_size", "accumulate_grad_batches"};
 
+// `distributed` is not among them: the window starts a data-parallel job with `ranks`, and is
+// never itself a rank that mpirun started.
 QStringList performanceKeys() {
-    return kKnobKeys + schemaKeys(ConfigGroup::Performance, {"device"}) +
+    return kKnobKeys + schemaKeys(ConfigGroup::Performance, {"device", "distributed"}) +
            schemaKeys(ConfigGroup::Precision);
 }
 
@@ -241,6 +243,7 @@ void SetupPanel::refresh() {
     const QString device = m_device->currentData().toString();
     if (!device.isEmpty())
         c.device = device.toStdString();
+    c.distributed = "none"; // ranks > 1 sets mpi again as the form applies it
     QMap<QString, QString> errors;
     for (ConfigForm* form : forms()) {
         errors.insert(form->applyTo(c));
@@ -255,10 +258,17 @@ void SetupPanel::refresh() {
     m_model->setModel(QString::fromStdString(c.model), c.modelOptions);
     m_model->setPrecision(QString::fromStdString(c.precision));
 
-    m_effectiveBatch->setText(tr("Effective batch: %1 x %2 = %3 samples per optimizer step")
-                                  .arg(c.batchSize)
-                                  .arg(c.accumulateGradBatches)
-                                  .arg(c.batchSize * c.accumulateGradBatches));
+    const int64_t effective = c.ranks * c.batchSize * c.accumulateGradBatches;
+    m_effectiveBatch->setText(
+        c.ranks > 1 ? tr("Effective batch: %1 ranks x %2 x %3 = %4 samples per optimizer step")
+                          .arg(c.ranks)
+                          .arg(c.batchSize)
+                          .arg(c.accumulateGradBatches)
+                          .arg(effective)
+                    : tr("Effective batch: %1 x %2 = %3 samples per optimizer step")
+                          .arg(c.batchSize)
+                          .arg(c.accumulateGradBatches)
+                          .arg(effective));
     m_lrPreview->setSchedule(c.schedule, c.lr, totalSteps(c));
     m_memory->setEstimate(m_model->estimate(c.batchSize, c.optimizer), deviceMemoryBytes(c.device),
                           QString::fromStdString(c.device));
