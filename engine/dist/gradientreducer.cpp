@@ -40,10 +40,16 @@ GradientReducer::GradientReducer(Backend& backend, std::vector<Param*> params, C
         current.clear();
         floats = 0;
     };
+    // As PyTorch's DDP, the first bucket (the last layers, which backward finishes first) holds
+    // at most 1 MB, so the first all-reduce starts early in backward rather than after most of
+    // the gradients; the others hold up to bucketBytes.
+    constexpr std::size_t kFirstBucketBytes = std::size_t{1} << 20;
     for (std::size_t k = m_params.size(); k-- > 0;) {
         const int64_t n = m_params[k]->grad.numel();
+        const std::size_t cap =
+            m_buckets.empty() ? std::min(bucketBytes, kFirstBucketBytes) : bucketBytes;
         if (bucketBytes > 0 && !current.empty() &&
-            static_cast<std::size_t>(floats + n) * sizeof(float) > bucketBytes)
+            static_cast<std::size_t>(floats + n) * sizeof(float) > cap)
             close();
         current.push_back(k);
         floats += n;

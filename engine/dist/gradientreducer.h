@@ -1,6 +1,6 @@
 // GradientReducer: DistributedDataParallel's gradient averaging. The parameters are packed, in
 // the reverse of their forward order (the order backward finishes them), into buckets of about
-// ddp.bucket_mb; as soon as backward has produced every gradient of a bucket, the bucket is
+// ddp.bucket_mb (the first of at most 1 MB, as PyTorch's); as soon as backward has produced every gradient of a bucket, the bucket is
 // filled and its all-reduce starts, overlapping the rest of backward. On GPU ranks with NCCL the
 // buckets stay on the device and the all-reduce runs on NCCL's stream; otherwise they are host
 // memory averaged with MPI_Iallreduce, which backward drives on between layers. finish() waits
