@@ -17,6 +17,7 @@ packages=(
   libopenmpi-dev openmpi-bin          # data-parallel training across processes (mpirun)
   dataset-fashion-mnist               # the default dataset
   xvfb xauth                          # screenshots of the window
+  desktop-file-utils appstream        # the packages' desktop entry and metadata, validated
 )
 if [[ "${TB_WITH_TORCH:-0}" == 1 ]]; then
   packages+=(python3-torch)           # the PyTorch reference: numerics tests and tests/bench

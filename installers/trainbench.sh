@@ -2,7 +2,7 @@
 # The README's quick start. `train`: install dependencies, build, and open the window ready to
 # train the default run (fmnist-cnn on Fashion-MNIST, device auto); with no display, train that
 # run headless with trainbench-cli. `test`: install, build with warnings as errors and run the
-# whole test suite (what CI runs).
+# whole test suite and the install test of the packages (what CI runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +33,12 @@ case "$mode" in
     ;;
   test)
     ctest --preset "$preset" "$@"
+    # The packages, installed and removed as a user would (apt needs root).
+    if [[ $(id -u) == 0 ]]; then
+      bash installers/install-test.sh "build/$preset"
+    else
+      echo "install test skipped: installing packages needs root"
+    fi
     # The libFuzzer targets need clang's fuzzer runtime: the dataset readers (30 s each) and the
     # JSON a user hands us, config files, model specs and checkpoint headers (20 s each).
     if command -v clang++ >/dev/null && compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null; then

@@ -199,7 +199,7 @@ void MainWindow::showAbout() {
     row(tr("SQLite"), QString::fromStdString(sqliteVersion()));
     for (const DoctorRow& r : doctorReportOfThisMachine())
         if (r.label == "oneDNN" || r.label == "driver" || r.label == "CUDA" || r.label == "cuDNN" ||
-            r.label == "cuBLAS")
+            r.label == "cuBLAS" || r.label == "NCCL")
             row(QString::fromStdString(r.label), QString::fromStdString(r.value));
     QMessageBox box(QMessageBox::NoIcon, tr("About TrainBench"),
                     tr("<h3>TrainBench %1</h3><p>Train neural networks on a GPU workstation "

@@ -13,8 +13,7 @@
 namespace tb::cli {
 
 int cmdBatchFind(const Argv& argv) {
-    const Args args(
-        argv, {{"config", "set", "start", "max-batch", "steps", "memory-limit-mb"}, {"json"}});
+    const Args args(argv, specOf("batch-find"));
     if (args.flag("help")) {
         std::puts(
             "usage: trainbench-cli batch-find [--config FILE] [--set KEY=VALUE]... [--start N]\n"

@@ -79,9 +79,7 @@ private:
 } // namespace
 
 int cmdBench(const Argv& argv) {
-    const Args args(argv, {{"model", "input", "batch", "steps", "warmup", "threads", "device",
-                            "precision", "memory-format", "hidden", "shortcut"},
-                           {"json", "compare-cpu"}});
+    const Args args(argv, specOf("bench"));
     if (args.flag("help")) {
         std::puts("usage: trainbench-cli bench [--model mlp] [--input C,H,W] [--batch 128]\n"
                   "                            [--steps 30] [--warmup 5] [--threads 0]\n"

@@ -54,7 +54,7 @@ std::string joinDims(const Shape& s) {
 } // namespace
 
 int cmdDatasets(const Argv& argv) {
-    const Args args(argv, {{}, {"json"}});
+    const Args args(argv, specOf("datasets"));
     if (args.flag("help")) {
         std::puts("usage: trainbench-cli datasets [--json]\n\nLists the dataset names and whether "
                   "each is found on this machine.");
@@ -76,7 +76,7 @@ int cmdDatasets(const Argv& argv) {
 }
 
 int cmdDatasetInfo(const Argv& argv) {
-    const Args args(argv, {{"dataset", "set", "grid"}, {"json"}});
+    const Args args(argv, specOf("dataset-info"));
     if (args.flag("help") || !args.value("dataset")) {
         std::puts("usage: trainbench-cli dataset-info --dataset NAME [--set data.KEY=VALUE ...] "
                   "[--grid out.png] [--json]");
@@ -120,8 +120,7 @@ int cmdDatasetInfo(const Argv& argv) {
 }
 
 int cmdBenchData(const Argv& argv) {
-    const Args args(argv, {{"dataset", "batch", "workers", "prefetch", "batches", "seed", "set"},
-                           {"json", "augment", "pin-memory"}});
+    const Args args(argv, specOf("bench-data"));
     if (args.flag("help")) {
         std::puts("usage: trainbench-cli bench-data [--dataset fashion-mnist] [--batch 64] "
                   "[--workers 0] [--prefetch 2] [--augment] [--pin-memory] [--batches N] "

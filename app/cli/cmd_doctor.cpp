@@ -46,7 +46,7 @@ void printText(const std::vector<DoctorRow>& rows) {
 } // namespace
 
 int cmdDoctor(const Argv& argv) {
-    const Args args(argv, {{}, {"json"}});
+    const Args args(argv, specOf("doctor"));
     if (args.flag("help")) {
         std::puts(
             "usage: trainbench-cli doctor [--json]\n\n"

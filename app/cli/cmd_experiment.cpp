@@ -103,8 +103,7 @@ void printUsage() {
 } // namespace
 
 int cmdExperiment(const Argv& argv) {
-    const Args args(
-        argv, {{"config", "set", "db", "steps", "repeats"}, {"json", "no-db", "quiet"}, true});
+    const Args args(argv, specOf("experiment"));
     const std::vector<std::string>& words = args.positional();
     if (args.flag("help") || words.empty()) {
         printUsage();

@@ -30,8 +30,7 @@ double positive(const Args& args, const std::string& name, double fallback) {
 } // namespace
 
 int cmdLrFind(const Argv& argv) {
-    const Args args(argv,
-                    {{"config", "set", "db", "steps", "min-lr", "max-lr"}, {"json", "no-db"}});
+    const Args args(argv, specOf("lr-find"));
     if (args.flag("help")) {
         std::puts(
             "usage: trainbench-cli lr-find [--config FILE] [--set KEY=VALUE]... [--steps N]\n"

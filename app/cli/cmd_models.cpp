@@ -16,7 +16,7 @@
 namespace tb::cli {
 
 int cmdModels(const Argv& argv) {
-    const Args args(argv, {{}, {"json"}});
+    const Args args(argv, specOf("models"));
     if (args.flag("help")) {
         std::puts(
             "usage: trainbench-cli models [--json]\n\nLists the model zoo: each model's name, "
@@ -40,9 +40,7 @@ int cmdModels(const Argv& argv) {
 }
 
 int cmdSummary(const Argv& argv) {
-    const Args args(argv, {{"model", "input", "classes", "batch", "hidden", "shortcut", "precision",
-                            "optimizer"},
-                           {"json"}});
+    const Args args(argv, specOf("summary"));
     if (args.flag("help")) {
         std::puts("usage: trainbench-cli summary [--model fmnist-cnn|spec.json] [--input C,H,W]\n"
                   "                              [--classes 10] [--batch 1] [--precision 32]\n"

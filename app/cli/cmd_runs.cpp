@@ -375,11 +375,7 @@ int edit(RunStore& store, const Args& args) {
 } // namespace
 
 int cmdRuns(const Argv& argv) {
-    const Args args(
-        argv, {{"db", "status", "model", "dataset", "tag", "limit", "epochs", "format", "out",
-                "metric", "x", "group-by", "target"},
-               {"json"},
-               /*positionals=*/true});
+    const Args args(argv, specOf("runs"));
     if (args.flag("help") || args.positional().empty()) {
         std::cout << kUsage << '\n';
         return args.flag("help") ? 0 : 2;

@@ -145,8 +145,7 @@ nlohmann::json resultJson(const std::string& runId, const RunFinishedEvent& f,
 } // namespace
 
 int cmdTrain(const Argv& argv) {
-    const Args args(
-        argv, {{"config", "set", "db", "resume", "nproc", "run-id"}, {"json", "no-db", "quiet"}});
+    const Args args(argv, specOf("train"));
     if (args.flag("help")) {
         printHelp();
         return 0;

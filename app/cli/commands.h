@@ -1,6 +1,10 @@
 // The trainbench-cli commands. Each lives in its own cmd_<name>.cpp and returns the exit code;
-// errors are thrown as tb::Error and printed by main().
+// errors are thrown as tb::Error and printed by main(). The table of commands, with what each
+// accepts, is the one place options are written: the commands parse with it, and the man page
+// and the bash completion are generated from it.
 #pragma once
+
+#include "args.h"
 
 #include <string>
 #include <vector>
@@ -8,6 +12,19 @@
 namespace tb::cli {
 
 using Argv = std::vector<std::string>;
+
+struct Command {
+    const char* name;
+    int (*run)(const Argv&);
+    const char* summary;
+    ArgSpec spec;
+    std::vector<std::string> subcommands; // first words it takes: runs list, experiment run
+};
+
+// Every command, in the order `trainbench-cli --help` lists them.
+const std::vector<Command>& commands();
+// The options of the command `name` (one of commands()).
+const ArgSpec& specOf(const std::string& name);
 
 int cmdModels(const Argv& argv);
 int cmdSummary(const Argv& argv);
@@ -21,5 +38,8 @@ int cmdDoctor(const Argv& argv);
 int cmdExperiment(const Argv& argv);
 int cmdLrFind(const Argv& argv);
 int cmdBatchFind(const Argv& argv);
+int cmdCompletion(const Argv& argv);
+int cmdMan(const Argv& argv);
+int cmdConfigKeys(const Argv& argv);
 
 } // namespace tb::cli

@@ -1,4 +1,4 @@
-// Formatting of the config schema for the terminal.
+// Formatting of the config schema for the terminal and for Markdown.
 #include "confighelp.h"
 
 #include "train/runconfig.h"
@@ -18,8 +18,9 @@ std::string joined(const std::vector<std::string>& items, const char* separator)
 
 constexpr int kTypeWidth = 28;
 
-// "int 1..65536", "float (0.0, 100.0]", "sgd|adamw", "bool".
-std::string typeOf(const ConfigField& f) {
+} // namespace
+
+std::string configTypeText(const ConfigField& f) {
     if (f.type == "choice") {
         const std::string choices = joined(f.choices, "|");
         return choices.size() < kTypeWidth ? choices : "choice";
@@ -32,7 +33,8 @@ std::string typeOf(const ConfigField& f) {
     return f.type + " " + f.min.dump() + ".." + (f.max.is_null() ? "" : f.max.dump());
 }
 
-std::string shown(const nlohmann::json& v) {
+std::string configDefaultText(const ConfigField& f) {
+    const nlohmann::json& v = f.defaultValue;
     if (v.is_string())
         return v.get<std::string>().empty() ? "\"\"" : v.get<std::string>();
     if (v.is_array())
@@ -40,7 +42,14 @@ std::string shown(const nlohmann::json& v) {
     return v.dump();
 }
 
-} // namespace
+std::string configMeaning(const ConfigField& f) {
+    std::string help = f.help;
+    if (configTypeText(f) == "choice")
+        help += ": " + joined(f.choices, ", ");
+    if (!f.appliesWhenKey.empty())
+        help += " [" + f.appliesWhenKey + "=" + joined(f.appliesWhenValues, "|") + "]";
+    return help;
+}
 
 void printConfigKeys(std::FILE* out) {
     bool first = true;
@@ -53,15 +62,33 @@ void printConfigKeys(std::FILE* out) {
             current = f.group;
             first = false;
         }
-        std::string help = f.help;
-        if (typeOf(f) == "choice")
-            help += ": " + joined(f.choices, ", ");
-        if (!f.appliesWhenKey.empty())
-            help += " [" + f.appliesWhenKey + "=" + joined(f.appliesWhenValues, "|") + "]";
-        std::fprintf(out, "  %-25s %-*s %-13s %s\n", f.key.c_str(), kTypeWidth, typeOf(f).c_str(),
-                     shown(f.defaultValue).c_str(), help.c_str());
+        std::fprintf(out, "  %-25s %-*s %-13s %s\n", f.key.c_str(), kTypeWidth,
+                     configTypeText(f).c_str(), configDefaultText(f).c_str(),
+                     configMeaning(f).c_str());
     }
     std::fputs("\nA key in [brackets] applies only with that setting.\n", out);
+}
+
+void printConfigKeysMarkdown(std::FILE* out) {
+    // A | in a cell would end it: the choices are written with it.
+    const auto cell = [](std::string text) {
+        for (std::size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2))
+            text.replace(at, 1, "\\|");
+        return text;
+    };
+    bool first = true;
+    ConfigGroup current{};
+    for (const ConfigField& f : configSchema()) {
+        if (first || f.group != current) {
+            std::fprintf(out, "%s**%s**\n\n| key | type | default | meaning |\n|---|---|---|---|\n",
+                         first ? "" : "\n", toString(f.group));
+            current = f.group;
+            first = false;
+        }
+        std::fprintf(out, "| `%s` | %s | `%s` | %s |\n", f.key.c_str(),
+                     cell(configTypeText(f)).c_str(), configDefaultText(f).c_str(),
+                     cell(configMeaning(f)).c_str());
+    }
 }
 
 } // namespace tb::cli

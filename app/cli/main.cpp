@@ -13,29 +13,6 @@
 
 namespace {
 
-struct Command {
-    const char* name;
-    int (*run)(const tb::cli::Argv&);
-    const char* help;
-};
-
-constexpr Command kCommands[] = {
-    {"train", tb::cli::cmdTrain, "train a model (the default: fmnist-cnn on Fashion-MNIST)"},
-    {"models", tb::cli::cmdModels, "list the model zoo"},
-    {"summary", tb::cli::cmdSummary, "print a model's layer table"},
-    {"bench", tb::cli::cmdBench, "time training steps on synthetic batches"},
-    {"datasets", tb::cli::cmdDatasets, "list the datasets and whether this machine has them"},
-    {"dataset-info", tb::cli::cmdDatasetInfo, "sizes, classes, statistics and a sample grid"},
-    {"bench-data", tb::cli::cmdBenchData, "time the DataLoader alone (samples/s)"},
-    {"runs", tb::cli::cmdRuns, "list, show, compare, export and edit recorded runs"},
-    {"experiment", tb::cli::cmdExperiment,
-     "run a teaching experiment: a short sweep of one knob with a measured conclusion"},
-    {"lr-find", tb::cli::cmdLrFind, "the learning-rate range test: loss against lr, a suggestion"},
-    {"batch-find", tb::cli::cmdBatchFind, "the largest batch_size that trains on the device"},
-    {"doctor", tb::cli::cmdDoctor,
-     "check CPU, GPU, driver, CUDA and cuDNN; say why a GPU is unused"},
-};
-
 // The exit code once standard output is flushed and closed: its last bytes are written only
 // here, and a full disk or a closed pipe behind it must not pass for success.
 int closeStdout(const char* command, int code) {
@@ -51,8 +28,8 @@ int closeStdout(const char* command, int code) {
 
 void printUsage() {
     std::puts("usage: trainbench-cli COMMAND [options]\n\ncommands:");
-    for (const Command& c : kCommands)
-        std::printf("  %-14s %s\n", c.name, c.help);
+    for (const tb::cli::Command& c : tb::cli::commands())
+        std::printf("  %-14s %s\n", c.name, c.summary);
     std::puts("\nRun 'trainbench-cli COMMAND --help' for a command's options.");
 }
 
@@ -65,7 +42,7 @@ int main(int argc, char** argv) {
         return argc < 2 ? 2 : 0;
     }
     const std::string_view name = argv[1];
-    for (const Command& c : kCommands) {
+    for (const tb::cli::Command& c : tb::cli::commands()) {
         if (name != c.name)
             continue;
         try {

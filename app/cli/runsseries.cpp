@@ -91,11 +91,15 @@ int compareSeries(RunStore& store, const std::vector<std::string>& ids, const Ar
         pointers.push_back(&r);
     const auto groupBy = args.value("group-by");
     const std::vector<SeriesGroup> groups =
-        groupBy ? groupSeries(pointers, splitKeys(*groupBy), metric, x) : std::vector<SeriesGroup>{};
+        groupBy ? groupSeries(pointers, splitKeys(*groupBy), metric, x)
+                : std::vector<SeriesGroup>{};
 
     if (args.flag("json")) {
-        nlohmann::json j = {{"metric", metric}, {"x", toString(x)}, {"runs", nlohmann::json::array()}};
-        const auto finiteOrNull = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
+        nlohmann::json j = {
+            {"metric", metric}, {"x", toString(x)}, {"runs", nlohmann::json::array()}};
+        const auto finiteOrNull = [](double v) {
+            return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+        };
         for (const RunSeries& r : runs) {
             const SeriesPoints p = r.points(metric, x);
             nlohmann::json xs = nlohmann::json::array(), ys = nlohmann::json::array();
@@ -103,14 +107,20 @@ int compareSeries(RunStore& store, const std::vector<std::string>& ids, const Ar
                 xs.push_back(finiteOrNull(p.x[i]));
                 ys.push_back(finiteOrNull(p.y[i]));
             }
-            j["runs"].push_back({{"id", r.record().id}, {"name", r.record().name}, {"x", xs}, {"y", ys}});
+            j["runs"].push_back(
+                {{"id", r.record().id}, {"name", r.record().name}, {"x", xs}, {"y", ys}});
         }
         if (groupBy) {
             j["groups"] = nlohmann::json::array();
             for (const SeriesGroup& g : groups)
-                j["groups"].push_back({{"label", g.label}, {"run_ids", g.runIds}, {"x", g.x},
-                                       {"mean", g.mean}, {"min", g.min}, {"max", g.max},
-                                       {"std", g.stddev}, {"count", g.count}});
+                j["groups"].push_back({{"label", g.label},
+                                       {"run_ids", g.runIds},
+                                       {"x", g.x},
+                                       {"mean", g.mean},
+                                       {"min", g.min},
+                                       {"max", g.max},
+                                       {"std", g.stddev},
+                                       {"count", g.count}});
         }
         std::cout << j.dump() << '\n';
         return 0;
@@ -166,18 +176,21 @@ int watchRun(RunStore& store, const std::string& id, const Args& args) {
         const RunTailUpdate u = tail.poll();
         for (const StepEvent& s : u.steps) {
             if (json)
-                std::cout << nlohmann::json{{"step", s.step}, {"epoch", s.epoch}, {"loss", s.loss},
+                std::cout << nlohmann::json{{"step", s.step},
+                                            {"epoch", s.epoch},
+                                            {"loss", s.loss},
                                             {"samples_per_s", s.samplesPerSec}}
                                  .dump()
                           << '\n';
             else
                 std::printf("step %lld  epoch %lld  loss %.4f  %.0f samples/s\n",
-                            static_cast<long long>(s.step), static_cast<long long>(s.epoch),
-                            s.loss, s.samplesPerSec);
+                            static_cast<long long>(s.step), static_cast<long long>(s.epoch), s.loss,
+                            s.samplesPerSec);
         }
         for (const EpochEvent& e : u.epochs)
             if (json)
-                std::cout << nlohmann::json{{"epoch", e.epoch}, {"val_acc", e.valAcc},
+                std::cout << nlohmann::json{{"epoch", e.epoch},
+                                            {"val_acc", e.valAcc},
                                             {"val_loss", e.valLoss}}
                                  .dump()
                           << '\n';

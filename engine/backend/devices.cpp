@@ -3,6 +3,7 @@
 #include "backend/devices.h"
 
 #include "backend/cudaplugin.h"
+#include "core/enginelocation.h"
 #include "core/errors.h"
 #include "io/jsontext.h"
 
@@ -49,7 +50,7 @@ template <typename Fn> Fn resolve(void* handle, const char* name) {
 
 // Where the plugin may be, in the order tried (duplicates removed): only TRAINBENCH_CUDA_PLUGIN
 // when set; else next to the engine library (installed: <prefix>/lib/trainbench), the build
-// tree, the install prefix compiled in.
+// tree's (for the build tree's engine only), the install prefix compiled in.
 std::vector<std::string> candidatePaths() {
     std::vector<std::string> paths;
     auto addDir = [&](const std::filesystem::path& dir) {
@@ -69,19 +70,11 @@ std::vector<std::string> candidatePaths() {
             paths.push_back(p.string());
         return paths;
     }
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<const void*>(&candidatePaths), &info) && info.dli_fname) {
-        const std::filesystem::path engineDir =
-            std::filesystem::absolute(info.dli_fname).parent_path();
-        addDir(engineDir / "trainbench");
-        addDir(engineDir / ".." / "lib" / "trainbench");
-    }
-#ifdef TB_BUILD_PLUGIN_DIR
-    addDir(TB_BUILD_PLUGIN_DIR);
-#endif
-#ifdef TB_PLUGIN_DIR
+    if (const std::filesystem::path engineDir = engineLibraryDir(); !engineDir.empty())
+        addDir(engineDir); // installed: both in lib/trainbench
+    if (engineInBuildTree())
+        addDir(TB_BUILD_PLUGIN_DIR);
     addDir(TB_PLUGIN_DIR);
-#endif
     return paths;
 }
 
@@ -125,6 +118,7 @@ void readProbe(CudaStatus& s, ProbeFn probe) {
     s.runtimeVersion = j.value("runtimeVersion", 0);
     s.cudnnVersion = j.value("cudnnVersion", 0);
     s.cublasVersion = j.value("cublasVersion", 0);
+    s.ncclVersion = j.value("ncclVersion", 0);
     if (j.contains("gpus") && j["gpus"].is_array()) {
         for (const nlohmann::json& g : j["gpus"]) {
             GpuInfo info;
@@ -355,6 +349,7 @@ nlohmann::json toJson(const CudaStatus& s) {
             {"runtimeVersion", s.runtimeVersion},
             {"cudnnVersion", s.cudnnVersion},
             {"cublasVersion", s.cublasVersion},
+            {"ncclVersion", s.ncclVersion},
             {"gpus", gpus}};
 }
 

@@ -2,6 +2,7 @@
 // the process until both say the run is over.
 #include "session/localjobsession.h"
 
+#include "core/enginelocation.h"
 #include "core/errors.h"
 #include "core/runid.h"
 #include "store/runstore.h"
@@ -155,7 +156,8 @@ std::string trainbenchCliPath() {
     if (!ec && self.filename() == "trainbench-cli")
         return self.string();
     for (const fs::path& p : {ec ? fs::path() : self.parent_path() / "trainbench-cli",
-                              fs::path(TB_BUILD_CLI_PATH), fs::path(TB_INSTALL_CLI_PATH)})
+                              engineInBuildTree() ? fs::path(TB_BUILD_CLI_PATH) : fs::path(),
+                              fs::path(TB_INSTALL_CLI_PATH)})
         if (executable(p))
             return p.string();
     return "trainbench-cli";

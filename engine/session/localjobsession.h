@@ -50,8 +50,8 @@ private:
 };
 
 // The trainbench-cli that belongs to this program: $TRAINBENCH_CLI, this program itself, its
-// neighbour (installed, both in bin/), the build tree's, the install prefix's; "trainbench-cli"
-// (found on PATH) when none exists.
+// neighbour (installed, both in bin/), the build tree's (for the build tree's engine only), the
+// install prefix's; "trainbench-cli" (found on PATH) when none exists.
 std::string trainbenchCliPath();
 
 } // namespace tb

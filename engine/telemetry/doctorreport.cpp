@@ -58,35 +58,40 @@ std::vector<DoctorRow> doctorReport(const HostFacts& host, const CpuLowPrecision
     for (const std::string& f : host.cpu.simd)
         simd += (simd.empty() ? "" : " ") + f;
     add("CPU", "model", host.cpu.model);
-    add("CPU", "cores", std::to_string(host.cpu.logicalCores) + " logical, " +
-                            std::to_string(host.cpu.physicalCores) + " physical");
+    add("CPU", "cores",
+        std::to_string(host.cpu.logicalCores) + " logical, " +
+            std::to_string(host.cpu.physicalCores) + " physical");
     add("CPU", "SIMD", simd.empty() ? "(none of interest)" : simd);
-    add("CPU", "bf16 / f16", std::string(nativeText(lp.bf16Native)) + " / " +
-                                 nativeText(lp.f16Native) + " (oneDNN ISA " + lp.isa + ")");
+    add("CPU", "bf16 / f16",
+        std::string(nativeText(lp.bf16Native)) + " / " + nativeText(lp.f16Native) +
+            " (oneDNN ISA " + lp.isa + ")");
     add("CPU", "denormals", denormalText());
-    add("CPU", "RAM", formatBytes(host.memory.total) + " total, " +
-                          formatBytes(host.memory.available) + " available");
+    add("CPU", "RAM",
+        formatBytes(host.memory.total) + " total, " + formatBytes(host.memory.available) +
+            " available");
     add("CPU", "oneDNN", host.onednnVersion.empty() ? "not loaded" : host.onednnVersion);
 
     add("NVIDIA", "driver",
         host.nvidiaDriverVersion.empty() ? "not loaded" : host.nvidiaDriverVersion);
     add("NVIDIA", "NVML", nvmlText(nvml));
-    add("NVIDIA", "CUDA", "driver API " + cudaVersionText(s.driverVersion) + ", runtime " +
-                              cudaVersionText(s.runtimeVersion));
+    add("NVIDIA", "CUDA",
+        "driver API " + cudaVersionText(s.driverVersion) + ", runtime " +
+            cudaVersionText(s.runtimeVersion));
     add("NVIDIA", "cuDNN", cudnnVersionText(s.cudnnVersion));
     add("NVIDIA", "cuBLAS", cudnnVersionText(s.cublasVersion));
+    add("NVIDIA", "NCCL", cudnnVersionText(s.ncclVersion));
     add("NVIDIA", "plugin", s.pluginPath.empty() ? "-" : s.pluginPath);
     for (const GpuInfo& g : s.gpus) {
         const std::string section = "GPU " + std::to_string(g.index);
         add(section, "device", g.name + " (" + g.pciBusId + ")");
-        add(section, "compute", std::to_string(g.computeMajor) + "." +
-                                    std::to_string(g.computeMinor) + ", " +
-                                    std::to_string(g.smCount) + " SMs, " +
-                                    std::to_string(g.cudaCores) + " CUDA cores");
+        add(section, "compute",
+            std::to_string(g.computeMajor) + "." + std::to_string(g.computeMinor) + ", " +
+                std::to_string(g.smCount) + " SMs, " + std::to_string(g.cudaCores) + " CUDA cores");
         char bandwidth[32];
         std::snprintf(bandwidth, sizeof bandwidth, "%.0f GB/s", g.bandwidthGBps);
-        add(section, "memory", formatBytes(g.totalMemory) + ", " +
-                                   std::to_string(g.memoryBusWidthBits) + "-bit bus, " + bandwidth);
+        add(section, "memory",
+            formatBytes(g.totalMemory) + ", " + std::to_string(g.memoryBusWidthBits) +
+                "-bit bus, " + bandwidth);
     }
     if (s.usable) {
         add("GPU backend", "status", "usable: training with device=auto runs on cuda:0");

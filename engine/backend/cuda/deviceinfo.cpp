@@ -6,6 +6,9 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 #include <library_types.h>
+#ifdef TB_HAVE_NCCL
+#include <nccl.h>
+#endif
 
 #include <string>
 
@@ -109,6 +112,11 @@ nlohmann::json probeJson() {
         j["cublasVersion"] = major * 10000 + minor * 100 + patch;
     else
         j["cublasVersion"] = 0;
+    int nccl = 0;
+#ifdef TB_HAVE_NCCL
+    (void)ncclGetVersion(&nccl);
+#endif
+    j["ncclVersion"] = nccl;
     j["usable"] = false;
     j["reason"] = "";
     j["advice"] = "";
