@@ -28,6 +28,7 @@ class BatchFinderDialog;
 class ChartsPanel;
 class ExperimentController;
 class FailureBanner;
+class HelpWindow;
 class RunsStore;
 class RunsView;
 class HardwarePanel;
@@ -103,6 +104,8 @@ private:
     void reportWriteFailure(const QString& path, const QString& reason, bool wait = false);
     void exportChartsToFolder();
     void showAbout();
+    // The Help window at a guide ("user-guide.md"), made on first use.
+    void showHelp(const QString& file);
     void retryWith(const std::vector<std::pair<std::string, std::string>>& changes);
     void connectRuns();
     void connectExperiments();
@@ -138,6 +141,7 @@ private:
     QList<QAction*> m_finderActions;     // Run > Find Learning Rate, Find Batch Size
     LrFinderDialog* m_lrFinder = nullptr;
     BatchFinderDialog* m_batchFinder = nullptr;
+    HelpWindow* m_help = nullptr;
     QString m_databasePath;
     QToolBar* m_toolBar = nullptr;
     bool m_trainWhenReady = false; // a retry waits for the set-up panel to settle

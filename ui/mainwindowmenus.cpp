@@ -6,6 +6,7 @@
 #include "charts/chartview.h"
 #include "concepts/conceptcards.h"
 #include "experiments/experimentcontroller.h"
+#include "help/helpwindow.h"
 #include "runcontroller.h"
 #include "runs/runsview.h"
 #include "setup/setuppanel.h"
@@ -154,6 +155,15 @@ void MainWindow::createActions() {
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->setObjectName(QStringLiteral("menu-help"));
+    QAction* guide = help->addAction(themeIcon(QStringLiteral("help-contents")), tr("&User Guide"),
+                                     this, [this] { showHelp(QStringLiteral("user-guide.md")); });
+    guide->setObjectName(QStringLiteral("action-user-guide"));
+    guide->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("&Teaching Guide"), this,
+                    [this] { showHelp(QStringLiteral("teaching.md")); });
+    help->addAction(tr("&Developer Guide"), this,
+                    [this] { showHelp(QStringLiteral("developer-guide.md")); });
+    help->addSeparator();
     QMenu* cards = help->addMenu(tr("&Concepts"));
     for (const ConceptCard& card : conceptCards())
         cards->addAction(card.title, this, [this, id = card.id] { showConceptCard(this, id); });
@@ -161,6 +171,15 @@ void MainWindow::createActions() {
     help->addAction(themeIcon(QStringLiteral("help-about")), tr("&About TrainBench"), this,
                     &MainWindow::showAbout);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::showHelp(const QString& file) {
+    if (!m_help)
+        m_help = new HelpWindow(this);
+    m_help->showDocument(file);
+    m_help->show();
+    m_help->raise();
+    m_help->activateWindow();
 }
 
 void MainWindow::exportChartsToFolder() {

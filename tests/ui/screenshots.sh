@@ -13,4 +13,16 @@ TB_SHOTS_DIR=$out QTEST_FUNCTION_TIMEOUT=900000 xvfb-run -a -s "-screen 0 1920x1
 if [[ -x "$build/tests/ui/tb_chartshot" ]]; then
   xvfb-run -a -s "-screen 0 1920x1080x24" "$build/tests/ui/tb_chartshot" "$out/charts"
 fi
-ls "$out"/*.png
+ls "$out"/*.png >/dev/null
+# The guides' and the README's screenshots (resources/docs/images/): the light palette at
+# 1280x800, copied under stable names; the AppStream metadata points at window-training.png.
+docs=resources/docs/images
+mkdir -p "$docs"
+for pair in trained:window-training first-launch:first-launch hardware:hardware \
+    invalid-field:invalid-field out-of-memory:out-of-memory runs-table:runs-table \
+    runs-compare:runs-compare runs-grouped:runs-grouped experiment:experiment \
+    predictions:predictions lr-finder:lr-finder lesson:lesson data-parallel:data-parallel \
+    help-search:help; do
+  cp "$out/${pair%%:*}-1280x800-light.png" "$docs/${pair##*:}.png"
+done
+echo "copied the guides' screenshots to $docs"

@@ -3,10 +3,12 @@
 // TB_SHOTS_DIR names the output folder.
 #include "charts/chartspanel.h"
 #include "charts/losschart.h"
+#include "charts/rankschart.h"
 #include "darkpalette.h"
 #include "experiments/batchfinderdialog.h"
 #include "experiments/experimentcontroller.h"
 #include "experiments/lrfinderdialog.h"
+#include "help/helpwindow.h"
 #include "mainwindow.h"
 #include "predictions/drawingcanvas.h"
 #include "predictions/predictionspanel.h"
@@ -295,6 +297,46 @@ private slots:
         QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
                                   60000);
         save(w, "lesson-" + tag);
+    }
+
+    // A data-parallel job of two CPU ranks trained from the window (the Ranks chart beside the
+    // hardware chart), and the Help window searching the guides.
+    void scaleAndHelp_data() { views_data(); }
+    void scaleAndHelp() {
+        QFETCH(QSize, size);
+        QFETCH(bool, dark);
+        QApplication::setPalette(dark ? test::darkPalette()
+                                      : QApplication::style()->standardPalette());
+        const QString tag = QString::fromLatin1(QTest::currentDataTag());
+        QSettings().clear();
+        ui::MainWindow w(m_tmp.filePath("scale-" + tag + ".db"));
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        RunConfig c = showcaseRun(m_tmp.filePath("ckpt"));
+        c.set("precision", "32");
+        c.set("data.synthetic_samples", "4000");
+        c.set("max_epochs", "2");
+        c.set("threads", "1");
+        c.set("ranks", "2");
+        c.set("sync_batchnorm", "true");
+        w.setup().setConfig(c);
+        QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
+                                  60000);
+        QVERIFY(w.train());
+        QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Idle, 300000);
+        QVERIFY(w.charts().ranksChart()->rankCount() == 2);
+        save(w, "data-parallel-" + tag);
+
+        w.findChild<QAction*>("action-user-guide")->trigger();
+        auto* help = w.findChild<ui::HelpWindow*>("help-window");
+        QVERIFY(help);
+        help->resize(size * 0.8);
+        QVERIFY(QTest::qWaitForWindowExposed(help));
+        save(*help, "help-guide-" + tag);
+        help->search("ranks");
+        save(*help, "help-search-" + tag);
+        help->close();
     }
 };
 
