@@ -282,6 +282,10 @@ QCPAxisRect* ChartView::addAxisRect(int row, int column, bool linkX) {
     return rect;
 }
 
+void ChartView::setRowStretch(int row, double factor) {
+    m_rects->setRowStretchFactor(row, factor);
+}
+
 void ChartView::removeExtraAxisRects() {
     const QList<QCPAxisRect*> rects = m_plot->axisRects();
     for (int i = 1; i < rects.size(); ++i) {

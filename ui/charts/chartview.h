@@ -73,6 +73,8 @@ protected:
     // others and styled like the default rect; with linkX its x range is kept in step with the
     // first one's (the same keys), else it has its own (another quantity on x).
     QCPAxisRect* addAxisRect(int row, int column, bool linkX = true);
+    // How much of the height row `row` of axis rects takes, relative to the others (1 each).
+    void setRowStretch(int row, double factor);
     // Removes every axis rect but the first (for charts whose layout depends on the data).
     void removeExtraAxisRects();
     // Where a chart adds its own controls, left of "Fit" and "Export".

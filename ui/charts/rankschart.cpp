@@ -31,11 +31,11 @@ double partOf(const RankStepTimes& t, RanksChart::Part part) {
 
 RanksChart::RanksChart(QWidget* parent)
     : ChartView(tr("Ranks"), parent), m_laneRect(addAxisRect(1, 0, false)) {
-    plot()->yAxis->setLabel(tr("ms per step"));
-    plot()->xAxis->setLabel(xAxisLabel(xAxisMode()));
+    // The panel's x-axis choice says what x is; the chart is short, and its lanes need the room.
+    plot()->yAxis->setLabel(tr("ms"));
     QCPAxis* lanesX = m_laneRect->axis(QCPAxis::atBottom);
     QCPAxis* lanesY = m_laneRect->axis(QCPAxis::atLeft);
-    lanesX->setLabel(tr("ms per step, mean of the last %1 logged intervals").arg(kLaneWindow));
+    lanesX->setLabel(tr("ms per step, last %1 logged intervals").arg(kLaneWindow));
     lanesY->setRangeReversed(true); // rank 0 on top
     lanesY->grid()->setVisible(false);
     const std::array<QString, kPartCount> names = {tr("compute"), tr("data wait"), tr("all-reduce"),
@@ -54,7 +54,8 @@ RanksChart::RanksChart(QWidget* parent)
             bars->moveAbove(m_parts[p - 1]);
         m_parts[p] = bars;
     }
-    m_laneRect->setMinimumSize(QSize(0, 70));
+    setRowStretch(0, 3);
+    setRowStretch(1, 2);
 }
 
 void RanksChart::reset(double runStartUnixTime) {
@@ -77,15 +78,20 @@ void RanksChart::reset(double runStartUnixTime) {
 
 void RanksChart::ensureRanks(std::size_t ranks) {
     for (std::size_t r = m_ranks; r < ranks; ++r) {
-        const QColor color = seriesColor(static_cast<int>(r));
+        // Blue, green, purple, ochre: none of the lanes' colours.
+        const QColor color = seriesColor(2 * static_cast<int>(r % 4));
         QCPGraph* compute = plot()->addGraph();
-        compute->setName(tr("rank %1 compute").arg(r));
+        compute->setName(tr("rank %1").arg(r));
         compute->setPen(seriesPen(color, 1.5));
+        // The rank's colour, dashed; the legend names the rank once and says once what dashes
+        // are.
         QCPGraph* wait = plot()->addGraph();
-        wait->setName(tr("rank %1 all-reduce").arg(r));
+        wait->setName(r == 0 ? tr("all-reduce wait (dashed)") : tr("rank %1 wait").arg(r));
         QPen dashed = seriesPen(color, 1.2);
         dashed.setStyle(Qt::DashLine);
         wait->setPen(dashed);
+        if (r > 0)
+            wait->removeFromLegend();
         m_compute.push_back(compute);
         m_allReduce.push_back(wait);
     }
@@ -96,7 +102,6 @@ void RanksChart::ensureRanks(std::size_t ranks) {
     for (std::size_t r = 0; r < m_ranks; ++r)
         ticker->addTick(static_cast<double>(r), tr("rank %1").arg(r));
     m_laneRect->axis(QCPAxis::atLeft)->setTicker(ticker);
-    m_laneRect->setMinimumSize(QSize(0, 40 + 22 * static_cast<int>(m_ranks)));
 }
 
 void RanksChart::addSteps(const std::vector<StepEvent>& steps) {
@@ -169,7 +174,6 @@ QCPGraph* RanksChart::allReduceGraph(int rank) const {
 }
 
 void RanksChart::xAxisModeChanged() {
-    plot()->xAxis->setLabel(xAxisLabel(xAxisMode()));
     for (std::size_t r = 0; r < m_ranks; ++r) {
         m_compute[r]->data()->clear();
         m_allReduce[r]->data()->clear();

@@ -1,5 +1,6 @@
 // RanksChart: the ranks of a data-parallel run side by side. Top: each rank's compute time
-// (solid) and the all-reduce time backward did not hide (dashed) per step, one colour per rank.
+// (solid) and the all-reduce time backward did not hide (dashed: its wait) per step, one
+// colour per rank.
 // Bottom: one lane per rank, the mean of the last logged intervals stacked as compute, data
 // wait, exposed all-reduce and the rest of the step, in ms. The ranks of a job step together,
 // so a rank that lags shows as the others' all-reduce wait, and a starved rank as its own data
