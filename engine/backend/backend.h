@@ -102,8 +102,10 @@ public:
     // ---- pooling ----
     // indices: i32 tensor the size of y, the argmax for max pooling (unused for average).
     virtual void poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tensor& indices) = 0;
-    virtual void poolBackward(const PoolDesc& d, const Tensor& dy, const Tensor& indices,
-                              Tensor& dx) = 0;
+    // x is the forward input: dx is stored as x is, so the gradient meets the layer before the
+    // pooling (a ReLU, a batch norm) in that layer's own layout.
+    virtual void poolBackward(const PoolDesc& d, const Tensor& x, const Tensor& dy,
+                              const Tensor& indices, Tensor& dx) = 0;
 
     // ---- batch norm (per channel of NCHW; gamma, beta, statistics f32 of size c) ----
     // Uses batch statistics, updates the running ones with PyTorch's momentum rule (unbiased

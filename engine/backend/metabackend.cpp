@@ -52,7 +52,8 @@ void MetaBackend::convBackward(const ConvDesc&, const Tensor&, const Tensor&, co
 void MetaBackend::poolForward(const PoolDesc&, const Tensor&, Tensor&, Tensor&) {
     cannotCompute("poolForward");
 }
-void MetaBackend::poolBackward(const PoolDesc&, const Tensor&, const Tensor&, Tensor&) {
+void MetaBackend::poolBackward(const PoolDesc&, const Tensor&, const Tensor&, const Tensor&,
+                               Tensor&) {
     cannotCompute("poolBackward");
 }
 void MetaBackend::batchNormForwardTrain(const Tensor&, const Tensor&, const Tensor&, Tensor&,

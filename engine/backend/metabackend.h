@@ -34,7 +34,8 @@ public:
     void convBackward(const ConvDesc&, const Tensor&, const Tensor&, const Tensor&, Tensor*,
                       Tensor&, Tensor*) override;
     void poolForward(const PoolDesc&, const Tensor&, Tensor&, Tensor&) override;
-    void poolBackward(const PoolDesc&, const Tensor&, const Tensor&, Tensor&) override;
+    void poolBackward(const PoolDesc&, const Tensor&, const Tensor&, const Tensor&,
+                      Tensor&) override;
     void batchNormForwardTrain(const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor&, float,
                                float, Tensor&, Tensor&, Tensor&) override;
     void batchNormForwardInference(const Tensor&, const Tensor&, const Tensor&, const Tensor&,

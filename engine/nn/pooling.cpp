@@ -60,7 +60,7 @@ void Pool2d::forward(Backend& b, const Inputs& in, Tensor& out, bool) {
 
 void Pool2d::backward(Backend& b, const Inputs& in, const Tensor&, const Tensor& dout,
                       const std::vector<Tensor*>& din) {
-    b.poolBackward(describe(in[0]->shape()), dout, m_indices, *din[0]);
+    b.poolBackward(describe(in[0]->shape()), *in[0], dout, m_indices, *din[0]);
 }
 
 } // namespace tb

@@ -54,7 +54,8 @@ public:
     void poolForward(const PoolDesc&, const Tensor&, Tensor&, Tensor&) override {
         __builtin_trap();
     }
-    void poolBackward(const PoolDesc&, const Tensor&, const Tensor&, Tensor&) override {
+    void poolBackward(const PoolDesc&, const Tensor&, const Tensor&, const Tensor&,
+                      Tensor&) override {
         __builtin_trap();
     }
     void batchNormForwardTrain(const Tensor&, const Tensor&, const Tensor&, Tensor&, Tensor&, float,

@@ -177,7 +177,7 @@ private slots:
             Tensor x = upload(b, hx, dt), dy = upload(b, hdy, dt);
             Tensor y = b.empty(ys, dt), idx = b.empty(ys, DType::I32), dx = b.empty(xs, dt);
             b.poolForward(d, x, y, idx);
-            b.poolBackward(d, dy, idx, dx);
+            b.poolBackward(d, x, dy, idx, dx);
             Results r{{isMax ? "=y" : "y", download(b, y)}, {"dx", download(b, dx)}};
             if (isMax)
                 r.emplace_back("=indices", download(b, idx));

@@ -121,13 +121,16 @@ void CpuBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tens
     storeF32(yf, y);
 }
 
-void CpuBackend::poolBackward(const PoolDesc& d, const Tensor& dy, const Tensor& indices,
-                              Tensor& dx) {
+void CpuBackend::poolBackward(const PoolDesc& d, const Tensor& x, const Tensor& dy,
+                              const Tensor& indices, Tensor& dx) {
     checkPool(d, dx, dy, indices, "poolBackward");
     const int64_t oh = d.outH(), ow = d.outW(), planes = d.n * d.c;
     const Tensor dyf = widened(dy, 0);
     Tensor dxf = f32Target(dx, 1);
-    setLayout(dxf, planeOutputLayout(layoutOf(dy) ? layoutOf(dy) : m_convBlock, dx, mayBlock(dx)));
+    // dy is in the layout of the convolution after the pooling; dx goes to the layer before it,
+    // which kept x as it is (an AVX2 machine writes a 1-channel convolution's output NHWC and
+    // the next one's nChw8c).
+    setLayout(dxf, planeOutputLayout(layoutOf(x), dx, mayBlock(dx)));
     const PlaneIndex fullPlanes{d.c, d.h * d.w, layoutOf(dxf)},
         pooledPlanes{d.c, oh * ow, layoutOf(dyf)};
     const int64_t es = fullPlanes.stride(), gs = pooledPlanes.stride();

@@ -67,7 +67,7 @@ public:
     void convBackward(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor& dy,
                       Tensor* dx, Tensor& dw, Tensor* db) override;
     void poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tensor& indices) override;
-    void poolBackward(const PoolDesc& d, const Tensor& dy, const Tensor& indices,
+    void poolBackward(const PoolDesc& d, const Tensor& x, const Tensor& dy, const Tensor& indices,
                       Tensor& dx) override;
     void batchNormForwardTrain(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                Tensor& runningMean, Tensor& runningVar, float momentum, float eps,

@@ -40,8 +40,8 @@ void CudaBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Ten
     launchPoolForward(d, x.raw(), y.raw(), idx, x.dtype(), stream());
 }
 
-void CudaBackend::poolBackward(const PoolDesc& d, const Tensor& dy, const Tensor& indices,
-                               Tensor& dx) {
+void CudaBackend::poolBackward(const PoolDesc& d, const Tensor& /*x: one layout here*/,
+                               const Tensor& dy, const Tensor& indices, Tensor& dx) {
     requireDevice(dy, "poolBackward");
     requireDevice(dx, "poolBackward");
     if (!d.valid())
