@@ -399,6 +399,13 @@ Layer* Graph::layer(const std::string& name) const {
     return nullptr;
 }
 
+const Tensor& Graph::output(const std::string& layerName) const {
+    for (const auto& node : m_nodes)
+        if (node->layer->name() == layerName)
+            return node->out;
+    throw Error("no layer " + quoteUserData(layerName) + " in the model");
+}
+
 std::vector<Layer*> Graph::layers() const {
     std::vector<Layer*> out;
     for (const auto& node : m_nodes)

@@ -65,6 +65,9 @@ public:
     int64_t parameterCount() const;
     // Layers by name, for tests and checkpoint state (dropout pass counters).
     Layer* layer(const std::string& name) const;
+    // What the named layer output in the last forward, in the backend's layout (for tests: a
+    // ReLU's activation pattern). Throws Error for a name not in the graph.
+    const Tensor& output(const std::string& layerName) const;
     std::vector<Layer*> layers() const;
 
 private:
