@@ -215,6 +215,8 @@ int cmdTrain(const Argv& argv) {
     g_interrupts = 0;
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
+    if (distributed) // a job's launcher asks its ranks to stop with SIGUSR1 (localjob.cpp)
+        std::signal(SIGUSR1, onInterrupt);
     std::jthread watcher([&](std::stop_token done) {
         while (!done.stop_requested()) {
             const int interrupts = g_interrupts.load(), trained = interruptsWhenTrained.load();
@@ -236,11 +238,12 @@ int cmdTrain(const Argv& argv) {
     if (json)
         std::printf("%s\n",
                     resultJson(session.runId(), finished, config, epochs.json()).dump().c_str());
-    // Rank 0's status is the job's: --nproc's launcher exits with it (mpirun may not).
+    // Rank 0's status is the job's: --nproc's launcher exits with it (mpirun may not), and
+    // under that launcher the ranks leave mpirun nothing to handle.
     const auto exitWith = [&](int code) {
         if (rank == 0)
             reportJobStatus(code);
-        return code;
+        return distributed && underLocalJob() ? 0 : code;
     };
     if (finished.status == RunStatus::Failed) {
         std::fprintf(stderr, "trainbench-cli train: %serror: %s\n",
@@ -255,7 +258,9 @@ int cmdTrain(const Argv& argv) {
     if (finished.status == RunStatus::Stopped) {
         if (rank == 0) // the run and its checkpoints are rank 0's
             std::fprintf(stderr, "trainbench-cli train: stopped by %s; continue with --resume %s\n",
-                         g_signal.load() == SIGTERM ? "SIGTERM" : "SIGINT",
+                         g_signal.load() == SIGTERM   ? "SIGTERM"
+                         : g_signal.load() == SIGUSR1 ? "the job's launcher"
+                                                      : "SIGINT",
                          session.runId().c_str());
         return exitWith(signalExitCode());
     }

@@ -14,9 +14,12 @@ namespace tb::cli {
 std::vector<std::string> localJobCommand(const std::vector<std::string>& trainArgs, int ranks,
                                          int threads);
 // Runs that mpirun and waits for it; returns rank 0's exit status (mpirun's own when rank 0
-// gave none, 127 when mpirun cannot be started). SIGINT and SIGTERM reach the job.
+// gave none, 127 when mpirun cannot be started). A SIGINT or SIGTERM stops the job as it stops
+// one process: after the same step on every rank, with a checkpoint (a second one kills it).
 int runLocalJob(const std::vector<std::string>& trainArgs, int ranks, int threads);
 // In rank 0 of a job runLocalJob started: tells it the status to exit with.
 void reportJobStatus(int code);
+// Whether this process is a rank of a job runLocalJob started.
+bool underLocalJob();
 
 } // namespace tb::cli

@@ -232,6 +232,7 @@ RunFinishedEvent LocalJobSession::run(std::stop_token stop) {
         std::unique_ptr<RunStore> store;
         std::unique_ptr<RunTail> tail;
         bool stopAsked = false;
+        int unreadAfterExit = 0;
         while (!finished) {
             // Read before the store: once the job has exited, this poll sees its last commit.
             const std::optional<int> exited = job.status();
@@ -251,8 +252,16 @@ RunFinishedEvent LocalJobSession::run(std::stop_token stop) {
             } catch (const StoreError&) {
                 // Not there yet: the job creates the file, or its first row, in a moment.
             }
+            std::optional<RunTailUpdate> polled;
             if (tail) {
-                RunTailUpdate u = tail->poll();
+                try {
+                    polled = tail->poll();
+                } catch (const StoreError&) {
+                    // Busy beyond the store's timeout: the next poll reads what this one missed.
+                }
+            }
+            if (polled) {
+                RunTailUpdate& u = *polled;
                 if (!m_options.resumeFrom.empty())
                     dropWhatCameBefore(u, spawned);
                 if (u.record && !started) {
@@ -280,7 +289,8 @@ RunFinishedEvent LocalJobSession::run(std::stop_token stop) {
                     finished = true;
                 }
             }
-            if (!finished && exited) {
+            // After the job's exit, a store that stays unreadable ends the wait (about 5 s).
+            if (!finished && exited && (!tail || polled || ++unreadAfterExit > 25)) {
                 const std::string said = lastLines(output, 3);
                 fail("the data-parallel job ended (exit status " + std::to_string(*exited) +
                      ") without recording the run's end" + (said.empty() ? "" : ": " + said));

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -298,6 +299,41 @@ private slots:
             run(TB_MPIRUN, mpi + rank0 + QStringList{":", "-np", "1", TB_CLI_PATH} + rank1);
         QVERIFY(r.exitCode != 0);
         QVERIFY2(r.err.contains("rank 1 was given another run than rank 0"), qPrintable(r.err));
+    }
+
+    // SIGTERM to `train --nproc 2`: the launcher asks the ranks to stop, they agree on a step
+    // and stop after it, rank 0 saves, and the job exits 143 as one process would, its run
+    // stopped with a checkpoint to resume.
+    void aSignalledJobStopsWithACheckpoint() {
+        const QString db = m_dir.filePath("stopped.db");
+        QProcess job;
+        job.start(TB_CLI_PATH,
+                  QStringList{"train", "--nproc", "2", "--db", db, "--quiet"} +
+                      sets({"dataset=spirals", "data.synthetic_samples=60000", "model=mlp",
+                            "max_epochs=100", "batch_size=32", "num_workers=0", "device=cpu",
+                            "threads=1", "checkpoint_dir=" + m_dir.filePath("stopped")}));
+        QVERIFY(job.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                try {
+                    const auto store = openRunStoreForQueries(db.toStdString());
+                    const auto runs = store->listRuns({});
+                    return !runs.empty() && store->stepMetrics(runs[0].id).size() > 5;
+                } catch (const std::exception&) {
+                    return false; // the job has not made the file yet
+                }
+            }(),
+            60000);
+        job.terminate();
+        QVERIFY(job.waitForFinished(60000));
+        QCOMPARE(job.exitCode(), 143);
+        QVERIFY2(job.readAllStandardError().contains("stopped by the job's launcher"),
+                 "rank 0 says why it stopped");
+        const auto store = openRunStoreForQueries(db.toStdString());
+        const RunRecord run = store->listRuns({}).at(0);
+        QVERIFY(run.status == RunStatus::Stopped);
+        QVERIFY(!run.checkpoint.empty() && QFile::exists(QString::fromStdString(run.checkpoint)));
+        QVERIFY(store->checkIntegrity().empty());
     }
 
     // Rank 1 killed mid-run: rank 0 notices within the timeout, records the run as failed

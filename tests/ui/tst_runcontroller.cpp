@@ -200,7 +200,8 @@ private slots:
         QVERIFY(!controller.canPause());
         QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, 60000);
         QTRY_VERIFY_WITH_TIMEOUT(done, 120000);
-        QCOMPARE(toString(result.status), std::string("stopped"));
+        QVERIFY2(result.status == RunStatus::Stopped,
+                 (toString(result.status) + ": " + result.error).c_str());
         QVERIFY(!result.checkpoint.empty());
         QVERIFY(steps.size() >= 3);
         for (const StepEvent& s : steps)
