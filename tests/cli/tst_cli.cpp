@@ -240,7 +240,7 @@ private slots:
         QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
         QStringList args{"train", "--no-db", "--set", "device=cpu"};
         for (const QString& s : sets)
-            args << "--set" << s.arg(fifo);
+            args << "--set" << (s.contains("%1") ? s.arg(fifo) : s);
         if (sets.isEmpty())
             args << "--config" << fifo;
         const Result r = runCli(args, home.path(), {}, 30000);
