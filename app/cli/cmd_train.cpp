@@ -259,7 +259,7 @@ int cmdTrain(const Argv& argv) {
         if (rank == 0) // the run and its checkpoints are rank 0's
             std::fprintf(stderr, "trainbench-cli train: stopped by %s; continue with --resume %s\n",
                          g_signal.load() == SIGTERM   ? "SIGTERM"
-                         : g_signal.load() == SIGUSR1 ? "the job's launcher"
+                         : g_signal.load() == SIGUSR1 ? "SIGUSR1, the job's stop request"
                                                       : "SIGINT",
                          session.runId().c_str());
         return exitWith(signalExitCode());

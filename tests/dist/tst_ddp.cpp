@@ -327,7 +327,7 @@ private slots:
         job.terminate();
         QVERIFY(job.waitForFinished(60000));
         QCOMPARE(job.exitCode(), 143);
-        QVERIFY2(job.readAllStandardError().contains("stopped by the job's launcher"),
+        QVERIFY2(job.readAllStandardError().contains("stopped by SIGUSR1, the job's stop request"),
                  "rank 0 says why it stopped");
         const auto store = openRunStoreForQueries(db.toStdString());
         const RunRecord run = store->listRuns({}).at(0);
