@@ -18,6 +18,8 @@ packages=(
   dataset-fashion-mnist               # the default dataset
   xvfb xauth                          # screenshots of the window
   desktop-file-utils appstream        # the packages' desktop entry and metadata, validated
+  dpkg-dev file                       # the packages' dependencies: CPack runs dpkg-shlibdeps on
+                                      # what file(1) says is a binary
 )
 if [[ "${TB_WITH_TORCH:-0}" == 1 ]]; then
   packages+=(python3-torch)           # the PyTorch reference: numerics tests and tests/bench
