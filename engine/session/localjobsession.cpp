@@ -36,21 +36,6 @@ bool executable(const fs::path& p) {
     return !p.empty() && ::access(p.c_str(), X_OK) == 0 && !fs::is_directory(p);
 }
 
-RunStartedEvent startedFrom(const RunRecord& r) {
-    RunStartedEvent ev;
-    ev.runId = r.id;
-    ev.name = r.name;
-    ev.config = r.config;
-    ev.environment = r.environment;
-    ev.modelSummary = r.modelSummary;
-    ev.device = r.device;
-    ev.stepsPerEpoch = r.stepsPerEpoch.value_or(0);
-    ev.totalSteps = r.totalSteps.value_or(0);
-    ev.resumedFromStep = r.resumedFromStep;
-    ev.resumed = r.resumedFromStep > 0;
-    return ev;
-}
-
 RunFinishedEvent finishedFrom(const RunRecord& r) {
     RunFinishedEvent ev;
     ev.status = r.status;
@@ -265,7 +250,7 @@ RunFinishedEvent LocalJobSession::run(std::stop_token stop) {
                 if (!m_options.resumeFrom.empty())
                     dropWhatCameBefore(u, spawned);
                 if (u.record && !started) {
-                    deliver(startedFrom(*u.record));
+                    deliver(startedEventOf(*u.record));
                     started = true;
                 }
                 for (const RunLogEntry& l : u.logs) {

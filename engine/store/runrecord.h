@@ -49,6 +49,22 @@ struct RunRecord {
     std::string color; // "#rrggbb" once the run was drawn in a comparison; else empty
 };
 
+// The RunStartedEvent the run began with, as its record keeps it (a replay, a followed job).
+inline RunStartedEvent startedEventOf(const RunRecord& r) {
+    RunStartedEvent e;
+    e.runId = r.id;
+    e.name = r.name;
+    e.config = r.config;
+    e.environment = r.environment;
+    e.modelSummary = r.modelSummary;
+    e.device = r.device;
+    e.stepsPerEpoch = r.stepsPerEpoch.value_or(0);
+    e.totalSteps = r.totalSteps.value_or(0);
+    e.resumedFromStep = r.resumedFromStep;
+    e.resumed = r.resumedFromStep > 0;
+    return e;
+}
+
 // A log line or an advisor message of a run (table `events`).
 struct RunLogEntry {
     enum class Kind { Log, Advice };

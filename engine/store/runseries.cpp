@@ -199,17 +199,7 @@ RunSeries RunSeries::load(RunStore& store, const RunRecord& run) {
 }
 
 RunStartedEvent RunSeries::startedEvent() const {
-    RunStartedEvent e;
-    e.runId = m_record.id;
-    e.name = m_record.name;
-    e.config = m_record.config;
-    e.environment = m_record.environment;
-    e.modelSummary = m_record.modelSummary;
-    e.device = m_record.device;
-    e.stepsPerEpoch = m_record.stepsPerEpoch.value_or(0);
-    e.totalSteps = m_record.totalSteps.value_or(0);
-    e.resumedFromStep = m_record.resumedFromStep;
-    return e;
+    return startedEventOf(m_record);
 }
 
 void RunSeries::append(const RunTailUpdate& u) {
