@@ -128,6 +128,17 @@ private:
         return QStringList{"train", "--no-db", "--json", "--quiet"} + sets(kv);
     }
 
+    // The step rows of the run a job writes to `db`: 0 until it has made the file and the run.
+    static int64_t recordedSteps(const QString& db) {
+        try {
+            const auto store = openRunStoreForQueries(db.toStdString());
+            const auto runs = store->listRuns({});
+            return runs.empty() ? 0 : static_cast<int64_t>(store->stepMetrics(runs[0].id).size());
+        } catch (const std::exception&) {
+            return 0;
+        }
+    }
+
 private slots:
     void initTestCase() {
         const Result probe = run(TB_MPIRUN, {"--version"});
@@ -313,17 +324,7 @@ private slots:
                             "max_epochs=100", "batch_size=32", "num_workers=0", "device=cpu",
                             "threads=1", "checkpoint_dir=" + m_dir.filePath("stopped")}));
         QVERIFY(job.waitForStarted());
-        QTRY_VERIFY_WITH_TIMEOUT(
-            [&] {
-                try {
-                    const auto store = openRunStoreForQueries(db.toStdString());
-                    const auto runs = store->listRuns({});
-                    return !runs.empty() && store->stepMetrics(runs[0].id).size() > 5;
-                } catch (const std::exception&) {
-                    return false; // the job has not made the file yet
-                }
-            }(),
-            60000);
+        QTRY_VERIFY_WITH_TIMEOUT(recordedSteps(db) > 5, 60000);
         job.terminate();
         QVERIFY(job.waitForFinished(60000));
         QCOMPARE(job.exitCode(), 143);
@@ -349,20 +350,7 @@ private slots:
         QVERIFY(job.waitForStarted());
         // Steps recorded: the job trains. Then the second rank goes.
         int64_t before = 0;
-        QTRY_VERIFY_WITH_TIMEOUT(
-            [&] {
-                try {
-                    const auto store = openRunStoreForQueries(db.toStdString());
-                    const auto runs = store->listRuns({});
-                    before = runs.empty()
-                                 ? 0
-                                 : static_cast<int64_t>(store->stepMetrics(runs[0].id).size());
-                } catch (const std::exception&) {
-                    before = 0; // the job has not made the file yet
-                }
-                return before > 5; // logged intervals recorded
-            }(),
-            60000);
+        QTRY_VERIFY_WITH_TIMEOUT((before = recordedSteps(db)) > 5, 60000);
         QProcess pgrep;
         pgrep.start("pgrep", {"-f", "-n", QString("%1 train --db %2").arg(TB_CLI_PATH, db)});
         QVERIFY(pgrep.waitForFinished());

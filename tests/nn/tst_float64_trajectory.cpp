@@ -115,8 +115,8 @@ private:
         Tensor losses = Tensor::host({kSteps}, DType::F32);
         graph.zeroGrad();
         for (int step = 0; step < kSteps; ++step) {
-            const Tensor x = test::randomTensor(input.withBatch(batch),
-                                                100 + static_cast<uint64_t>(step));
+            const Tensor x =
+                test::randomTensor(input.withBatch(batch), 100 + static_cast<uint64_t>(step));
             Tensor y = Tensor::host({batch}, DType::I32);
             for (int i = 0; i < batch; ++i)
                 y.data<int32_t>()[i] = (i * 7 + step) % 10;
@@ -136,8 +136,8 @@ private:
             if (step == 0)
                 for (Layer* layer : graph.layers())
                     for (Param* p : layer->params())
-                        entries.push_back({"grad0." + layer->name() + "." + p->name,
-                                           hostCopy(backend, p->grad)});
+                        entries.push_back(
+                            {"grad0." + layer->name() + "." + p->name, hostCopy(backend, p->grad)});
             optimizer.step(kLr, nullptr, nullptr);
             graph.zeroGrad();
             backend.copy(loss, lossHost);

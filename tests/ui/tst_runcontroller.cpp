@@ -137,10 +137,10 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(done, 60000);
         QCOMPARE(toString(result.status), std::string("stopped"));
         // The pause took effect after the step in progress when it was asked for.
-        QVERIFY2(result.summary.steps <= pausedAt + 2,
-                 qPrintable(QString("paused at %1, stopped at %2")
-                                .arg(pausedAt)
-                                .arg(result.summary.steps)));
+        QVERIFY2(
+            result.summary.steps <= pausedAt + 2,
+            qPrintable(
+                QString("paused at %1, stopped at %2").arg(pausedAt).arg(result.summary.steps)));
         QVERIFY(result.summary.steps < 200); // inside the first epoch
         QVERIFY(!result.checkpoint.empty());
         QTRY_COMPARE(controller.state(), RunController::State::Idle);

@@ -92,6 +92,21 @@ RunConfig showcaseRun(const QString& dir) {
 class WindowShots : public QObject {
     Q_OBJECT
 private:
+    // The row's palette (light or dark) and fresh settings, for a view of the window; returns
+    // the row's tag.
+    static QString beginView() {
+        QFETCH(bool, dark);
+        QApplication::setPalette(dark ? test::darkPalette()
+                                      : QApplication::style()->standardPalette());
+        QSettings().clear();
+        return QString::fromLatin1(QTest::currentDataTag());
+    }
+    static bool showWindow(QWidget& w, QSize size) {
+        w.resize(size);
+        w.show();
+        return QTest::qWaitForWindowExposed(&w);
+    }
+
     QTemporaryDir m_tmp;
     QDir m_out;
 
@@ -120,15 +135,9 @@ private slots:
     }
     void views() {
         QFETCH(QSize, size);
-        QFETCH(bool, dark);
-        QApplication::setPalette(dark ? test::darkPalette()
-                                      : QApplication::style()->standardPalette());
-        const QString tag = QString::fromLatin1(QTest::currentDataTag());
-        QSettings().clear();
+        const QString tag = beginView();
         ui::MainWindow w(m_tmp.filePath(tag + ".db"));
-        w.resize(size);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(showWindow(w, size));
         auto* train = w.findChild<QAction*>("action-train");
         QTRY_VERIFY_WITH_TIMEOUT(train->isEnabled(), 60000);
         save(w, "first-launch-" + tag);
@@ -185,17 +194,11 @@ private slots:
     void runs_data() { views_data(); }
     void runs() {
         QFETCH(QSize, size);
-        QFETCH(bool, dark);
-        QApplication::setPalette(dark ? test::darkPalette()
-                                      : QApplication::style()->standardPalette());
-        const QString tag = QString::fromLatin1(QTest::currentDataTag());
-        QSettings().clear();
+        const QString tag = beginView();
         const QString db = m_tmp.filePath("runs-" + tag + ".db");
         const QStringList sweep = writeSweep(db);
         ui::MainWindow w(db);
-        w.resize(size);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(showWindow(w, size));
         w.findChild<QTabWidget*>("views")->setCurrentWidget(&w.runs());
         QTRY_COMPARE_WITH_TIMEOUT(w.runs().model()->rowCount(), 7, 10000);
         save(w, "runs-table-" + tag);
@@ -241,15 +244,9 @@ private slots:
     void teaching_data() { views_data(); }
     void teaching() {
         QFETCH(QSize, size);
-        QFETCH(bool, dark);
-        QApplication::setPalette(dark ? test::darkPalette()
-                                      : QApplication::style()->standardPalette());
-        const QString tag = QString::fromLatin1(QTest::currentDataTag());
-        QSettings().clear();
+        const QString tag = beginView();
         ui::MainWindow w(m_tmp.filePath("teaching-" + tag + ".db"));
-        w.resize(size);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(showWindow(w, size));
         // Six classes for an epoch: a model that still mixes some up.
         RunConfig c = showcaseRun(m_tmp.filePath("ckpt"));
         c.set("precision", "32");
@@ -304,15 +301,9 @@ private slots:
     void scaleAndHelp_data() { views_data(); }
     void scaleAndHelp() {
         QFETCH(QSize, size);
-        QFETCH(bool, dark);
-        QApplication::setPalette(dark ? test::darkPalette()
-                                      : QApplication::style()->standardPalette());
-        const QString tag = QString::fromLatin1(QTest::currentDataTag());
-        QSettings().clear();
+        const QString tag = beginView();
         ui::MainWindow w(m_tmp.filePath("scale-" + tag + ".db"));
-        w.resize(size);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(showWindow(w, size));
         RunConfig c = showcaseRun(m_tmp.filePath("ckpt"));
         c.set("precision", "32");
         c.set("data.synthetic_samples", "4000");
