@@ -9,6 +9,7 @@
 #include "train/runconfig.h"
 #include "train/stepbench.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <mutex>
@@ -145,6 +146,14 @@ int cmdBench(const Argv& argv) {
         // ahead of the GPU; the smaller, the more room before the host becomes the bottleneck.
         out["host_overhead_percent"] = 100.0 * r.hostStepMs / r.steadyStepMs;
     }
+    if (r.h2dCopyMs > 0.0) {
+        out["h2d_copy_ms"] = r.h2dCopyMs;
+        out["pipelined_step_ms"] = r.pipelinedStepMs;
+        // What the double-buffered copy adds to a step, against what it costs on its own.
+        const double exposed = std::max(0.0, r.pipelinedStepMs - r.steadyStepMs);
+        out["h2d_exposed_ms"] = exposed;
+        out["h2d_hidden_percent"] = 100.0 * (1.0 - std::min(1.0, exposed / r.h2dCopyMs));
+    }
     if (const auto util = meter.mean())
         out["gpu_util_percent"] = *util;
     if (args.flag("compare-cpu") && r.device != "cpu") {
@@ -181,6 +190,11 @@ int cmdBench(const Argv& argv) {
                     "issues a step in %.3f ms (%.1f%% of a step)\n",
                     r.steadyStepMs, r.steadySteps, r.steadySamplesPerSec, r.hostStepMs,
                     out["host_overhead_percent"].get<double>());
+    if (out.contains("h2d_copy_ms"))
+        std::printf("  input copy from pinned memory %.3f ms per batch; with it each step takes "
+                    "%.3f ms (%.3f ms exposed, %.0f%% hidden under compute)\n",
+                    r.h2dCopyMs, r.pipelinedStepMs, out["h2d_exposed_ms"].get<double>(),
+                    out["h2d_hidden_percent"].get<double>());
     if (out.contains("gpu_util_percent"))
         std::printf("  GPU utilisation %.0f%% (NVML every 200 ms, back-to-back window)\n",
                     out["gpu_util_percent"].get<double>());

@@ -64,6 +64,15 @@ public:
     // ordered before later compute); other copies to the host return when the data is there.
     // The shapes may differ (a reshape): dst then holds the values in plain row-major order.
     virtual void copy(const Tensor& src, Tensor& dst) = 0;
+    // A host-to-device copy into a buffer that compute issued earlier may still be reading for
+    // another batch. From pinned memory it waits only for `reusable` (an event recorded once
+    // that compute was issued; null: for all compute issued so far, as copy() does), so it runs
+    // while the batch before is computed; compute issued later waits for it. The source must
+    // stay alive only until the call returns. Without streams (the CPU) it is copy().
+    virtual void copyToDevice(const Tensor& src, Tensor& dst, StreamEvent* reusable) {
+        (void)reusable;
+        copy(src, dst);
+    }
     virtual void fill(Tensor& t, float value) = 0;
     // Blocks until all issued work is done.
     virtual void synchronize() = 0;
@@ -196,11 +205,14 @@ public:
     // Fused updates. The gradient is multiplied by 1/scaleState[0] when scaleState is given, and
     // the update is skipped entirely when foundInf is given and foundInf[0] != 0.
     // momentumBuf starts at zero, so the first step stores the gradient as PyTorch does.
+    // AdamW's bias correction counts t = p.step - skippedSteps[0] when skippedSteps (an f32
+    // scalar: earlier steps the GradScaler skipped) is given: PyTorch's GradScaler never calls
+    // optimizer.step() for a skipped step, so its step count does not advance.
     virtual void sgdStep(Tensor& param, const Tensor& grad, Tensor* momentumBuf, const SgdParams& p,
                          const Tensor* scaleState, const Tensor* foundInf) = 0;
     virtual void adamwStep(Tensor& param, const Tensor& grad, Tensor& expAvg, Tensor& expAvgSq,
-                           const AdamWParams& p, const Tensor* scaleState,
-                           const Tensor* foundInf) = 0;
+                           const AdamWParams& p, const Tensor* scaleState, const Tensor* foundInf,
+                           const Tensor* skippedSteps) = 0;
 };
 
 // Creates the CPU backend with a compute pool of `threads` threads shared by oneDNN, OpenBLAS

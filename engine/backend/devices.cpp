@@ -9,10 +9,12 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -25,7 +27,8 @@ constexpr const char* kPluginFile = "libtrainbench_cuda.so";
 constexpr const char* kPluginEnv = "TRAINBENCH_CUDA_PLUGIN";
 
 using AbiFn = int (*)();
-using ProbeFn = std::size_t (*)(char*, std::size_t);
+using ProbeFn = std::size_t (*)(char*, std::size_t, int);
+using TextFn = int (*)(char*, std::size_t);
 using CreateFn = Backend* (*)(int, char*, std::size_t);
 using CollectivesIdFn = int (*)(char*, char*, std::size_t);
 using CreateCollectivesFn = DeviceCollectives* (*)(Backend*, const char*, int, int, int, char*,
@@ -36,8 +39,30 @@ struct Plugin {
     CreateFn create = nullptr;
     CollectivesIdFn collectivesId = nullptr;
     CreateCollectivesFn createCollectives = nullptr;
+    TextFn ncclVersion = nullptr;
+    TextFn contextLost = nullptr;
     CudaStatus status;
+    // The status once a CUDA error lost the context, made at most once (see current()).
+    struct Lost {
+        std::once_flag once;
+        CudaStatus status;
+    };
+    std::shared_ptr<Lost> lost = std::make_shared<Lost>();
+
+    // What holds now: the probe's status, or, after a context-losing error, the GPU unusable
+    // for the rest of the process.
+    const CudaStatus& current() const {
+        if (!contextLost)
+            return status;
+        char why[1024] = {};
+        if (!contextLost(why, sizeof why))
+            return status;
+        std::call_once(lost->once, [&] { lost->status = statusAfterContextLoss(status, why); });
+        return lost->status;
+    }
 };
+
+std::atomic<int> g_probeDevice{0};
 
 // dlsym through one typed helper; memcpy avoids casting an object pointer to a function pointer.
 template <typename Fn> Fn resolve(void* handle, const char* name) {
@@ -100,10 +125,11 @@ void explainLoadError(CudaStatus& s, const std::string& path, const std::string&
 
 void readProbe(CudaStatus& s, ProbeFn probe) {
     std::vector<char> buf(8192);
-    std::size_t needed = probe(buf.data(), buf.size());
+    const int device = g_probeDevice.load();
+    std::size_t needed = probe(buf.data(), buf.size(), device);
     if (needed > buf.size()) {
         buf.resize(needed);
-        needed = probe(buf.data(), buf.size());
+        needed = probe(buf.data(), buf.size(), device);
     }
     const nlohmann::json j = tryParseJson(buf.data()).value_or(nlohmann::json());
     if (!j.is_object()) {
@@ -118,7 +144,6 @@ void readProbe(CudaStatus& s, ProbeFn probe) {
     s.runtimeVersion = j.value("runtimeVersion", 0);
     s.cudnnVersion = j.value("cudnnVersion", 0);
     s.cublasVersion = j.value("cublasVersion", 0);
-    s.ncclVersion = j.value("ncclVersion", 0);
     if (j.contains("gpus") && j["gpus"].is_array()) {
         for (const nlohmann::json& g : j["gpus"]) {
             GpuInfo info;
@@ -199,7 +224,10 @@ Plugin loadPlugin(bool evenWithoutDriver) {
     const auto collectivesId = resolve<CollectivesIdFn>(handle, "tb_cuda_collectives_id");
     const auto createCollectives =
         resolve<CreateCollectivesFn>(handle, "tb_cuda_create_collectives");
-    if (!abi || !probe || !create || !collectivesId || !createCollectives) {
+    const auto ncclVersion = resolve<TextFn>(handle, "tb_cuda_nccl_version");
+    const auto contextLost = resolve<TextFn>(handle, "tb_cuda_context_lost");
+    if (!abi || !probe || !create || !collectivesId || !createCollectives || !ncclVersion ||
+        !contextLost) {
         s.reason = "the CUDA plugin at " + s.pluginPath + " lacks its entry points";
         s.advice = "Reinstall TrainBench so engine and plugin come from one build.";
         return plugin;
@@ -211,6 +239,8 @@ Plugin loadPlugin(bool evenWithoutDriver) {
         return plugin;
     }
     readProbe(s, probe);
+    plugin.ncclVersion = ncclVersion;
+    plugin.contextLost = contextLost;
     if (s.usable) {
         plugin.create = create;
         plugin.collectivesId = collectivesId;
@@ -237,9 +267,9 @@ const Plugin& plugin() {
 // The plugin, or BackendUnavailable saying why it cannot be used.
 const Plugin& usablePlugin() {
     const Plugin& p = plugin();
-    if (!p.status.usable || !p.create)
-        throw BackendUnavailable(p.status.reason +
-                                 (p.status.advice.empty() ? "" : ". " + p.status.advice));
+    const CudaStatus& s = p.current();
+    if (!s.usable || !p.create)
+        throw BackendUnavailable(s.reason + (s.advice.empty() ? "" : ". " + s.advice));
     return p;
 }
 
@@ -251,13 +281,39 @@ std::string lower(std::string text) {
 
 } // namespace
 
+void setCudaProbeDevice(int index) {
+    g_probeDevice.store(index);
+}
+
+int cudaProbeDevice() {
+    return g_probeDevice.load();
+}
+
+CudaStatus statusAfterContextLoss(const CudaStatus& probed, const std::string& error) {
+    CudaStatus s = probed;
+    s.usable = false;
+    s.reason = "the GPU's CUDA context in this process was lost after " + error;
+    s.advice = "Restart TrainBench to train on the GPU again; until then runs train on the CPU "
+               "(device=auto picks it). If it happens again, run `trainbench-cli doctor` and "
+               "check the kernel log (dmesg) for Xid errors.";
+    return s;
+}
+
 const CudaStatus& probeCuda() {
-    return plugin().status;
+    return plugin().current();
 }
 
 const CudaStatus& probeCudaLibraries() {
-    static const Plugin loaded = tryLoadPlugin(true);
-    return loaded.status;
+    static const Plugin loaded = [] {
+        Plugin p = tryLoadPlugin(true);
+        if (p.ncclVersion) {
+            char why[1024] = {};
+            p.status.ncclVersion = p.ncclVersion(why, sizeof why);
+            p.status.ncclReason = why;
+        }
+        return p;
+    }();
+    return loaded.current();
 }
 
 Device resolveDevice(const std::string& text) {
@@ -350,6 +406,7 @@ nlohmann::json toJson(const CudaStatus& s) {
             {"cudnnVersion", s.cudnnVersion},
             {"cublasVersion", s.cublasVersion},
             {"ncclVersion", s.ncclVersion},
+            {"ncclReason", s.ncclReason},
             {"gpus", gpus}};
 }
 

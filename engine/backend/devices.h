@@ -18,11 +18,24 @@
 namespace tb {
 
 // Loads the plugin once (thread-safe) and reports what it found; never throws. Without an
-// NVIDIA driver it stops there and leaves the CUDA libraries unloaded.
+// NVIDIA driver it stops there and leaves the CUDA libraries unloaded. After a CUDA error that
+// lost the context, it reports the GPU unusable (statusAfterContextLoss).
 const CudaStatus& probeCuda();
-// The same, but loads the plugin and its CUDA libraries even without a driver, so `doctor` can
-// report their versions. Costs the libraries' memory; not for training processes.
+// The same, but loads the plugin and its CUDA libraries even without a driver, and opens NCCL,
+// so `doctor` can report their versions. Costs the libraries' memory; not for training
+// processes.
 const CudaStatus& probeCudaLibraries();
+
+// The GPU whose context the probe creates to prove the install works (0 unless set). A rank of a
+// data-parallel job sets its own before anything probes, so N ranks do not each open a context
+// on GPU 0; set after the probe, it changes nothing.
+void setCudaProbeDevice(int index);
+int cudaProbeDevice();
+
+// The status once a CUDA error (`error`: which, in which call) has lost this process's context
+// on the GPU: unusable, saying why and that a restart is the remedy. probeCuda() returns this
+// from then on.
+CudaStatus statusAfterContextLoss(const CudaStatus& probed, const std::string& error);
 
 // "auto" picks cuda:0 when probeCuda().usable, else the CPU. Throws ConfigError("device") for
 // malformed text and BackendUnavailable for a CUDA device that cannot be used.

@@ -107,7 +107,7 @@ void MetaBackend::sgdStep(Tensor&, const Tensor&, Tensor*, const SgdParams&, con
     cannotCompute("sgdStep");
 }
 void MetaBackend::adamwStep(Tensor&, const Tensor&, Tensor&, Tensor&, const AdamWParams&,
-                            const Tensor*, const Tensor*) {
+                            const Tensor*, const Tensor*, const Tensor*) {
     cannotCompute("adamwStep");
 }
 

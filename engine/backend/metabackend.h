@@ -57,7 +57,7 @@ public:
     void sgdStep(Tensor&, const Tensor&, Tensor*, const SgdParams&, const Tensor*,
                  const Tensor*) override;
     void adamwStep(Tensor&, const Tensor&, Tensor&, Tensor&, const AdamWParams&, const Tensor*,
-                   const Tensor*) override;
+                   const Tensor*, const Tensor*) override;
 };
 
 } // namespace tb

@@ -33,7 +33,8 @@ struct CudaStatus {
     int runtimeVersion = 0; // cudaRuntimeGetVersion
     int cudnnVersion = 0;   // cudnnGetVersion, e.g. 90100
     int cublasVersion = 0;
-    int ncclVersion = 0; // ncclGetVersion, e.g. 22809 (2.28.9); 0 without NCCL in the plugin
+    int ncclVersion = 0;    // ncclGetVersion, e.g. 22809 (2.28.9); 0 when NCCL was not opened
+    std::string ncclReason; // why ncclVersion is 0 (only doctor's probe opens NCCL)
     std::vector<GpuInfo> gpus;
 };
 

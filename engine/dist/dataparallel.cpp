@@ -6,6 +6,7 @@
 #include "core/errors.h"
 #include "nn/norm.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <string>
@@ -39,6 +40,15 @@ std::string DataParallel::deviceOfThisRank(bool gpuUsable) const {
     if ((d == "auto" || d == "cuda") && gpuUsable)
         return "cuda:" + std::to_string(m_comm.localRank());
     return d;
+}
+
+int DataParallel::gpuOfThisRank() const {
+    const std::string& d = m_config.device;
+    if (d == "auto" || d == "cuda")
+        return m_comm.localRank();
+    if (d.rfind("cuda:", 0) == 0)
+        return std::atoi(d.c_str() + 5);
+    return -1;
 }
 
 std::string DataParallel::connect(Backend& backend) {

@@ -33,6 +33,9 @@ public:
     // The device this rank trains on: config's, with "auto" and "cuda" meaning the GPU of the
     // rank's local rank (torchrun's LOCAL_RANK) when a GPU is usable.
     std::string deviceOfThisRank(bool gpuUsable) const;
+    // The GPU this rank would train on, known without any CUDA call (the local rank, or the
+    // index config names), or -1 for a CPU rank: the probe opens its context there alone.
+    int gpuOfThisRank() const;
     // Chooses what averages the gradients (ddp.backend): NCCL when the rank trains on a GPU
     // and auto or nccl asks for it, else MPI through host memory. Collective. Throws
     // DistributedError when nccl was asked for and cannot be used. Returns a line for the log.

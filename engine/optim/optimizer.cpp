@@ -20,10 +20,13 @@ Optimizer::Optimizer(Backend& backend, std::vector<Param*> params, const Optimiz
             backend.fill(m_buf2.back(), 0.0f);
         }
     }
+    m_skipped = backend.empty({1}, DType::F32);
+    backend.fill(m_skipped, 0.0f);
+    m_skippedHost = Tensor::host({1}, DType::F32);
 }
 
 void Optimizer::step(float lr, const Tensor* scaleState, const Tensor* foundInf) {
-    ++m_steps;
+    ++m_calls;
     for (std::size_t i = 0; i < m_params.size(); ++i) {
         Param& p = *m_params[i];
         const float decay = p.decay ? m_config.weightDecay : 0.0f;
@@ -32,10 +35,23 @@ void Optimizer::step(float lr, const Tensor* scaleState, const Tensor* foundInf)
             m_backend.sgdStep(p.value, p.grad, m_buf1.empty() ? nullptr : &m_buf1[i], sp,
                               scaleState, foundInf);
         } else {
-            AdamWParams ap{lr, m_config.beta1, m_config.beta2, m_config.eps, decay, m_steps};
-            m_backend.adamwStep(p.value, p.grad, m_buf1[i], m_buf2[i], ap, scaleState, foundInf);
+            AdamWParams ap{lr, m_config.beta1, m_config.beta2, m_config.eps, decay, m_calls};
+            m_backend.adamwStep(p.value, p.grad, m_buf1[i], m_buf2[i], ap, scaleState, foundInf,
+                                &m_skipped);
         }
     }
+    if (foundInf) // after every update of this step has read the count
+        m_backend.add(m_skipped, *foundInf, m_skipped);
+}
+
+int64_t Optimizer::steps() {
+    m_backend.copy(m_skipped, m_skippedHost);
+    return m_calls - static_cast<int64_t>(m_skippedHost.data<float>()[0]);
+}
+
+void Optimizer::setSteps(int64_t steps) {
+    m_calls = steps;
+    m_backend.fill(m_skipped, 0.0f);
 }
 
 std::vector<std::pair<std::string, Tensor*>> Optimizer::state() {

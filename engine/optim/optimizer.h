@@ -23,12 +23,15 @@ public:
     Optimizer(Backend& backend, std::vector<Param*> params, const OptimizerConfig& config);
 
     // One update with learning rate lr. Gradients are divided by scaleState[0] when given, and
-    // the update is skipped when foundInf[0] != 0 (both device scalars; no host sync).
+    // the update is skipped when foundInf[0] != 0 (both device scalars; no host sync). A skipped
+    // update does not count as a step, as with PyTorch's GradScaler, which does not call
+    // optimizer.step() then: the count of skipped ones stays on the device for AdamW's bias
+    // correction.
     void step(float lr, const Tensor* scaleState, const Tensor* foundInf);
-    // Update calls so far (AdamW's bias-correction step). A step the GradScaler skips on the
-    // device still counts, since the host does not wait to learn about it.
-    int64_t steps() const { return m_steps; }
-    void setSteps(int64_t steps) { m_steps = steps; }
+    // Updates applied so far (PyTorch's state["step"]). Reads the device's count of skipped
+    // steps, so it waits for the device: for checkpoints, not for every step.
+    int64_t steps();
+    void setSteps(int64_t steps);
     // Named state tensors: "<index>.momentum_buffer", "<index>.exp_avg", "<index>.exp_avg_sq".
     std::vector<std::pair<std::string, Tensor*>> state();
 
@@ -37,7 +40,9 @@ private:
     std::vector<Param*> m_params;
     OptimizerConfig m_config;
     std::vector<Tensor> m_buf1, m_buf2;
-    int64_t m_steps = 0;
+    int64_t m_calls = 0;  // step() calls, skipped ones included
+    Tensor m_skipped;     // f32 scalar on the device: calls the GradScaler skipped
+    Tensor m_skippedHost; // its read-back
 };
 
 } // namespace tb

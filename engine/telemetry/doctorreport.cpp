@@ -79,7 +79,10 @@ std::vector<DoctorRow> doctorReport(const HostFacts& host, const CpuLowPrecision
             cudaVersionText(s.runtimeVersion));
     add("NVIDIA", "cuDNN", cudnnVersionText(s.cudnnVersion));
     add("NVIDIA", "cuBLAS", cudnnVersionText(s.cublasVersion));
-    add("NVIDIA", "NCCL", cudnnVersionText(s.ncclVersion));
+    add("NVIDIA", "NCCL",
+        s.ncclVersion
+            ? cudnnVersionText(s.ncclVersion)
+            : "none" + (s.ncclReason.empty() ? std::string() : " (" + s.ncclReason + ")"));
     add("NVIDIA", "plugin", s.pluginPath.empty() ? "-" : s.pluginPath);
     for (const GpuInfo& g : s.gpus) {
         const std::string section = "GPU " + std::to_string(g.index);

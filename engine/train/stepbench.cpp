@@ -14,11 +14,14 @@
 #include "optim/gradscaler.h"
 #include "optim/optimizer.h"
 #include "telemetry/hostinfo.h"
+#include "train/devicebatchslots.h"
 #include "train/memoryestimate.h"
 #include "train/runconfig.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <functional>
 #include <vector>
 
 namespace tb {
@@ -32,6 +35,39 @@ double trainingStepFlops(const Graph& graph, int64_t batch) {
     for (const LayerRow& row : graph.summary(batch))
         forward += static_cast<double>(row.flops);
     return 3.0 * forward;
+}
+
+// The input copy alone, then steps that each stage a new batch through DeviceBatchSlots as the
+// trainer does, both back to back: fills h2dCopyMs and pipelinedStepMs.
+void measureInputCopy(Backend& backend, const Tensor& hostX, const Tensor& hostY, Tensor& x,
+                      Tensor& y, int chunk, StepBenchResult& r,
+                      const std::function<void(const Tensor&, const Tensor&)>& step) {
+    Tensor pinnedX = backend.emptyHost(hostX.shape(), hostX.dtype(), true);
+    Tensor pinnedY = backend.emptyHost(hostY.shape(), hostY.dtype(), true);
+    if (!pinnedX.pinned() || !pinnedY.pinned())
+        return; // the system would not pin more memory
+    std::memcpy(pinnedX.raw(), hostX.raw(), hostX.bytes());
+    std::memcpy(pinnedY.raw(), hostY.raw(), hostY.bytes());
+    using Clock = std::chrono::steady_clock;
+    const auto timePerBatch = [&](const std::function<void()>& one) {
+        one(); // warm: plans, slot buffers
+        backend.synchronize();
+        const auto t0 = Clock::now();
+        for (int i = 0; i < chunk; ++i)
+            one();
+        backend.synchronize();
+        return std::chrono::duration<double, std::milli>(Clock::now() - t0).count() / chunk;
+    };
+    r.h2dCopyMs = timePerBatch([&] {
+        backend.copy(pinnedX, x);
+        backend.copy(pinnedY, y);
+    });
+    DeviceBatchSlots batches(backend);
+    r.pipelinedStepMs = timePerBatch([&] {
+        const auto [bx, by] = batches.stage(pinnedX, pinnedY);
+        step(bx, by);
+        batches.consumed();
+    });
 }
 
 } // namespace
@@ -145,6 +181,11 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
         r.steadySamplesPerSec = static_cast<double>(o.batch) / r.steadyStepMs * 1000.0;
         if (o.onSteadyState)
             o.onSteadyState(false);
+        if (backend->supportsPinnedMemory())
+            measureInputCopy(*backend, hostX, hostY, x, y, chunk, r,
+                             [&](const Tensor& bx, const Tensor& by) {
+                                 trainingStep(graph, optimizer, scaler.get(), bx, by, loss);
+                             });
     }
     r.stepGflop = trainingStepFlops(graph, o.batch) / 1e9;
     r.achievedGflops = r.stepGflop / ((r.steadySteps > 0 ? r.steadyStepMs : r.medianStepMs) / 1e3);

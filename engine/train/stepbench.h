@@ -50,6 +50,12 @@ struct StepBenchResult {
     double steadyStepMs = 0.0;
     double steadySamplesPerSec = 0.0;
     int steadySteps = 0;
+    // Asynchronous backends with pinned memory: the input pipeline's copy. h2dCopyMs is one
+    // batch's copy from pinned memory on its own; pipelinedStepMs the back-to-back step when
+    // each step first copies a new batch through the trainer's double-buffered slots; the
+    // difference is the copy's exposed part, the rest of h2dCopyMs ran hidden under compute.
+    double h2dCopyMs = 0.0;
+    double pipelinedStepMs = 0.0;
     double peakRssMb = 0.0;
     double peakDeviceMb = 0.0;
     // FLOPs of one training step: the graph's forward FLOPs at this batch times 3 (forward,

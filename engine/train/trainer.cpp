@@ -15,6 +15,7 @@
 #include "nn/modelzoo.h"
 #include "train/advisor.h"
 #include "train/checkpointer.h"
+#include "train/devicebatchslots.h"
 #include "train/memoryestimate.h"
 #include "train/runfailure.h"
 #include "train/stepplan.h"
@@ -166,7 +167,8 @@ struct Trainer::State {
     std::unique_ptr<Advisor> advisor;
     std::unique_ptr<DataParallel> dp; // distributed=mpi
     bool jobStopRequested = false;    // a rank of the job was asked to stop (stopping())
-    Tensor lossSum, lossHost, deviceInputs, deviceLabels;
+    Tensor lossSum, lossHost, deviceInputs, deviceLabels; // the latter two: validation's
+    std::unique_ptr<DeviceBatchSlots> batchSlots;         // training batches, double-buffered
     Tensor skippedSteps; // device count of steps the GradScaler skipped in this interval
     Position pos;
     int64_t stepsPerEpoch = 0, totalSteps = 0;
@@ -205,9 +207,6 @@ struct Trainer::State {
         setupLog.clear();
     }
     void setup();
-    const Tensor& toDevice(const Tensor& host, Tensor& device) {
-        return stageOnDevice(*backend, host, device);
-    }
     void continueOnAnotherJobShape();
     bool trainEpoch(std::stop_token& stop);
     void logInterval(Interval& interval, float lr, const std::stop_token& stop);
@@ -250,6 +249,9 @@ void Trainer::State::setup() {
                                            std::to_string(comm.size()) +
                                            " ranks were started; make them agree");
         dp = std::make_unique<DataParallel>(comm, config);
+        // Before anything touches CUDA: the probe's context goes on this rank's own GPU, not
+        // on GPU 0 for every rank.
+        setCudaProbeDevice(dp->gpuOfThisRank());
         deviceText = dp->deviceOfThisRank(probeCuda().usable);
     }
     const Device device = resolveDevice(deviceText);
@@ -294,6 +296,7 @@ void Trainer::State::setup() {
         lo.worldSize = dp->size();
     }
     trainLoader = std::make_unique<DataLoader>(data.train, lo, *backend);
+    batchSlots = std::make_unique<DeviceBatchSlots>(*backend);
     lo.rank = 0; // every rank validates on the whole split: the same weights, the same figures
     lo.worldSize = 1;
     lo.shuffle = false;
@@ -397,8 +400,9 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
         if (batch) {
             Interval::MicroBatchEvents ev;
             ev.start = backend->recordEvent();
-            const Tensor& x = toDevice(batch->inputs, deviceInputs);
-            const Tensor& y = toDevice(batch->labels, deviceLabels);
+            // Issued now, the copy runs while the batch before still computes (double buffered);
+            // what the compute stream then waits for of it (start to copied) is its exposed part.
+            const auto [x, y] = batchSlots->stage(batch->inputs, batch->labels);
             ev.copied = backend->recordEvent();
             const Tensor& logits = graph->forward(x, true);
             ev.forwarded = backend->recordEvent();
@@ -409,6 +413,7 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
             if (dp && pending + 1 == k)
                 dp->beginLastBackward();
             graph->backward(dlogits);
+            batchSlots->consumed();
             ev.backwarded = backend->recordEvent();
             interval.add(std::move(ev));
             interval.waitMs += batch->waitMs;

@@ -3,13 +3,19 @@
 // bit for bit the mean of the ranks' own (the sum of two floats does not depend on grouping).
 #include "backend/backend.h"
 #include "backend/devices.h"
+#include "dist/dataparallel.h"
 #include "dist/gradientreducer.h"
 #include "dist/mpicommunicator.h"
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
+#include "support/runconfigs.h"
+#include "support/runlog.h"
+#include "train/trainer.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
+#include <cstdio>
 #include <cstring>
 
 using namespace tb;
@@ -94,6 +100,38 @@ private slots:
         const std::vector<float> reduced = pass.gradients();
         QCOMPARE(reduced.size(), expected.size());
         QVERIFY(std::memcmp(reduced.data(), expected.data(), reduced.size() * sizeof(float)) == 0);
+    }
+
+    // Each rank's probe opens its CUDA context on the GPU the rank trains on (its local rank),
+    // chosen before anything calls CUDA, not on GPU 0 for every rank; a CPU rank opens none.
+    void eachRankProbesOnlyItsOwnGpu() {
+        Communicator& comm = MpiCommunicator::world();
+        const auto gpuOf = [&](const std::string& device) {
+            RunConfig c;
+            c.set("device", device);
+            return DataParallel(comm, c).gpuOfThisRank();
+        };
+        QCOMPARE(gpuOf("auto"), comm.localRank());
+        QCOMPARE(gpuOf("cuda"), comm.localRank());
+        QCOMPARE(gpuOf("cuda:1"), 1);
+        QCOMPARE(gpuOf("cpu"), -1);
+
+        // One run on both ranks: rank 0's folder (rank 0 alone saves), the same config on both.
+        QTemporaryDir dir;
+        char folder[512] = {};
+        std::snprintf(folder, sizeof folder, "%s", dir.path().toUtf8().constData());
+        comm.broadcastBytes(folder, sizeof folder, 0);
+        RunConfig c = test::shapesRunConfig(folder, "mlp");
+        c.set("distributed", "mpi");
+        c.set("device", "auto");
+        c.set("max_steps", "1");
+        c.set("threads", "1");
+        test::RunLog log;
+        TrainerOptions options;
+        Trainer trainer(c, log, options);
+        const RunFinishedEvent finished = trainer.run({});
+        QVERIFY2(finished.status == RunStatus::Completed, finished.error.c_str());
+        QCOMPARE(cudaProbeDevice(), comm.localRank());
     }
 
     void collectivesOfDifferentKinds() {

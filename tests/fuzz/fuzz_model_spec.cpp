@@ -1,6 +1,6 @@
 // libFuzzer target: a user's model spec (JSON), built into a graph as `summary --model spec.json`
 // does. Only DatasetError (not JSON) and ConfigError (naming the layer and option) may come out.
-#include "hostonlybackend.h"
+#include "support/hostonlybackend.h"
 
 #include "core/errors.h"
 #include "io/jsontext.h"
@@ -28,7 +28,7 @@ bool small(const nlohmann::json& v) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
-    static tb::fuzz::HostOnlyBackend backend;
+    static tb::test::HostOnlyBackend backend;
     const std::string text(reinterpret_cast<const char*>(data), size);
     try {
         const nlohmann::json spec = tb::parseJson(text, "spec.json");

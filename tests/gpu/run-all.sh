@@ -1,156 +1,213 @@
 #!/usr/bin/env bash
-# The GPU check, in one go on a machine with an NVIDIA GPU: the GPU parity suites, the device
-# tests, three GPU benchmarks and PyTorch on the same GPU where it is installed, with a short
-# report (gpu-report.txt in $OUT, else the work dir).
+# The GPU check: everything a first run on a real GPU must prove, in one go, with one report.
+# It runs only bundles (tests/gpu/make-bundle.sh): the GPU machines it is for have the NVIDIA
+# driver and CUDA's libraries but none of our build dependencies and no package registry.
 #
-#   tests/gpu/run-all.sh                       configure and build here (Release, -j$JOBS), then run
-#   tests/gpu/run-all.sh --bundle FILE.tar.gz  run a bundle from tests/gpu/make-bundle.sh: for GPU
-#                                              machines without our build dependencies
+#   tests/gpu/run-all.sh --bundle ARCHIVE [WORK_DIR]
 #
-# Budget: under 8 minutes on 16 cores when building, about 3 with a bundle. Every step runs under
-# a timeout cut to what is left of BUDGET_S (default 540 s, inside a 10-minute remote command), so
-# a hang costs its step, not the report.
+# In order, each step under its own timeout cut to what is left of BUDGET_S (default 480 s, to
+# fit a 9-minute remote call with the unpacking), so a hang costs its step, not the report:
+#   machine   nvidia-smi -q (to nvidia-smi.txt), the driver, CUDA's libraries found, PyTorch
+#   doctor    trainbench-cli doctor, and --json (doctor.json)
+#   suites    the plugin's logic, device selection, op parity (f32/f16/bf16, NCCL on one rank),
+#             memory (out of memory then training normally, no cudaMalloc once warm, pinned
+#             copies) and the zoo's models; a skipped suite counts as a failure here
+#   fallback  the convolution parity again with cuDNN's first-ranked algorithm refused
+#             (TRAINBENCH_CUDNN_REFUSE_FIRST=1), so every pass runs on its fallback
+#   runs      the default run (fmnist-cnn) for one epoch on the bundle's Fashion-MNIST subset,
+#             batch 256 (short last batches), 4 workers, pinned memory: on the CPU, and on the
+#             GPU in 32, 16-mixed, bf16-mixed and 32 with the fallback; loss curves and val/acc
+#             against the CPU's (curves.py)
+#   bench     fmnist-cnn b256 and resnet20 b512 (32 and 16-mixed): steady samples/s, host
+#             overhead, NVML utilisation, the input copy's hidden share; PyTorch 2.x on the same
+#             GPU where python3 has it, for the ratio
+#   sanitizer compute-sanitizer memcheck and racecheck over three training steps
+# The report is gpu-report.txt in $OUT (else WORK_DIR), with the logs beside it.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-BUNDLE=""
-if [[ "${1:-}" == --bundle ]]; then
-    BUNDLE="$(realpath "$2")"
-    shift 2
+if [[ "${1:-}" != --bundle || -z "${2:-}" ]]; then
+    echo "usage: $0 --bundle ARCHIVE [WORK_DIR]  (make ARCHIVE with tests/gpu/make-bundle.sh)" >&2
+    exit 2
 fi
-WORK="${1:-$ROOT/build/gpu-check}"
+ARCHIVE="$(realpath "$2")"
+WORK="${3:-$ROOT/build/gpu-check}"
 REPORT_DIR="${OUT:-$WORK}"
 REPORT="$REPORT_DIR/gpu-report.txt"
-JOBS="${JOBS:-16}"
+BUDGET_S="${BUDGET_S:-480}"
 mkdir -p "$WORK" "$REPORT_DIR"
 : > "$REPORT"
+started=$(date +%s)
+failures=()
 
 say() { echo "$*" | tee -a "$REPORT"; }
-section() { say ""; say "== $* ($(date +%T))"; }
-started=$(date +%s)
-BUDGET_S="${BUDGET_S:-540}"
+section() { say ""; say "== $* ($(( $(date +%s) - started )) s)"; }
+fail() { failures+=("$1"); }
 # Seconds a step may take: its own cap, or what is left of the budget (0: skip the step).
 step_limit() {
-    local left=$(( BUDGET_S - ($(date +%s) - started) - 10 ))
+    local left=$(( BUDGET_S - ($(date +%s) - started) - 5 ))
     (( left < 0 )) && left=0
     echo $(( $1 < left ? $1 : left ))
 }
-
-# The CUDA libraries the plugin links, where this machine keeps them: the toolkit, the driver's
-# folder, or the pip wheels next to PyTorch (nvidia-cudnn-cu13, nvidia-cublas, ...).
-cuda_library_path() {
-    local roots=(/usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib
-                 /usr/lib/x86_64-linux-gnu /usr/local/nvidia/lib64 /usr/local/nvidia/lib)
-    local py dirs=() lib found
-    for py in python3 /usr/bin/python3; do
-        mapfile -t -O "${#roots[@]}" roots < <("$py" -c \
-            'import nvidia; print("\n".join(nvidia.__path__))' 2>/dev/null)
-    done
-    for lib in libcuda.so.1 libnvidia-ml.so.1 libcudart.so.13 libcublas.so.13 libcublasLt.so.13 \
-               libcudnn.so.9; do
-        ldconfig -p | awk '{print $1}' | grep -qxF "$lib" && continue
-        found=$(find "${roots[@]}" -maxdepth 4 -name "$lib" 2>/dev/null | head -1)
-        [[ -n "$found" ]] && dirs+=("$(dirname "$found")")
-    done
-    (IFS=:; echo "${dirs[*]}")
+# run_step NAME CAP LOG COMMAND...: runs under its limit; says how it ended.
+run_step() {
+    local name=$1 cap=$2 log=$3
+    shift 3
+    local limit
+    limit=$(step_limit "$cap")
+    if (( limit == 0 )); then say "$name: SKIPPED, out of time"; fail "$name"; return 1; fi
+    timeout -k 5 "$limit" "$@" > "$log" 2>&1
+    local rc=$?
+    (( rc == 124 || rc == 137 )) && say "$name: TIMED OUT after $limit s"
+    return $rc
 }
 
-section "machine"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | tee -a "$REPORT"
-say "checkout $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-extra="$(cuda_library_path)"
-[[ -n "$extra" ]] && say "CUDA libraries also from: $extra"
+section "unpack"
+rm -rf "$WORK/bundle" && mkdir -p "$WORK/bundle" && tar -C "$WORK/bundle" -xJf "$ARCHIVE" || {
+    say "cannot unpack $ARCHIVE"; exit 1; }
+say "bundle built from $(cat "$WORK/bundle/COMMIT")"
+# shellcheck source=tests/gpu/bundle-env.sh
+source "$ROOT/tests/gpu/bundle-env.sh" "$WORK/bundle"
+CLI="$BUNDLE_CLI"
+FMNIST="$BUNDLE_DATA/fashion-mnist"
 
-if [[ -n "$BUNDLE" ]]; then
-    section "unpack bundle"
-    rm -rf "$WORK/bundle" && mkdir -p "$WORK/bundle" && tar -C "$WORK/bundle" -xzf "$BUNDLE" || {
-        say "cannot unpack $BUNDLE"; exit 1; }
-    say "bundle built from $(cat "$WORK/bundle/COMMIT")"
-    BIN="$WORK/bundle/bin"
-    TESTS=("$BIN"/tst_gpu_ops "$BIN"/tst_gpu_memory "$BIN"/tst_gpu_models "$BIN"/tst_backend_devices)
-    CLI="$BIN/trainbench-cli"
-    export LD_LIBRARY_PATH="$WORK/bundle/lib${extra:+:$extra}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-else
-    section "configure + build (Release, -j$JOBS)"
-    BUILD="$WORK"
-    if ! cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTB_CUDA=ON \
-            -DTB_BUILD_BENCH=OFF > "$BUILD/configure.log" 2>&1; then
-        say "configure FAILED (missing dependencies? then use --bundle)"
-        tail -30 "$BUILD/configure.log" | tee -a "$REPORT"; exit 1
-    fi
-    if ! cmake --build "$BUILD" -j"$JOBS" --target trainbench_cuda trainbench-cli tst_gpu_ops \
-            tst_gpu_memory tst_gpu_models tst_backend_devices > "$BUILD/build.log" 2>&1; then
-        say "build FAILED"; grep -m20 -E "error|Error" "$BUILD/build.log" | tee -a "$REPORT"; exit 1
-    fi
-    say "built in $(( $(date +%s) - started )) s"
-    TESTS=("$BUILD"/tests/gpu/tst_gpu_ops "$BUILD"/tests/gpu/tst_gpu_memory
-           "$BUILD"/tests/gpu/tst_gpu_models "$BUILD"/tests/backend/tst_backend_devices)
-    CLI="$BUILD/app/cli/trainbench-cli"
-    [[ -n "$extra" ]] && export LD_LIBRARY_PATH="$extra${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
-export QT_QPA_PLATFORM=offscreen OMP_WAIT_POLICY=PASSIVE
+section "machine"
+nvidia-smi -q > "$REPORT_DIR/nvidia-smi.txt" 2>&1
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit \
+    --format=csv,noheader 2>&1 | tee -a "$REPORT"
+say "CUDA libraries from: ${CUDA_LIBRARY_DIRS:-the ldconfig cache}"
+torch_versions='import sys, torch
+print(sys.version.split()[0], "torch", torch.__version__, "CUDA", torch.version.cuda, "cuDNN",
+      torch.backends.cudnn.version(), "GPU", torch.cuda.is_available())'
+say "python3: $(python3 -c "$torch_versions" 2>&1 | tail -1)"
+say "compute-sanitizer: $(compute-sanitizer --version 2>&1 | grep -m1 -i version || echo none)"
+say "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) cores"
 
 section "doctor"
 "$CLI" doctor 2>&1 | tee -a "$REPORT"
+"$CLI" doctor --json > "$REPORT_DIR/doctor.json" 2>&1
+python3 -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1]))["cuda"]["usable"] else 1)' \
+    "$REPORT_DIR/doctor.json" || fail "doctor: GPU not usable"
 
-section "GPU suites"
-tests_rc=0
+section "suites"
 : > "$WORK/tests.log"
-for t in "${TESTS[@]}"; do
-    name=$(basename "$t")
-    limit=$(step_limit 240)
-    if (( limit == 0 )); then say "$name: SKIPPED, out of time"; tests_rc=1; continue; fi
-    timeout "$limit" "$t" > "$WORK/$name.log" 2>&1
-    rc=$?
-    (( rc == 124 )) && say "$name: TIMED OUT after $limit s"
-    cat "$WORK/$name.log" >> "$WORK/tests.log"
-    say "$name: rc=$rc $(grep -m1 '^Totals:' "$WORK/$name.log")"
-    grep -E "^(FAIL!|SKIP)" -A1 "$WORK/$name.log" | head -20 | tee -a "$REPORT"
-    [[ $rc -ne 0 ]] && tests_rc=1
-    # A skipped GPU suite is a failed check here: this script runs only where a GPU should be.
-    grep -q "No usable GPU" "$WORK/$name.log" && tests_rc=1
-done
-# The per-output maxdiff / NMSE lines, and every failing one in full. A comparison line ends in
-# "ok" or "FAIL"; the "FAIL!" lines (which also name a maxdiff) are Qt's, one per failed test row.
-grep -E "maxdiff|worst at|FAIL!" "$WORK/tests.log" > "$WORK/parity.txt"
-say "parity lines: $(grep -cE ' (ok|FAIL)$' "$WORK/parity.txt") ($(grep -c ' FAIL$' \
-    "$WORK/parity.txt") failing)"
-grep -E "FAIL|worst" "$WORK/parity.txt" | head -40 | tee -a "$REPORT"
-grep -E "^QINFO" "$WORK/tests.log" | head -20 | tee -a "$REPORT"
-
-bench() {
-    local name=$1; shift
-    section "bench $name: $*"
-    local limit
-    limit=$(step_limit 150)
-    if (( limit == 0 )); then say "SKIPPED, out of time"; return 1; fi
-    timeout "$limit" "$CLI" bench --device cuda:0 --compare-cpu "$@" > "$WORK/bench-$name.txt" 2>&1
+suite() { # NAME CAP [ARGS...]: one test binary; a skip is a failure on a GPU machine
+    local name=$1 cap=$2
+    shift 2
+    run_step "$name" "$cap" "$WORK/$name.log" "$BUNDLE_BIN/$name" "$@"
     local rc=$?
-    tee -a "$REPORT" < "$WORK/bench-$name.txt"
-    say "rc=$rc"
-    return $rc
+    cat "$WORK/$name.log" >> "$WORK/tests.log"
+    say "$name${*:+ $*}: rc=$rc $(grep -m1 "^Totals:" "$WORK/$name.log")"
+    grep -E "^(FAIL!|SKIP)" -A1 "$WORK/$name.log" | head -12 | tee -a "$REPORT"
+    if (( rc != 0 )) || grep -q "^SKIP" "$WORK/$name.log"; then fail "$name${*:+ $*}"; fi
 }
-bench_rc=0
-bench resnet20 --model resnet20 --batch 512 --precision 16-mixed || bench_rc=1
-bench fmnist-cnn --model fmnist-cnn --batch 256 || bench_rc=1
-bench resnet20-fp32 --model resnet20 --batch 512 || bench_rc=1
+suite tst_cuda_plugin 30
+suite tst_backend_devices 30
+suite tst_gpu_ops 90
+suite tst_gpu_memory 90
+suite tst_gpu_models 150
+grep -E "maxdiff|worst at|FAIL!" "$WORK/tests.log" > "$REPORT_DIR/parity.txt"
+say "parity lines: $(grep -cE ' (ok|FAIL)$' "$REPORT_DIR/parity.txt")," \
+    "$(grep -c ' FAIL$' "$REPORT_DIR/parity.txt") failing"
+grep -E " FAIL$|worst" "$REPORT_DIR/parity.txt" | head -30 | tee -a "$REPORT"
 
-# PyTorch on the same GPU, same models and batches, where the machine has it.
-if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
-    section "PyTorch reference on the GPU"
-    for args in "--model resnet20 --batch 512 --precision 16-mixed" \
-                "--model fmnist-cnn --batch 256" "--model resnet20 --batch 512"; do
-        limit=$(step_limit 90)
-        (( limit == 0 )) && { say "SKIPPED, out of time"; break; }
-        # shellcheck disable=SC2086 # word splitting of $args is intended
-        timeout "$limit" python3 "$ROOT/tests/bench/torch_reference.py" --device cuda $args 2>&1 |
-            tail -1 | tee -a "$REPORT"
-    done
+section "fallback: cuDNN's first-ranked algorithm refused"
+export TRAINBENCH_CUDNN_REFUSE_FIRST=1
+suite tst_gpu_ops 60 conv
+say "fallbacks taken: $(grep -c "cuDNN refused convolution" "$WORK/tst_gpu_ops.log")"
+grep -q "cuDNN refused convolution" "$WORK/tst_gpu_ops.log" || fail "fallback never taken"
+unset TRAINBENCH_CUDNN_REFUSE_FIRST
+
+section "runs: fmnist-cnn, one epoch on $(basename "$FMNIST") subset"
+DB="$WORK/check.db"
+rm -f "$DB"*
+summary_line='import json, sys
+s = json.loads(sys.stdin.read())
+print("status", s["status"], "val_acc", s["best_val_acc"], "samples/s", round(s["samples_per_s"]),
+      "steps", s["steps"])'
+train_run() { # ID DEVICE PRECISION [NAME=VALUE...]: the run's own environment
+    local id=$1 device=$2 precision=$3
+    shift 3
+    run_step "run $id" 90 "$WORK/run-$id.json" env "$@" "$CLI" train --db "$DB" --run-id "$id" \
+        --json --set dataset=fashion-mnist --set data.root="$FMNIST" --set model=fmnist-cnn \
+        --set max_epochs=1 --set batch_size=256 --set num_workers=4 --set pin_memory=true \
+        --set device="$device" --set precision="$precision" \
+        --set checkpoint_dir="$WORK/checkpoints"
+    local rc=$?
+    say "run $id: rc=$rc $(tail -1 "$WORK/run-$id.json" | python3 -c "$summary_line" 2>&1 | tail -1)"
+    (( rc == 0 )) || { fail "run $id"; tail -5 "$WORK/run-$id.json" | tee -a "$REPORT"; }
+}
+if [[ -d "$FMNIST" ]]; then
+    train_run cpu-32 cpu 32
+    train_run cuda-32 cuda:0 32
+    train_run cuda-16-mixed cuda:0 16-mixed
+    train_run cuda-bf16-mixed cuda:0 bf16-mixed
+    train_run cuda-32-fallback cuda:0 32 TRAINBENCH_CUDNN_REFUSE_FIRST=1
+    "$CLI" runs compare cpu-32 cuda-32 cuda-16-mixed cuda-bf16-mixed cuda-32-fallback \
+        --db "$DB" --metric train/loss --x step 2>&1 | tee -a "$REPORT"
+    "$CLI" runs compare cpu-32 cuda-32 cuda-16-mixed cuda-bf16-mixed cuda-32-fallback \
+        --db "$DB" --metric train/loss --x step --json 2>/dev/null |
+        python3 "$ROOT/tests/gpu/curves.py" "$WORK"/run-*.json 2>&1 | tee -a "$REPORT"
+    (( ${PIPESTATUS[1]} == 0 )) || fail "loss curves"
+    "$CLI" runs compare cuda-32 --db "$DB" --metric h2d_ms --x step 2>&1 | tail -4 |
+        tee -a "$REPORT"
+else
+    say "no Fashion-MNIST subset in the bundle: runs skipped"
+    fail "runs"
+fi
+
+section "bench (GPU steady state) and PyTorch on the same GPU"
+bench() { # NAME ARGS...
+    local name=$1
+    shift
+    run_step "bench $name" 60 "$WORK/bench-$name.txt" "$CLI" bench --device cuda:0 "$@"
+    local rc=$?
+    say "-- bench $name: $* (rc=$rc)"
+    tee -a "$REPORT" < "$WORK/bench-$name.txt"
+    (( rc == 0 )) || fail "bench $name"
+}
+torch_ref() { # ARGS...
+    python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null || return 0
+    run_step "torch $*" 60 "$WORK/torch.txt" python3 "$ROOT/tests/bench/torch_reference.py" \
+        --device cuda "$@"
+    say "-- PyTorch: $(tail -1 "$WORK/torch.txt")"
+}
+bench fmnist-cnn --model fmnist-cnn --batch 256
+torch_ref --model fmnist-cnn --batch 256
+bench resnet20 --model resnet20 --batch 512
+torch_ref --model resnet20 --batch 512
+bench resnet20-16-mixed --model resnet20 --batch 512 --precision 16-mixed
+torch_ref --model resnet20 --batch 512 --precision 16-mixed
+
+section "compute-sanitizer over three training steps"
+sanitize() { # TOOL
+    local tool=$1
+    run_step "sanitizer $tool" 90 "$WORK/sanitizer-$tool.txt" compute-sanitizer --tool "$tool" \
+        --error-exitcode 99 --print-limit 20 "$CLI" train --no-db --quiet \
+        --set dataset=fashion-mnist --set data.root="$FMNIST" --set model=fmnist-cnn \
+        --set max_steps=3 --set batch_size=64 --set num_workers=0 --set device=cuda:0 \
+        --set checkpoint_dir="$WORK/checkpoints"
+    local rc=$?
+    say "$tool: rc=$rc $(grep -E -m1 "ERROR SUMMARY|RACECHECK SUMMARY" "$WORK/sanitizer-$tool.txt")"
+    grep -E -m10 "^========= (Invalid|Error|Race|Program hit|  at )" \
+        "$WORK/sanitizer-$tool.txt" | tee -a "$REPORT"
+    (( rc == 0 )) || fail "sanitizer $tool"
+}
+if command -v compute-sanitizer >/dev/null; then
+    sanitize memcheck
+    sanitize racecheck
+else
+    say "compute-sanitizer not on this machine"
+    fail "compute-sanitizer missing"
 fi
 
 section "summary"
-say "tests rc=$tests_rc, bench rc=$bench_rc, total $(( $(date +%s) - started )) s"
-# What comes back from a lent machine is limited to a few files: the report, the full test log
-# and the parity lines.
-[[ "$REPORT_DIR" != "$WORK" ]] && cp "$WORK"/tests.log "$WORK"/parity.txt "$REPORT_DIR"/
-[[ $tests_rc -eq 0 && $bench_rc -eq 0 ]]
+say "$(( $(date +%s) - started )) s; ${#failures[@]} failed step(s)"
+for f in "${failures[@]}"; do say "  FAILED: $f"; done
+# What comes back from a lent machine is a few files: the report and the logs that explain it.
+if [[ "$REPORT_DIR" != "$WORK" ]]; then
+    tar -C "$WORK" -czf "$REPORT_DIR/logs.tar.gz" --exclude bundle --exclude checkpoints \
+        --exclude 'check.db*' . 2>/dev/null
+    cp "$WORK/tests.log" "$REPORT_DIR/" 2>/dev/null
+fi
+(( ${#failures[@]} == 0 ))

@@ -210,7 +210,9 @@ private slots:
                     .arg(s.lossScale);
             std::printf("  %s\n", qPrintable(line));
             QVERIFY2(finitePositive(s.stepMs), qPrintable(line));
-            QVERIFY2(finitePositive(s.h2dMs), qPrintable(line));
+            // The copy runs under the batch before's compute (double-buffered): what the
+            // compute stream still waits for of it may be nothing at all.
+            QVERIFY2(std::isfinite(s.h2dMs) && s.h2dMs >= 0.0, qPrintable(line));
             QVERIFY2(finitePositive(s.forwardMs), qPrintable(line));
             QVERIFY2(finitePositive(s.backwardMs), qPrintable(line));
             QVERIFY2(finitePositive(s.optimizerMs), qPrintable(line));

@@ -1,12 +1,17 @@
 // GPU parity: every op of the CUDA backend against the CPU backend in the same binary, in f32,
-// f16 and bf16, with maxdiff / NMSE printed per output. Skips when no GPU is usable.
+// f16 and bf16, with maxdiff / NMSE printed per output, and NCCL on one rank. Skips when no GPU
+// is usable.
 #include "gpucompare.h"
+
 #include "support/testdata.h"
 
 #include "backend/backend.h"
+#include "backend/devices.h"
+#include "core/errors.h"
 
 #include <QtTest>
 
+#include <chrono>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -341,16 +346,41 @@ private slots:
                    v = b.empty(p.shape(), DType::F32);
             b.fill(m, 0.0f);
             b.fill(v, 0.0f);
+            // Step 2 is skipped: step 3's bias correction counts t = 3 - 1 on both devices.
+            Tensor skipped = uploadValues(b, {0.0f});
             AdamWParams ap;
             for (int step = 1; step <= 3; ++step) {
                 ap.step = step;
-                b.adamwStep(p, g, m, v, ap, &scale, step == 2 ? &inf : nullptr);
+                b.adamwStep(p, g, m, v, ap, &scale, step == 2 ? &inf : nullptr, &skipped);
+                if (step == 2)
+                    b.add(skipped, inf, skipped);
             }
             r.emplace_back("adamwParam", download(b, p));
             r.emplace_back("adamwExpAvg", download(b, m));
             r.emplace_back("adamwExpAvgSq", download(b, v));
             return r;
         });
+    }
+
+    // NCCL on one rank, without MPI: the library is opened on demand, a communicator of one
+    // joins on the backend's stream, and its all-reduce (the mean of one) and broadcast leave
+    // the values as they were. The smallest proof that a data-parallel GPU job can connect.
+    void ncclOnOneRank() {
+        DeviceCollectivesId id;
+        try {
+            id = newDeviceCollectivesId();
+        } catch (const DistributedError& e) {
+            QSKIP(qPrintable(QString("NCCL cannot be used here: %1").arg(e.what())));
+        }
+        const std::unique_ptr<DeviceCollectives> nccl =
+            createDeviceCollectives(*m_gpu, id, 0, 1, std::chrono::seconds(30));
+        std::printf("%s\n", nccl->description().c_str());
+        const Tensor host = rnd({4097}, 91);
+        Tensor t = upload(*m_gpu, host, DType::F32);
+        nccl->allReduceAverage(t);
+        nccl->broadcast(t, 0);
+        nccl->join();
+        TB_EXPECT_CLOSE("nccl one-rank all-reduce", host, download(*m_gpu, t), exact());
     }
 };
 

@@ -70,6 +70,49 @@ private slots:
         QVERIFY(std::fabs(x.w() - w2) < 1e-6);
     }
 
+    // PyTorch's GradScaler does not call optimizer.step() when it finds inf/NaN, so AdamW's step
+    // count (its bias correction) advances on applied steps only. Our skip happens on the device
+    // inside step(): the weights must follow exactly those of an optimizer that is simply not
+    // stepped on the skipped steps, including the first real update after early skips.
+    void adamwSkippedStepsDoNotCountAsSteps_data() {
+        QTest::addColumn<QString>("skips"); // one character per step: x skipped, . applied
+        QTest::newRow("early skips, as from a too-high initial scale") << "xxx.....";
+        QTest::newRow("skips between clean steps") << ".x..xx.x.";
+        QTest::newRow("no skip") << "......";
+    }
+    void adamwSkippedStepsDoNotCountAsSteps() {
+        QFETCH(QString, skips);
+        const OptimizerConfig c{"adamw", 0.0f, false, 0.01f, 0.9f, 0.999f, 1e-8f};
+        OneParam scaled(*m_b, 1.0f, 0.0f), plain(*m_b, 1.0f, 0.0f);
+        Optimizer withScaler(*m_b, {&scaled.p}, c), withoutSkips(*m_b, {&plain.p}, c);
+        Tensor scale = m_b->empty({1}, DType::F32), foundInf = m_b->empty({1}, DType::F32);
+        m_b->fill(scale, 1024.0f);
+        int64_t applied = 0;
+        for (int i = 0; i < skips.size(); ++i) {
+            const bool skip = skips[i] == 'x';
+            const float g = 0.25f + 0.1f * static_cast<float>(i % 3); // varies, so t matters
+            m_b->fill(scaled.p.grad, skip ? INFINITY : g * 1024.0f);
+            m_b->fill(foundInf, skip ? 1.0f : 0.0f);
+            withScaler.step(0.05f, &scale, &foundInf);
+            if (!skip) {
+                m_b->fill(plain.p.grad, g);
+                withoutSkips.step(0.05f, nullptr, nullptr);
+                ++applied;
+            }
+            QCOMPARE(scaled.w(), plain.w());
+        }
+        QCOMPARE(withScaler.steps(), applied);
+        QCOMPARE(withoutSkips.steps(), applied);
+        // A checkpoint stores the applied count; restored, the next update is the same again.
+        withScaler.setSteps(withScaler.steps());
+        m_b->fill(scaled.p.grad, 1024.0f * 0.3f);
+        m_b->fill(foundInf, 0.0f);
+        m_b->fill(plain.p.grad, 0.3f);
+        withScaler.step(0.05f, &scale, &foundInf);
+        withoutSkips.step(0.05f, nullptr, nullptr);
+        QCOMPARE(scaled.w(), plain.w());
+    }
+
     void biasesAreNotDecayed() {
         OneParam x(*m_b, 1.0f, 0.0f);
         x.p.decay = false;

@@ -178,6 +178,19 @@ void SetupPanel::fillDevices() {
     }
 }
 
+void SetupPanel::refreshDevices() {
+    const QString chosen = m_device->currentData().toString();
+    {
+        QSignalBlocker block(m_device);
+        m_device->clear();
+        fillDevices();
+        if (m_device->findData(chosen) < 0)
+            m_device->addItem(chosen, chosen);
+        m_device->setCurrentIndex(m_device->findData(chosen));
+    }
+    refresh();
+}
+
 void SetupPanel::setConfig(const RunConfig& config) {
     m_base = config;
     for (ConfigForm* form : forms())

@@ -43,6 +43,9 @@ public:
     bool inLessonMode() const { return !m_lessonControls.isEmpty(); }
     // Open Dataset Folder, Open CSV Dataset and Open Model Spec, for the window's File menu.
     QList<QAction*> openActions() const;
+    // Lists the devices again, keeping the choice: after a run failed because the GPU became
+    // unusable (a lost CUDA context), its entry is greyed with the reason.
+    void refreshDevices();
 
 signals:
     void changed(); // a value, the dataset facts or the model changed: re-read blocker()

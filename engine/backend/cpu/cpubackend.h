@@ -101,7 +101,8 @@ public:
     void sgdStep(Tensor& param, const Tensor& grad, Tensor* momentumBuf, const SgdParams& p,
                  const Tensor* scaleState, const Tensor* foundInf) override;
     void adamwStep(Tensor& param, const Tensor& grad, Tensor& expAvg, Tensor& expAvgSq,
-                   const AdamWParams& p, const Tensor* scaleState, const Tensor* foundInf) override;
+                   const AdamWParams& p, const Tensor* scaleState, const Tensor* foundInf,
+                   const Tensor* skippedSteps) override;
 
 private:
     // Whether oneDNN computes convolutions and matmuls in `t` on this CPU (f32 always; bf16

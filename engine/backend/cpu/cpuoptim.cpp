@@ -73,11 +73,13 @@ void CpuBackend::sgdStep(Tensor& param, const Tensor& grad, Tensor* momentumBuf,
 }
 
 void CpuBackend::adamwStep(Tensor& param, const Tensor& grad, Tensor& expAvg, Tensor& expAvgSq,
-                           const AdamWParams& p, const Tensor* scaleState, const Tensor* foundInf) {
+                           const AdamWParams& p, const Tensor* scaleState, const Tensor* foundInf,
+                           const Tensor* skippedSteps) {
     if (skipStep(foundInf))
         return;
     const float inv = invScale(scaleState);
-    const math::AdamWFactors f = math::adamwFactors(p);
+    const math::AdamWFactors f = math::adamwFactors(
+        p, math::appliedSteps(p, skippedSteps ? skippedSteps->data<float>() : nullptr));
     float* w = param.data<float>();
     const float* g = grad.data<float>();
     float* m = expAvg.data<float>();

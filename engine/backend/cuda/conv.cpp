@@ -1,5 +1,6 @@
-// Convolution on cuDNN: plans (descriptors + algorithms) cached per shape, dtype and determinism;
-// one workspace grown on demand; f32 master weights cast for f16/bf16 activations.
+// Convolution on cuDNN: plans (descriptors + ranked algorithms) cached per shape, dtype and
+// determinism; each pass runs down its ranking when cuDNN refuses an algorithm at run time; one
+// workspace grown on demand; f32 master weights cast for f16/bf16 activations.
 #include "cudabackend.h"
 
 #include "cudacheck.h"
@@ -7,6 +8,8 @@
 #include "tensorchecks.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 namespace tb::cuda {
 
@@ -39,9 +42,44 @@ std::size_t workspaceLimit(bool deterministic) {
     return std::clamp(freeBytes / 2, 64 * kMiB, 1024 * kMiB);
 }
 
+// TRAINBENCH_CUDNN_REFUSE_FIRST=1 treats the first-ranked algorithm of every pass that has a
+// second as refused, so a GPU check exercises the fallback on a machine where nothing fails.
+bool refuseFirstForCheck() {
+    static const bool on = [] {
+        const char* v = std::getenv("TRAINBENCH_CUDNN_REFUSE_FIRST");
+        return v && *v && *v != '0';
+    }();
+    return on;
+}
+
 } // namespace
 
-const legacy::ConvPlan& CudaBackend::convPlan(const ConvDesc& d, DType dtype) {
+void CudaBackend::runConvPass(
+    legacy::ConvPlan& plan, legacy::ConvPass pass,
+    const std::function<std::optional<std::string>(const RankedAlgo&, void* workspace)>& run) {
+    const std::vector<RankedAlgo>& ranked = legacy::convRanking(plan, pass);
+    runRanked(
+        ranked, legacy::convCurrent(plan, pass), legacy::convPassName(pass),
+        [&](const RankedAlgo& a) -> std::optional<std::string> {
+            if (refuseFirstForCheck() && &a == &ranked.front() && ranked.size() > 1)
+                return std::string("refused by TRAINBENCH_CUDNN_REFUSE_FIRST");
+            void* ws = workspace(a.workspaceBytes);
+            std::optional<std::string> refused;
+            withOomRetry([&] { refused = run(a, ws); });
+            return refused;
+        },
+        [&](const RankedAlgo& from, const RankedAlgo& to, const std::string& why) {
+            // Once per shape and pass (the plan keeps the algorithm that ran): rare enough for
+            // stderr, where the CLI's and the window's logs of the process go.
+            std::fprintf(stderr,
+                         "trainbench: %s: cuDNN refused convolution %s algorithm %d (%s); "
+                         "running the next ranked, algorithm %d (workspace %zu bytes)\n",
+                         m_label.c_str(), legacy::convPassName(pass), from.algo, why.c_str(),
+                         to.algo, to.workspaceBytes);
+        });
+}
+
+legacy::ConvPlan& CudaBackend::convPlan(const ConvDesc& d, DType dtype) {
     const ConvKey key{d, dtype, m_deterministic};
     auto it = m_convPlans.find(key);
     if (it == m_convPlans.end()) {
@@ -70,12 +108,11 @@ void CudaBackend::convForward(const ConvDesc& d, const Tensor& x, const Tensor& 
     if (y.numel() == 0)
         return;
     const DType dtype = x.dtype();
-    const legacy::ConvPlan& plan = convPlan(d, dtype);
+    legacy::ConvPlan& plan = convPlan(d, dtype);
     const Tensor wc = weightsAs(w, dtype);
-    const std::size_t wsBytes = legacy::convWorkspaceBytes(plan, legacy::ConvPass::Forward);
-    void* ws = workspace(wsBytes);
-    withOomRetry(
-        [&] { legacy::convForward(m_cudnn, plan, x.raw(), wc.raw(), y.raw(), ws, wsBytes); });
+    runConvPass(plan, legacy::ConvPass::Forward, [&](const RankedAlgo& a, void* ws) {
+        return legacy::convForward(m_cudnn, plan, a, x.raw(), wc.raw(), y.raw(), ws);
+    });
     if (b)
         launchAddBias(y.raw(), b->data<float>(), dtype, d.n, d.k, d.outH() * d.outW(), stream());
 }
@@ -98,33 +135,29 @@ void CudaBackend::convBackward(const ConvDesc& d, const Tensor& x, const Tensor&
     if (dy.numel() == 0)
         return;
     const DType dtype = x.dtype();
-    const legacy::ConvPlan& plan = convPlan(d, dtype);
+    legacy::ConvPlan& plan = convPlan(d, dtype);
     if (dx) {
         requireDevice(*dx, "convBackward");
         if (dx->numel() != x.numel() || dx->dtype() != dtype)
             throw Error("convBackward: dx does not match x");
         const Tensor wc = weightsAs(w, dtype);
-        const std::size_t wsBytes =
-            legacy::convWorkspaceBytes(plan, legacy::ConvPass::BackwardData);
-        void* ws = workspace(wsBytes);
-        withOomRetry([&] {
-            legacy::convBackwardData(m_cudnn, plan, wc.raw(), dy.raw(), dx->raw(), ws, wsBytes);
+        runConvPass(plan, legacy::ConvPass::BackwardData, [&](const RankedAlgo& a, void* ws) {
+            return legacy::convBackwardData(m_cudnn, plan, a, wc.raw(), dy.raw(), dx->raw(), ws);
         });
     }
-    const std::size_t wsBytes = legacy::convWorkspaceBytes(plan, legacy::ConvPass::BackwardFilter);
-    void* ws = workspace(wsBytes);
     if (dtype == DType::F32) {
-        withOomRetry([&] {
-            legacy::convBackwardFilter(m_cudnn, plan, x.raw(), dy.raw(), dw.raw(), 1.0f, ws,
-                                       wsBytes);
+        // beta 1 accumulates; a refused algorithm wrote nothing, so the next one may too.
+        runConvPass(plan, legacy::ConvPass::BackwardFilter, [&](const RankedAlgo& a, void* ws) {
+            return legacy::convBackwardFilter(m_cudnn, plan, a, x.raw(), dy.raw(), dw.raw(), 1.0f,
+                                              ws);
         });
     } else {
         // cuDNN wants the filter gradient in the activation dtype: compute it there (as autocast
         // does) and accumulate into the f32 master gradient.
         Tensor partial = empty(w.shape(), dtype);
-        withOomRetry([&] {
-            legacy::convBackwardFilter(m_cudnn, plan, x.raw(), dy.raw(), partial.raw(), 0.0f, ws,
-                                       wsBytes);
+        runConvPass(plan, legacy::ConvPass::BackwardFilter, [&](const RankedAlgo& a, void* ws) {
+            return legacy::convBackwardFilter(m_cudnn, plan, a, x.raw(), dy.raw(), partial.raw(),
+                                              0.0f, ws);
         });
         launchAccumulate(partial.raw(), dtype, dw.data<float>(), dw.numel(), stream());
     }

@@ -185,6 +185,29 @@ void CudaBackend::copy(const Tensor& src, Tensor& dst) {
         TB_CUDA_CHECK(cudaStreamSynchronize(stream()));
 }
 
+void CudaBackend::copyToDevice(const Tensor& src, Tensor& dst, StreamEvent* reusable) {
+    if (!reusable || !src.defined() || !dst.defined() || src.device().isCuda() ||
+        !dst.device().isCuda() || !src.pinned() || src.dtype() != dst.dtype() ||
+        src.numel() != dst.numel()) {
+        copy(src, dst); // waits for all compute, or is synchronous, or reports the mismatch
+        return;
+    }
+    const auto* free = dynamic_cast<const CudaStreamEvent*>(reusable);
+    if (!free)
+        throw Error("copyToDevice: the event does not come from the CUDA backend");
+    if (src.bytes() == 0)
+        return;
+    DeviceScope scope(m_index);
+    retireCopies();
+    // Batch N+1 is copied while batch N computes: only the compute that read dst last must be
+    // done. Later compute waits for the copy.
+    m_streams->copyAfter(free->event());
+    TB_CUDA_CHECK(cudaMemcpyAsync(dst.raw(), src.raw(), src.bytes(), cudaMemcpyHostToDevice,
+                                  m_streams->copy()));
+    m_streams->computeAfterCopy();
+    holdUntilCopied(src.buffer());
+}
+
 void CudaBackend::fill(Tensor& t, float value) {
     if (!t.device().isCuda()) {
         synchronize(); // the host memory may be the source of a copy in flight

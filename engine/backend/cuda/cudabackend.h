@@ -14,6 +14,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -52,6 +53,7 @@ public:
     Tensor emptyHost(const Shape& shape, DType dtype, bool pinned) override;
     bool supportsPinnedMemory() const override { return true; }
     void copy(const Tensor& src, Tensor& dst) override;
+    void copyToDevice(const Tensor& src, Tensor& dst, StreamEvent* reusable) override;
     void fill(Tensor& t, float value) override;
     void synchronize() override;
     std::unique_ptr<StreamEvent> recordEvent() override;
@@ -96,7 +98,8 @@ public:
     void sgdStep(Tensor& param, const Tensor& grad, Tensor* momentumBuf, const SgdParams& p,
                  const Tensor* scaleState, const Tensor* foundInf) override;
     void adamwStep(Tensor& param, const Tensor& grad, Tensor& expAvg, Tensor& expAvgSq,
-                   const AdamWParams& p, const Tensor* scaleState, const Tensor* foundInf) override;
+                   const AdamWParams& p, const Tensor* scaleState, const Tensor* foundInf,
+                   const Tensor* skippedSteps) override;
 
 private:
     cudaStream_t stream() const { return m_streams->compute(); }
@@ -108,7 +111,12 @@ private:
     // `w` in dtype: w itself when it already is, else a cast into a scratch tensor (mixed
     // precision keeps f32 master weights and feeds f16/bf16 copies to cuDNN/cuBLAS).
     Tensor weightsAs(const Tensor& w, DType dtype);
-    const legacy::ConvPlan& convPlan(const ConvDesc& d, DType dtype);
+    legacy::ConvPlan& convPlan(const ConvDesc& d, DType dtype);
+    // Runs one pass of a convolution down the plan's ranking (runRanked): `run` issues the pass
+    // with an algorithm and a workspace of its size and returns cuDNN's refusal, if any.
+    void runConvPass(
+        legacy::ConvPlan& plan, legacy::ConvPass pass,
+        const std::function<std::optional<std::string>(const RankedAlgo&, void* workspace)>& run);
     // Throws tb::Error naming `op` unless t lives on this device.
     void requireDevice(const Tensor& t, const char* op) const;
     // Keeps the source of the pinned copy just issued alive until the copy stream has read it.

@@ -1,6 +1,7 @@
 // Turns failed CUDA, cuDNN and cuBLAS status codes into tb::Error with the call, file and line.
 #include "cudacheck.h"
 
+#include <mutex>
 #include <string>
 
 namespace tb::cuda {
@@ -11,9 +12,59 @@ std::string where(const char* call, const char* file, int line) {
     return std::string(call) + " at " + file + ":" + std::to_string(line);
 }
 
+std::mutex g_lostMutex;
+std::string g_lostReason; // the first context-losing error, for every later backend
+
+[[noreturn]] void throwContextLost(cudaError_t status, const char* call, const char* file,
+                                   int line) {
+    std::string reason;
+    {
+        std::lock_guard lock(g_lostMutex);
+        if (g_lostReason.empty())
+            g_lostReason = std::string(cudaGetErrorName(status)) + " (" +
+                           cudaGetErrorString(status) + ") in " + where(call, file, line);
+        reason = g_lostReason;
+    }
+    throw BackendUnavailable("the GPU's CUDA context in this process is lost after " + reason +
+                             ". Restart TrainBench to train on the GPU again (every later call "
+                             "in this process would fail the same way); the CPU still trains "
+                             "meanwhile (device=cpu)");
+}
+
 } // namespace
 
+bool losesContext(cudaError_t status) {
+    switch (status) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorECCUncorrectable:
+        return true;
+    default:
+        return false;
+    }
+}
+
+std::string contextLostReason() {
+    std::lock_guard lock(g_lostMutex);
+    return g_lostReason;
+}
+
+void throwIfContextLost(const char* call, const char* file, int line) {
+    const cudaError_t status = cudaPeekAtLastError();
+    if (losesContext(status))
+        throwContextLost(status, call, file, line);
+}
+
 void throwCudaError(cudaError_t status, const char* call, const char* file, int line) {
+    if (losesContext(status))
+        throwContextLost(status, call, file, line);
     // Clear the sticky-free error so the next call does not report it again.
     (void)cudaGetLastError();
     const std::string message = std::string("CUDA error ") + cudaGetErrorName(status) + " (" +
@@ -24,6 +75,7 @@ void throwCudaError(cudaError_t status, const char* call, const char* file, int 
 }
 
 void throwCudnnError(cudnnStatus_t status, const char* call, const char* file, int line) {
+    throwIfContextLost(call, file, line);
     const std::string message = std::string("cuDNN error ") + cudnnGetErrorString(status) + " (" +
                                 std::to_string(static_cast<int>(status)) + ") in " +
                                 where(call, file, line);
@@ -60,6 +112,7 @@ const char* cublasStatusName(cublasStatus_t status) {
 }
 
 void throwCublasError(cublasStatus_t status, const char* call, const char* file, int line) {
+    throwIfContextLost(call, file, line);
     const std::string message =
         std::string("cuBLAS error ") + cublasStatusName(status) + " in " + where(call, file, line);
     if (status == CUBLAS_STATUS_ALLOC_FAILED)

@@ -1,5 +1,7 @@
 // Check macros for CUDA runtime, cuDNN and cuBLAS calls: a failure becomes a tb::Error naming the
-// call, file and line, and an allocation failure inside a library becomes a CudaAllocFailed.
+// call, file and line, and an allocation failure inside a library becomes a CudaAllocFailed. An
+// error that loses the process's CUDA context (a kernel faulted) becomes BackendUnavailable
+// saying to restart, and is remembered: no backend is created on the device afterwards.
 #pragma once
 
 #include "core/errors.h"
@@ -26,6 +28,16 @@ public:
                                    int line);
 
 const char* cublasStatusName(cublasStatus_t status);
+
+// Whether `status` is one of the "sticky" errors after which every call in this process's CUDA
+// context fails with it (an illegal address, a faulted or timed-out kernel, an uncorrectable
+// ECC error): only a new process can use the GPU again.
+bool losesContext(cudaError_t status);
+// The first such error this process met (the call and place), empty when none.
+std::string contextLostReason();
+// Throws the lost context as BackendUnavailable when the runtime holds a sticky error now
+// (cuDNN and cuBLAS report one only as their own EXECUTION_FAILED).
+void throwIfContextLost(const char* call, const char* file, int line);
 
 } // namespace tb::cuda
 

@@ -8,7 +8,7 @@
 
 #include "cudacheck.h"
 
-#include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,26 +51,45 @@ struct TensorDesc {
     TensorDesc& operator=(const TensorDesc&) = delete;
 };
 
-// The first algorithm in cuDNN's ranking that succeeded, is deterministic when asked and whose
-// workspace fits; else the deterministic-if-asked one with the smallest workspace.
-template <typename Perf>
-const Perf& choose(const std::vector<Perf>& perfs, bool deterministic, std::size_t limit,
-                   const char* pass) {
-    const Perf* smallest = nullptr;
+// The ranking of one pass: cuDNN's entries that succeeded (deterministic ones when asked), each
+// with the workspace cudnnGet*WorkspaceSize gives for it under its math type; those that fit the
+// limit in cuDNN's order, or, when none fits, the one that needs least.
+template <typename Perf, typename WorkspaceOf>
+std::vector<RankedAlgo> rank(const std::vector<Perf>& perfs, bool deterministic, std::size_t limit,
+                             WorkspaceOf&& workspaceOf, const char* pass) {
+    std::vector<RankedAlgo> fitting;
+    std::optional<RankedAlgo> smallest;
     for (const Perf& p : perfs) {
         if (p.status != CUDNN_STATUS_SUCCESS)
             continue;
         if (deterministic && p.determinism != CUDNN_DETERMINISTIC)
             continue;
-        if (p.memory <= limit)
-            return p;
-        if (!smallest || p.memory < smallest->memory)
-            smallest = &p;
+        const std::optional<std::size_t> bytes = workspaceOf(p);
+        if (!bytes)
+            continue;
+        const RankedAlgo a{static_cast<int>(p.algo), static_cast<int>(p.mathType), *bytes};
+        if (a.workspaceBytes <= limit)
+            fitting.push_back(a);
+        else if (!smallest || a.workspaceBytes < smallest->workspaceBytes)
+            smallest = a;
     }
-    if (smallest)
-        return *smallest;
-    throw Error(std::string("cuDNN offers no ") + (deterministic ? "deterministic " : "") +
-                "algorithm for convolution " + pass + " of this shape and dtype");
+    if (fitting.empty() && smallest)
+        fitting.push_back(*smallest);
+    if (fitting.empty())
+        throw Error(std::string("cuDNN offers no ") + (deterministic ? "deterministic " : "") +
+                    "algorithm for convolution " + pass + " of this shape and dtype");
+    return fitting;
+}
+
+// Why cuDNN refused to run an algorithm, when the status says it did (not supported after all,
+// or its launch failed) and the CUDA context is still sound; nullopt for any other status.
+std::optional<std::string> refusal(cudnnStatus_t status) {
+    const int family = static_cast<int>(status) / 1000;
+    if (status == CUDNN_STATUS_SUCCESS || (family != 3 && family != 5))
+        return std::nullopt;
+    throwIfContextLost("cuDNN convolution", __FILE__, __LINE__);
+    return std::string(cudnnGetErrorString(status)) + " (" +
+           std::to_string(static_cast<int>(status)) + ")";
 }
 
 } // namespace
@@ -80,12 +99,8 @@ public:
     TensorDesc x, y;
     cudnnFilterDescriptor_t w = nullptr;
     cudnnConvolutionDescriptor_t conv = nullptr;
-    cudnnConvolutionFwdAlgo_t fwd{};
-    cudnnConvolutionBwdDataAlgo_t bwdData{};
-    cudnnConvolutionBwdFilterAlgo_t bwdFilter{};
-    cudnnMathType_t fwdMath{}, bwdDataMath{}, bwdFilterMath{};
-    std::size_t fwdWs = 0, bwdDataWs = 0, bwdFilterWs = 0;
-    char summary[96] = {};
+    std::vector<RankedAlgo> ranked[3];
+    std::size_t current[3] = {0, 0, 0};
 
     ConvPlan(const ConvDesc& d, cudnnDataType_t type)
         : x(toInt(d.n), toInt(d.c), toInt(d.h), toInt(d.w), type),
@@ -105,23 +120,52 @@ public:
     }
     ConvPlan(const ConvPlan&) = delete;
     ConvPlan& operator=(const ConvPlan&) = delete;
+
+    // The descriptor is shared by the three passes; each algorithm runs with its math type.
+    void useMath(int mathType) const {
+        TB_CUDNN_CHECK(cudnnSetConvolutionMathType(conv, static_cast<cudnnMathType_t>(mathType)));
+    }
 };
 
 void ConvPlanDeleter::operator()(ConvPlan* plan) const {
     delete plan;
 }
 
+const char* convPassName(ConvPass pass) {
+    switch (pass) {
+    case ConvPass::Forward:
+        return "forward";
+    case ConvPass::BackwardData:
+        return "backward-data";
+    case ConvPass::BackwardFilter:
+        return "backward-filter";
+    }
+    return "?";
+}
+
 ConvPlanPtr createConvPlan(cudnnHandle_t handle, const ConvDesc& d, DType dtype, bool deterministic,
                            std::size_t workspaceLimit) {
     ConvPlanPtr plan(new ConvPlan(d, cudnnTypeOf(dtype)));
     ConvPlan& p = *plan;
-    // f32 stays on FMA math (no TF32) so it matches the CPU to 1e-4; f16/bf16 use Tensor Cores.
-    const cudnnMathType_t math = dtype == DType::F32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
-    TB_CUDNN_CHECK(cudnnSetConvolutionMathType(p.conv, math));
-    // Each pass runs with the math type its ranking entry names, except that f32 stays on FMA:
-    // an entry reported as CUDNN_DEFAULT_MATH would permit TF32 on Ampere and later.
+    // f32 stays on FMA math (no TF32) so it matches the CPU to 1e-4; f16/bf16 use Tensor Cores
+    // with the math type each ranking entry names (an entry reported as CUDNN_DEFAULT_MATH would
+    // permit TF32 on Ampere and later, so f32 never takes the reported one).
     const auto mathOf = [&](cudnnMathType_t reported) {
         return dtype == DType::F32 ? CUDNN_FMA_MATH : reported;
+    };
+    // The workspace of one entry under the math type it will run with; nullopt when cuDNN
+    // declines to size it (the entry is then not offered).
+    const auto sized = [&](cudnnMathType_t math, auto&& query) -> std::optional<std::size_t> {
+        p.useMath(mathOf(math));
+        std::size_t bytes = 0;
+        if (query(&bytes) != CUDNN_STATUS_SUCCESS)
+            return std::nullopt;
+        return bytes;
+    };
+    const auto fix = [&](std::vector<RankedAlgo> r) {
+        for (RankedAlgo& a : r)
+            a.mathType = static_cast<int>(mathOf(static_cast<cudnnMathType_t>(a.mathType)));
+        return r;
     };
 
     int maxCount = 0, count = 0;
@@ -130,79 +174,99 @@ ConvPlanPtr createConvPlan(cudnnHandle_t handle, const ConvDesc& d, DType dtype,
     TB_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(handle, p.x.desc, p.w, p.conv, p.y.desc,
                                                           maxCount, &count, fwd.data()));
     fwd.resize(static_cast<std::size_t>(count));
-    const auto& f = choose(fwd, deterministic, workspaceLimit, "forward");
-    p.fwd = f.algo;
-    p.fwdMath = mathOf(f.mathType);
-    p.fwdWs = f.memory;
+    p.ranked[0] = fix(rank(
+        fwd, deterministic, workspaceLimit,
+        [&](const cudnnConvolutionFwdAlgoPerf_t& e) {
+            return sized(e.mathType, [&](std::size_t* bytes) {
+                return cudnnGetConvolutionForwardWorkspaceSize(handle, p.x.desc, p.w, p.conv,
+                                                               p.y.desc, e.algo, bytes);
+            });
+        },
+        "forward"));
 
     TB_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle, &maxCount));
     std::vector<cudnnConvolutionBwdDataAlgoPerf_t> bd(static_cast<std::size_t>(maxCount));
     TB_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
         handle, p.w, p.y.desc, p.conv, p.x.desc, maxCount, &count, bd.data()));
     bd.resize(static_cast<std::size_t>(count));
-    const auto& b = choose(bd, deterministic, workspaceLimit, "backward-data");
-    p.bwdData = b.algo;
-    p.bwdDataMath = mathOf(b.mathType);
-    p.bwdDataWs = b.memory;
+    p.ranked[1] = fix(rank(
+        bd, deterministic, workspaceLimit,
+        [&](const cudnnConvolutionBwdDataAlgoPerf_t& e) {
+            return sized(e.mathType, [&](std::size_t* bytes) {
+                return cudnnGetConvolutionBackwardDataWorkspaceSize(handle, p.w, p.y.desc, p.conv,
+                                                                    p.x.desc, e.algo, bytes);
+            });
+        },
+        "backward-data"));
 
     TB_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle, &maxCount));
     std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> bf(static_cast<std::size_t>(maxCount));
     TB_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, p.x.desc, p.y.desc, p.conv,
                                                                  p.w, maxCount, &count, bf.data()));
     bf.resize(static_cast<std::size_t>(count));
-    const auto& g = choose(bf, deterministic, workspaceLimit, "backward-filter");
-    p.bwdFilter = g.algo;
-    p.bwdFilterMath = mathOf(g.mathType);
-    p.bwdFilterWs = g.memory;
-
-    std::snprintf(p.summary, sizeof p.summary, "fwd %d, bwd-data %d, bwd-filter %d",
-                  static_cast<int>(p.fwd), static_cast<int>(p.bwdData),
-                  static_cast<int>(p.bwdFilter));
+    p.ranked[2] = fix(rank(
+        bf, deterministic, workspaceLimit,
+        [&](const cudnnConvolutionBwdFilterAlgoPerf_t& e) {
+            return sized(e.mathType, [&](std::size_t* bytes) {
+                return cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, p.x.desc, p.y.desc,
+                                                                      p.conv, p.w, e.algo, bytes);
+            });
+        },
+        "backward-filter"));
     return plan;
 }
 
-std::size_t convWorkspaceBytes(const ConvPlan& plan, ConvPass pass) {
-    switch (pass) {
-    case ConvPass::Forward:
-        return plan.fwdWs;
-    case ConvPass::BackwardData:
-        return plan.bwdDataWs;
-    case ConvPass::BackwardFilter:
-        return plan.bwdFilterWs;
-    }
-    return 0;
+const std::vector<RankedAlgo>& convRanking(const ConvPlan& plan, ConvPass pass) {
+    return plan.ranked[static_cast<int>(pass)];
 }
 
-const char* convAlgoSummary(const ConvPlan& plan) {
-    return plan.summary;
+std::size_t& convCurrent(ConvPlan& plan, ConvPass pass) {
+    return plan.current[static_cast<int>(pass)];
 }
 
-void convForward(cudnnHandle_t handle, const ConvPlan& plan, const void* x, const void* w, void* y,
-                 void* workspace, std::size_t workspaceBytes) {
+std::optional<std::string> convForward(cudnnHandle_t handle, const ConvPlan& plan,
+                                       const RankedAlgo& a, const void* x, const void* w, void* y,
+                                       void* workspace) {
     const float alpha = 1.0f, beta = 0.0f;
-    // The descriptor is shared by the three passes; each runs with its algorithm's math type.
-    TB_CUDNN_CHECK(cudnnSetConvolutionMathType(plan.conv, plan.fwdMath));
-    TB_CUDNN_CHECK(cudnnConvolutionForward(handle, &alpha, plan.x.desc, x, plan.w, w, plan.conv,
-                                           plan.fwd, workspace, workspaceBytes, &beta, plan.y.desc,
-                                           y));
+    plan.useMath(a.mathType);
+    const cudnnStatus_t status =
+        cudnnConvolutionForward(handle, &alpha, plan.x.desc, x, plan.w, w, plan.conv,
+                                static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), workspace,
+                                a.workspaceBytes, &beta, plan.y.desc, y);
+    if (auto why = refusal(status))
+        return why;
+    TB_CUDNN_CHECK(status);
+    return std::nullopt;
 }
 
-void convBackwardData(cudnnHandle_t handle, const ConvPlan& plan, const void* w, const void* dy,
-                      void* dx, void* workspace, std::size_t workspaceBytes) {
+std::optional<std::string> convBackwardData(cudnnHandle_t handle, const ConvPlan& plan,
+                                            const RankedAlgo& a, const void* w, const void* dy,
+                                            void* dx, void* workspace) {
     const float alpha = 1.0f, beta = 0.0f;
-    TB_CUDNN_CHECK(cudnnSetConvolutionMathType(plan.conv, plan.bwdDataMath));
-    TB_CUDNN_CHECK(cudnnConvolutionBackwardData(handle, &alpha, plan.w, w, plan.y.desc, dy,
-                                                plan.conv, plan.bwdData, workspace, workspaceBytes,
-                                                &beta, plan.x.desc, dx));
+    plan.useMath(a.mathType);
+    const cudnnStatus_t status =
+        cudnnConvolutionBackwardData(handle, &alpha, plan.w, w, plan.y.desc, dy, plan.conv,
+                                     static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo), workspace,
+                                     a.workspaceBytes, &beta, plan.x.desc, dx);
+    if (auto why = refusal(status))
+        return why;
+    TB_CUDNN_CHECK(status);
+    return std::nullopt;
 }
 
-void convBackwardFilter(cudnnHandle_t handle, const ConvPlan& plan, const void* x, const void* dy,
-                        void* dw, float beta, void* workspace, std::size_t workspaceBytes) {
+std::optional<std::string> convBackwardFilter(cudnnHandle_t handle, const ConvPlan& plan,
+                                              const RankedAlgo& a, const void* x, const void* dy,
+                                              void* dw, float beta, void* workspace) {
     const float alpha = 1.0f;
-    TB_CUDNN_CHECK(cudnnSetConvolutionMathType(plan.conv, plan.bwdFilterMath));
-    TB_CUDNN_CHECK(cudnnConvolutionBackwardFilter(handle, &alpha, plan.x.desc, x, plan.y.desc, dy,
-                                                  plan.conv, plan.bwdFilter, workspace,
-                                                  workspaceBytes, &beta, plan.w, dw));
+    plan.useMath(a.mathType);
+    const cudnnStatus_t status =
+        cudnnConvolutionBackwardFilter(handle, &alpha, plan.x.desc, x, plan.y.desc, dy, plan.conv,
+                                       static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo),
+                                       workspace, a.workspaceBytes, &beta, plan.w, dw);
+    if (auto why = refusal(status))
+        return why;
+    TB_CUDNN_CHECK(status);
+    return std::nullopt;
 }
 
 namespace {

@@ -1,8 +1,9 @@
 // Every cuDNN call of the legacy (non-graph) API that cuDNN 9 marks deprecated lives behind this
-// header, in cudnnlegacy.cpp: convolution fwd / bwd-data / bwd-filter with algorithm choice by
+// header, in cudnnlegacy.cpp: convolution fwd / bwd-data / bwd-filter with algorithms ranked by
 // cudnnGet*Algorithm_v7, and spatial batch norm. Moving to the graph API is a change here only.
 #pragma once
 
+#include "algofallback.h"
 #include "backend/opdesc.h"
 #include "core/dtype.h"
 
@@ -10,12 +11,16 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace tb::cuda::legacy {
 
 enum class ConvPass { Forward, BackwardData, BackwardFilter };
+const char* convPassName(ConvPass pass);
 
-// The descriptors and chosen algorithms for one convolution shape and dtype (opaque: its types
+// The descriptors and ranked algorithms for one convolution shape and dtype (opaque: its types
 // are the deprecated ones). Built once per key and cached by the backend.
 class ConvPlan;
 struct ConvPlanDeleter {
@@ -23,24 +28,31 @@ struct ConvPlanDeleter {
 };
 using ConvPlanPtr = std::unique_ptr<ConvPlan, ConvPlanDeleter>;
 
-// Chooses, for each pass, the best algorithm cuDNN's heuristics rank first among those whose
-// workspace fits workspaceLimit (and that are deterministic when asked). Throws tb::Error when
-// cuDNN supports no algorithm for the shape and dtype.
+// Ranks, for each pass, the algorithms cuDNN's heuristics offer (deterministic ones only when
+// asked) whose workspace fits workspaceLimit, best first, each with the workspace it needs;
+// when none fits, the one needing the least. Throws tb::Error when cuDNN offers none.
 ConvPlanPtr createConvPlan(cudnnHandle_t handle, const ConvDesc& d, DType dtype, bool deterministic,
                            std::size_t workspaceLimit);
-std::size_t convWorkspaceBytes(const ConvPlan& plan, ConvPass pass);
-// A short text of the chosen algorithms for logs ("fwd 1, bwd-data 1, bwd-filter 3").
-const char* convAlgoSummary(const ConvPlan& plan);
+// A pass's ranking, and the index of the algorithm that runs now (moved on by runRanked when
+// cuDNN refuses one at run time).
+const std::vector<RankedAlgo>& convRanking(const ConvPlan& plan, ConvPass pass);
+std::size_t& convCurrent(ConvPlan& plan, ConvPass pass);
 
+// Each runs one pass with algorithm `a` and returns nullopt, or why cuDNN refused to run it
+// (a NOT_SUPPORTED or EXECUTION_FAILED status, with no lost CUDA context behind it); any other
+// failure throws. workspace holds at least a.workspaceBytes.
 // y(n,k,oh,ow) = conv(x, w); overwrites y.
-void convForward(cudnnHandle_t handle, const ConvPlan& plan, const void* x, const void* w, void* y,
-                 void* workspace, std::size_t workspaceBytes);
+std::optional<std::string> convForward(cudnnHandle_t handle, const ConvPlan& plan,
+                                       const RankedAlgo& a, const void* x, const void* w, void* y,
+                                       void* workspace);
 // dx(n,c,h,w) = backward-data(w, dy); overwrites dx.
-void convBackwardData(cudnnHandle_t handle, const ConvPlan& plan, const void* w, const void* dy,
-                      void* dx, void* workspace, std::size_t workspaceBytes);
+std::optional<std::string> convBackwardData(cudnnHandle_t handle, const ConvPlan& plan,
+                                            const RankedAlgo& a, const void* w, const void* dy,
+                                            void* dx, void* workspace);
 // dw(k,c,r,s) = backward-filter(x, dy) + beta * dw (beta 1 accumulates).
-void convBackwardFilter(cudnnHandle_t handle, const ConvPlan& plan, const void* x, const void* dy,
-                        void* dw, float beta, void* workspace, std::size_t workspaceBytes);
+std::optional<std::string> convBackwardFilter(cudnnHandle_t handle, const ConvPlan& plan,
+                                              const RankedAlgo& a, const void* x, const void* dy,
+                                              void* dw, float beta, void* workspace);
 
 // Spatial batch norm over x(n, c, h, w) of `dtype`; gamma, beta, statistics f32 of size c.
 struct BatchNormShape {

@@ -6,9 +6,6 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 #include <library_types.h>
-#ifdef TB_HAVE_NCCL
-#include <nccl.h>
-#endif
 
 #include <string>
 
@@ -96,7 +93,11 @@ int coresPerSm(int major, int minor) {
     }
 }
 
-nlohmann::json probeJson() {
+bool driverRunsRuntime(int driver, int runtime) {
+    return driver > 0 && driver / 1000 >= runtime / 1000;
+}
+
+nlohmann::json probeJson(int contextDevice) {
     nlohmann::json j;
     j["gpus"] = nlohmann::json::array();
     int runtime = 0, driver = 0;
@@ -112,11 +113,6 @@ nlohmann::json probeJson() {
         j["cublasVersion"] = major * 10000 + minor * 100 + patch;
     else
         j["cublasVersion"] = 0;
-    int nccl = 0;
-#ifdef TB_HAVE_NCCL
-    (void)ncclGetVersion(&nccl);
-#endif
-    j["ncclVersion"] = nccl;
     j["usable"] = false;
     j["reason"] = "";
     j["advice"] = "";
@@ -127,12 +123,12 @@ nlohmann::json probeJson() {
              "packages), reboot, and check that nvidia-smi lists the GPU.");
         return j;
     }
-    if (driver < runtime) {
+    if (!driverRunsRuntime(driver, runtime)) {
         fail(j,
-             "driver " + versionText(driver) + " is older than the CUDA " + versionText(runtime) +
-                 " runtime the plugin was built with",
-             "Update the NVIDIA driver to one that supports CUDA " + versionText(runtime) +
-                 " (release 580 or newer for CUDA 13).");
+             "the driver supports CUDA " + versionText(driver) + ", older than the CUDA " +
+                 versionText(runtime) + " runtime the plugin was built with",
+             "Update the NVIDIA driver to one that supports CUDA " +
+                 std::to_string(runtime / 1000) + " (release 580 or newer for CUDA 13).");
         return j;
     }
     int count = 0;
@@ -169,19 +165,19 @@ nlohmann::json probeJson() {
              "Train on the CPU (device=cpu), or use a Turing or newer GPU.");
         return j;
     }
-    // Creating the context catches busy/exclusive devices and broken installs early.
-    int previous = 0;
-    (void)cudaGetDevice(&previous);
-    cudaError_t ctx = cudaSetDevice(0);
-    if (ctx == cudaSuccess)
-        ctx = cudaFree(nullptr);
-    if (ctx != cudaSuccess) {
-        (void)cudaGetLastError();
-        fail(j, "cannot create a CUDA context on GPU 0 (" + errorText(ctx) + ")",
-             "Another process may hold the GPU in exclusive mode; check nvidia-smi.");
-        return j;
+    // Creating the context catches busy/exclusive devices and broken installs early. Nothing
+    // before this point creates one (cudaGetDeviceCount and the attributes do not).
+    if (contextDevice >= 0 && contextDevice < count) {
+        const cudaError_t ctx = cudaInitDevice(contextDevice, 0, 0);
+        if (ctx != cudaSuccess) {
+            (void)cudaGetLastError();
+            fail(j,
+                 "cannot create a CUDA context on GPU " + std::to_string(contextDevice) + " (" +
+                     errorText(ctx) + ")",
+                 "Another process may hold the GPU in exclusive mode; check nvidia-smi.");
+            return j;
+        }
     }
-    (void)cudaSetDevice(previous);
     j["usable"] = true;
     return j;
 }

@@ -77,7 +77,7 @@ void launchSgdStep(float* param, const float* grad, float* momentumBuf, int64_t 
                    cudaStream_t stream);
 void launchAdamwStep(float* param, const float* grad, float* expAvg, float* expAvgSq, int64_t n,
                      const AdamWParams& p, const float* scaleState, const float* foundInf,
-                     cudaStream_t stream);
+                     const float* skipped, cudaStream_t stream);
 
 // ---- batchnorm.cu (own kernels: bf16, where cuDNN's legacy batch norm has no support, and
 // eps below cuDNN's minimum). x(n, c, hw); gamma, beta, statistics f32 of size c. ----

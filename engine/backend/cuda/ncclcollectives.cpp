@@ -2,6 +2,7 @@
 #include "ncclcollectives.h"
 
 #include "cudacheck.h"
+#include "ncclapi.h"
 
 #include <cstring>
 
@@ -19,7 +20,7 @@ namespace tb::cuda {
 namespace {
 
 std::string ncclText(ncclResult_t result, const char* call) {
-    return std::string(call) + " failed: " + ncclGetErrorString(result);
+    return std::string(call) + " failed: " + nccl().getErrorString(result);
 }
 
 void requirePlainF32(const Tensor& t, const char* op) {
@@ -31,7 +32,7 @@ void requirePlainF32(const Tensor& t, const char* op) {
 
 DeviceCollectivesId NcclCollectives::newId() {
     ncclUniqueId id;
-    const ncclResult_t result = ncclGetUniqueId(&id);
+    const ncclResult_t result = nccl().getUniqueId(&id);
     if (result != ncclSuccess)
         throw DistributedError(0, ncclText(result, "ncclGetUniqueId"));
     DeviceCollectivesId out;
@@ -50,7 +51,7 @@ NcclCollectives::NcclCollectives(int device, cudaStream_t compute, const DeviceC
     ncclUniqueId nid;
     std::memcpy(&nid, id.bytes, sizeof nid);
     // Every rank got here after the MPI broadcast of the id: they are alive and connect now.
-    TB_NCCL_CHECK(ncclCommInitRank(&m_comm, size, nid, rank));
+    TB_NCCL_CHECK(nccl().commInitRank(&m_comm, size, nid, rank));
     m_watchdog = std::jthread([this](std::stop_token stop) { watch(stop); });
 }
 
@@ -62,7 +63,7 @@ NcclCollectives::~NcclCollectives() {
         if (m_comm && m_error.empty()) {
             // A clean end: what is in flight completes, then the communicator goes.
             (void)cudaStreamSynchronize(m_stream);
-            (void)ncclCommDestroy(m_comm);
+            (void)nccl().commDestroy(m_comm);
         }
         for (const InFlight& w : m_inFlight)
             (void)cudaEventDestroy(w.done);
@@ -90,8 +91,8 @@ void NcclCollectives::allReduceAverage(Tensor& t) {
     check();
     DeviceScope scope(m_device);
     afterCompute();
-    TB_NCCL_CHECK(ncclAllReduce(t.raw(), t.raw(), static_cast<std::size_t>(t.numel()), ncclFloat,
-                                ncclAvg, m_comm, m_stream));
+    TB_NCCL_CHECK(nccl().allReduce(t.raw(), t.raw(), static_cast<std::size_t>(t.numel()), ncclFloat,
+                                   ncclAvg, m_comm, m_stream));
     track("an all-reduce");
 }
 
@@ -100,8 +101,8 @@ void NcclCollectives::broadcast(Tensor& t, int root) {
     check();
     DeviceScope scope(m_device);
     afterCompute();
-    TB_NCCL_CHECK(ncclBroadcast(t.raw(), t.raw(), static_cast<std::size_t>(t.numel()), ncclFloat,
-                                root, m_comm, m_stream));
+    TB_NCCL_CHECK(nccl().broadcast(t.raw(), t.raw(), static_cast<std::size_t>(t.numel()), ncclFloat,
+                                   root, m_comm, m_stream));
     track("a broadcast");
 }
 
@@ -120,7 +121,7 @@ void NcclCollectives::check() {
 
 std::string NcclCollectives::description() const {
     int version = 0;
-    (void)ncclGetVersion(&version);
+    (void)nccl().getVersion(&version);
     // NCCL_VERSION(X, Y, Z) is X * 10000 + Y * 100 + Z since 2.9.
     return "NCCL " + std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100) +
            "." + std::to_string(version % 100);
@@ -131,7 +132,7 @@ void NcclCollectives::fail(const std::string& why) {
         return;
     m_error = "rank " + std::to_string(m_rank) + ": " + why;
     // Aborting makes the NCCL kernels waiting for a dead peer exit, so the streams drain.
-    (void)ncclCommAbort(m_comm);
+    (void)nccl().commAbort(m_comm);
 }
 
 void NcclCollectives::watch(std::stop_token stop) {
@@ -141,9 +142,9 @@ void NcclCollectives::watch(std::stop_token stop) {
             std::lock_guard lock(m_mutex);
             if (m_error.empty()) {
                 ncclResult_t async = ncclSuccess;
-                if (ncclCommGetAsyncError(m_comm, &async) == ncclSuccess && async != ncclSuccess &&
-                    async != ncclInProgress)
-                    fail(std::string("NCCL reported an error: ") + ncclGetErrorString(async) +
+                if (nccl().commGetAsyncError(m_comm, &async) == ncclSuccess &&
+                    async != ncclSuccess && async != ncclInProgress)
+                    fail(std::string("NCCL reported an error: ") + nccl().getErrorString(async) +
                          "; another rank died or its network failed");
             }
             while (!m_inFlight.empty()) {

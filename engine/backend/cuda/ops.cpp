@@ -243,8 +243,8 @@ void CudaBackend::sgdStep(Tensor& param, const Tensor& grad, Tensor* momentumBuf
 }
 
 void CudaBackend::adamwStep(Tensor& param, const Tensor& grad, Tensor& expAvg, Tensor& expAvgSq,
-                            const AdamWParams& p, const Tensor* scaleState,
-                            const Tensor* foundInf) {
+                            const AdamWParams& p, const Tensor* scaleState, const Tensor* foundInf,
+                            const Tensor* skippedSteps) {
     for (const Tensor* t :
          std::initializer_list<const Tensor*>{&param, &grad, &expAvg, &expAvgSq}) {
         requireDevice(*t, "adamwStep");
@@ -259,12 +259,16 @@ void CudaBackend::adamwStep(Tensor& param, const Tensor& grad, Tensor& expAvg, T
         requireDevice(*foundInf, "adamwStep");
         requireF32Scalars(*foundInf, 1, "adamwStep", "foundInf");
     }
+    if (skippedSteps) {
+        requireDevice(*skippedSteps, "adamwStep");
+        requireF32Scalars(*skippedSteps, 1, "adamwStep", "skippedSteps");
+    }
     if (p.step < 1)
         throw Error("adamwStep: step counts from 1");
     DeviceScope scope(m_index);
     launchAdamwStep(param.data<float>(), grad.data<float>(), expAvg.data<float>(),
                     expAvgSq.data<float>(), param.numel(), p, optionalF32(scaleState),
-                    optionalF32(foundInf), stream());
+                    optionalF32(foundInf), optionalF32(skippedSteps), stream());
 }
 
 } // namespace tb::cuda

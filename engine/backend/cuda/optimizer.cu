@@ -31,10 +31,16 @@ __global__ void sgdKernel(float* param, const float* grad, float* momentumBuf, i
 }
 
 __global__ void adamwKernel(float* param, const float* grad, float* expAvg, float* expAvgSq,
-                            int64_t n, AdamWParams p, math::AdamWFactors f, const float* scaleState,
-                            const float* foundInf) {
+                            int64_t n, AdamWParams p, const float* scaleState,
+                            const float* foundInf, const float* skipped) {
     if (skipStep(foundInf))
         return;
+    // The applied step count lives on the device (steps skipped so far), so the bias corrections
+    // are computed here, once per block.
+    __shared__ math::AdamWFactors f;
+    if (threadIdx.x == 0)
+        f = math::adamwFactors(p, math::appliedSteps(p, skipped));
+    __syncthreads();
     const float invScale = invScaleOf(scaleState);
     TB_GRID_STRIDE(i, n) {
         float value = param[i], m = expAvg[i], v = expAvgSq[i];
@@ -59,12 +65,11 @@ void launchSgdStep(float* param, const float* grad, float* momentumBuf, int64_t 
 
 void launchAdamwStep(float* param, const float* grad, float* expAvg, float* expAvgSq, int64_t n,
                      const AdamWParams& p, const float* scaleState, const float* foundInf,
-                     cudaStream_t stream) {
+                     const float* skipped, cudaStream_t stream) {
     if (n == 0)
         return;
-    const math::AdamWFactors f = math::adamwFactors(p);
-    adamwKernel<<<gridFor(n), kBlock, 0, stream>>>(param, grad, expAvg, expAvgSq, n, p, f,
-                                                   scaleState, foundInf);
+    adamwKernel<<<gridFor(n), kBlock, 0, stream>>>(param, grad, expAvg, expAvgSq, n, p, scaleState,
+                                                   foundInf, skipped);
     TB_KERNEL_CHECK("adamwKernel");
 }
 

@@ -2,8 +2,10 @@
 #include "backend/cudaplugin.h"
 
 #include "cudabackend.h"
+#include "cudacheck.h"
 #include "deviceinfo.h"
 #ifdef TB_HAVE_NCCL
+#include "ncclapi.h"
 #include "ncclcollectives.h"
 #endif
 
@@ -33,13 +35,13 @@ int tb_cuda_plugin_abi() {
     return TB_CUDA_PLUGIN_ABI;
 }
 
-std::size_t tb_cuda_probe_json(char* buf, std::size_t len) {
+std::size_t tb_cuda_probe_json(char* buf, std::size_t len, int contextDevice) {
     // Probed once; the engine may call twice to size its buffer.
     static std::once_flag once;
     static std::string text;
-    std::call_once(once, [] {
+    std::call_once(once, [contextDevice] {
         try {
-            text = tb::cuda::probeJson().dump();
+            text = tb::cuda::probeJson(contextDevice).dump();
         } catch (const std::exception& e) {
             text = nlohmann::json{
                 {"usable", false},
@@ -54,8 +56,30 @@ std::size_t tb_cuda_probe_json(char* buf, std::size_t len) {
     return text.size() + 1;
 }
 
+int tb_cuda_nccl_version(char* why, std::size_t whyLen) {
+#ifdef TB_HAVE_NCCL
+    std::string reason;
+    const int version = tb::cuda::ncclVersionOrWhy(reason);
+    copyOut(reason, why, whyLen);
+    return version;
+#else
+    copyOut("this CUDA plugin was built without NCCL (nccl.h was not under /usr/local/cuda)", why,
+            whyLen);
+    return 0;
+#endif
+}
+
+int tb_cuda_context_lost(char* buf, std::size_t len) {
+    const std::string reason = tb::cuda::contextLostReason();
+    copyOut(reason, buf, len);
+    return reason.empty() ? 0 : 1;
+}
+
 tb::Backend* tb_cuda_create_backend(int index, char* err, std::size_t errLen) {
     try {
+        if (const std::string lost = tb::cuda::contextLostReason(); !lost.empty())
+            throw tb::Error("the GPU's CUDA context in this process was lost after " + lost +
+                            "; restart TrainBench to train on the GPU again");
         return new tb::cuda::CudaBackend(index);
     } catch (const std::exception& e) {
         copyOut(e.what(), err, errLen);

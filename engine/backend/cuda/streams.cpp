@@ -30,6 +30,10 @@ void Streams::copyAfterCompute() {
     TB_CUDA_CHECK(cudaStreamWaitEvent(m_copy, m_computeMark, 0));
 }
 
+void Streams::copyAfter(cudaEvent_t event) {
+    TB_CUDA_CHECK(cudaStreamWaitEvent(m_copy, event, 0));
+}
+
 void Streams::computeAfterCopy() {
     TB_CUDA_CHECK(cudaEventRecord(m_copyMark, m_copy));
     TB_CUDA_CHECK(cudaStreamWaitEvent(m_compute, m_copyMark, 0));

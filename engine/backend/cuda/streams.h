@@ -22,6 +22,8 @@ public:
 
     // Orders later copy-stream work after everything issued so far to the compute stream.
     void copyAfterCompute();
+    // Orders later copy-stream work after `event` alone (recorded on the compute stream).
+    void copyAfter(cudaEvent_t event);
     // Orders later compute-stream work after everything issued so far to the copy stream.
     void computeAfterCopy();
 
@@ -44,6 +46,7 @@ public:
 
     bool completed() override;
     void wait() override;
+    cudaEvent_t event() const { return m_event; }
     // Throws tb::Error when `earlier` is not a CUDA event or either event is still pending.
     float elapsedMs(const StreamEvent& earlier) override;
 

@@ -27,12 +27,17 @@ struct AdamWFactors {
     float invBiasCorr2Sq; // 1 / sqrt(1 - beta2^t)
 };
 
-inline AdamWFactors adamwFactors(const AdamWParams& p) {
-    const double t = static_cast<double>(p.step);
-    const double bc1 = 1.0 - std::pow(static_cast<double>(p.beta1), t);
-    const double bc2 = 1.0 - std::pow(static_cast<double>(p.beta2), t);
+// The step count t of the bias correction: the update calls less the steps skipped before this
+// one (skipped: a device or host scalar, or null when nothing skips).
+TB_HD double appliedSteps(const AdamWParams& p, const float* skipped) {
+    return static_cast<double>(p.step) - (skipped ? static_cast<double>(skipped[0]) : 0.0);
+}
+
+TB_HD AdamWFactors adamwFactors(const AdamWParams& p, double t) {
+    const double bc1 = 1.0 - pow(static_cast<double>(p.beta1), t);
+    const double bc2 = 1.0 - pow(static_cast<double>(p.beta2), t);
     return {1.0f - p.lr * p.weightDecay, static_cast<float>(p.lr / bc1),
-            static_cast<float>(1.0 / std::sqrt(bc2))};
+            static_cast<float>(1.0 / sqrt(bc2))};
 }
 
 TB_HD void adamwUpdate(const AdamWParams& p, const AdamWFactors& f, float& param, float g, float& m,

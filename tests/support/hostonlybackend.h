@@ -1,6 +1,7 @@
 // A Backend that only allocates, fills and copies host memory: enough to build a Graph from a
-// spec and print its summary, which is all the model-spec fuzzer does. The CPU backend is not
-// used because clang 14 (the fuzz preset's compiler) cannot compile it. Any compute op traps, so
+// spec and print its summary, which is all the model-spec fuzzer does (the CPU backend is not
+// used because clang 14, the fuzz preset's compiler, cannot compile it), and a base for tests
+// that watch the memory and stream calls a part of the engine makes. Any compute op traps, so
 // a graph that computes while being built would be found.
 #pragma once
 
@@ -9,9 +10,9 @@
 #include <algorithm>
 #include <cstring>
 
-namespace tb::fuzz {
+namespace tb::test {
 
-class HostOnlyBackend final : public Backend {
+class HostOnlyBackend : public Backend {
 public:
     Device device() const override { return Device::cpu(); }
     std::string description() const override { return "host-only (fuzzing)"; }
@@ -97,9 +98,9 @@ public:
         __builtin_trap();
     }
     void adamwStep(Tensor&, const Tensor&, Tensor&, Tensor&, const AdamWParams&, const Tensor*,
-                   const Tensor*) override {
+                   const Tensor*, const Tensor*) override {
         __builtin_trap();
     }
 };
 
-} // namespace tb::fuzz
+} // namespace tb::test

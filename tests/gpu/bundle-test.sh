@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The GPU check's bundle, tried here as the GPU machine will run it (part of the test suite):
+# make-bundle.sh packs this build (no rebuild), the archive with its data must stay under the
+# 60 MiB a device call carries, and, unpacked elsewhere in bundle-env.sh's environment as
+# run-all.sh does, its trainbench-cli must find the plugin inside the bundle and its GPU test
+# binary must run: without a driver, saying that the driver is missing; with one, on the GPU.
+# Usage: tests/gpu/bundle-test.sh BUILD_DIR
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BUILD="$(realpath "$1")"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+TB_BUILD_DIR="$BUILD" bash "$ROOT/tests/gpu/make-bundle.sh" --no-build "$work/bundle.tar.xz"
+mkdir "$work/unpacked"
+tar -C "$work/unpacked" -xJf "$work/bundle.tar.xz"
+ls "$work/unpacked/data/fashion-mnist/train-images-idx3-ubyte.gz" >/dev/null
+
+# The same environment as run-all.sh, and nothing from the build tree.
+# shellcheck source=tests/gpu/bundle-env.sh
+source "$ROOT/tests/gpu/bundle-env.sh" "$work/unpacked"
+"$BUNDLE_CLI" doctor --json > "$work/doctor.json"
+driver=0
+ldconfig -p | grep -q 'libcuda\.so\.1 ' && driver=1
+python3 - "$work/doctor.json" "$work/unpacked/lib/" "$driver" <<'PY'
+import json, sys
+cuda = json.load(open(sys.argv[1]))["cuda"]
+bundle_lib, driver = sys.argv[2], sys.argv[3] == "1"
+print("doctor:", {k: cuda[k] for k in ("usable", "reason", "pluginPath")})
+assert cuda["pluginPath"].startswith(bundle_lib), "the plugin was not found in the bundle"
+if driver:
+    assert cuda["usable"], "a driver is installed but the GPU is not usable: " + cuda["reason"]
+else:
+    assert not cuda["usable"] and "no NVIDIA driver" in cuda["reason"], cuda["reason"]
+PY
+
+"$BUNDLE_BIN/tst_gpu_ops" > "$work/tst_gpu_ops.log" 2>&1 || { cat "$work/tst_gpu_ops.log"; exit 1; }
+grep -m1 "^Totals:" "$work/tst_gpu_ops.log"
+if ((driver == 0)); then
+    grep -q "SKIP   : .*No usable GPU: no NVIDIA driver" "$work/tst_gpu_ops.log" || {
+        cat "$work/tst_gpu_ops.log"; exit 1; }
+fi
+echo "bundle test: ok"
