@@ -128,6 +128,8 @@ std::vector<std::pair<std::string, std::string>> summaryRows(const RunRecord& r)
         {"model", r.model.empty() ? "-" : r.model},
         {"dataset", r.dataset.empty() ? "-" : r.dataset},
         {"device", r.device.empty() ? "-" : r.device},
+        {"ranks", std::to_string(ranksOf(r))},
+        {"effective batch", std::to_string(effectiveBatchOf(r)) + " samples per optimizer step"},
         {"steps", std::to_string(r.steps)},
         {"epochs", std::to_string(r.epochs)},
         {"best val acc", percent(r.bestValAcc) +
@@ -172,10 +174,11 @@ int list(RunStore& store, const Args& args) {
                           : " yet.\n");
         return 0;
     }
-    TextTable table({"ID", "NAME", "STATUS", "STARTED", "MODEL", "DATASET", "STEPS", "BEST VAL",
-                     "DURATION", "TAGS"});
+    TextTable table({"ID", "NAME", "STATUS", "STARTED", "MODEL", "DATASET", "RANKS", "EFF BATCH",
+                     "STEPS", "BEST VAL", "DURATION", "TAGS"});
     for (const RunRecord& r : runs)
         table.add({r.id, r.name, toString(r.status), localTime(r.startedAt), r.model, r.dataset,
+                   std::to_string(ranksOf(r)), std::to_string(effectiveBatchOf(r)),
                    std::to_string(r.steps), percent(r.bestValAcc), duration(r.durationSec),
                    joined(r.tags)});
     table.print(std::cout);

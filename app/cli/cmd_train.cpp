@@ -108,7 +108,8 @@ public:
                             {"val_acc", e->valAcc},
                             {"seconds", e->seconds},
                             {"samples_per_s", e->samplesPerSec},
-                            {"elapsed_s", elapsed}});
+                            {"elapsed_s", elapsed},
+                            {"partial", e->partial}});
     }
     nlohmann::json json() const {
         std::lock_guard lock(m_mutex);
@@ -121,20 +122,28 @@ private:
     nlohmann::json m_epochs = nlohmann::json::array();
 };
 
+// ranks: the processes that trained the run (the job's size; 1 alone).
 nlohmann::json resultJson(const std::string& runId, const RunFinishedEvent& f,
-                          const RunConfig& config, const nlohmann::json& epochs) {
+                          const RunConfig& config, int ranks, const nlohmann::json& epochs) {
     const RunSummary& s = f.summary;
+    // A run that never validated (stopped or failed before it could) measured no accuracy:
+    // null, which no reader takes for a measured 0%.
+    const auto validated = [&](double v) {
+        return s.bestEpoch > 0 ? nlohmann::json(v) : nlohmann::json();
+    };
     return {{"run_id", runId},
             {"status", toString(f.status)},
             {"error", f.error},
             {"model", config.model},
             {"dataset", config.data.name},
+            {"ranks", ranks},
+            {"effective_batch", ranks * config.batchSize * config.accumulateGradBatches},
             {"epochs", s.epochs},
             {"steps", s.steps},
-            {"train_loss", s.finalTrainLoss},
-            {"test_loss", s.finalValLoss},
-            {"test_acc", s.finalValAcc},
-            {"best_val_acc", s.bestValAcc},
+            {"train_loss", s.steps > 0 ? nlohmann::json(s.finalTrainLoss) : nlohmann::json()},
+            {"test_loss", validated(s.finalValLoss)},
+            {"test_acc", validated(s.finalValAcc)},
+            {"best_val_acc", validated(s.bestValAcc)},
             {"samples_per_s", s.meanSamplesPerSec},
             {"duration_s", s.durationSec},
             {"peak_memory_mb", static_cast<double>(s.peakMemoryBytes) / (1024.0 * 1024.0)},
@@ -237,7 +246,10 @@ int cmdTrain(const Argv& argv) {
     const bool waitInterrupted = g_interrupts.load() > interruptsWhenTrained.load();
     if (json)
         std::printf("%s\n",
-                    resultJson(session.runId(), finished, config, epochs.json()).dump().c_str());
+                    resultJson(session.runId(), finished, config,
+                               distributed ? MpiCommunicator::world().size() : 1, epochs.json())
+                        .dump()
+                        .c_str());
     // Rank 0's status is the job's: --nproc's launcher exits with it (mpirun may not), and
     // under that launcher the ranks leave mpirun nothing to handle.
     const auto exitWith = [&](int code) {

@@ -30,11 +30,15 @@ void ProgressPrinter::onEvent(const Event& event) {
     } else if (const auto* ep = std::get_if<EpochEvent>(&event)) {
         if (m_tty)
             std::fputc('\n', m_out);
+        const std::string at = ep->partial ? " (max_steps: validated at step " +
+                                                 std::to_string(ep->step) + ", inside the epoch)"
+                                           : std::string();
         std::fprintf(m_out,
-                     "epoch %lld: train loss %.4f, train acc %.2f%%, val loss %.4f, val acc "
+                     "epoch %lld%s: train loss %.4f, train acc %.2f%%, val loss %.4f, val acc "
                      "%.2f%%, %.1f s, %.0f samples/s\n",
-                     static_cast<long long>(ep->epoch), ep->trainLoss, ep->trainAcc * 100.0,
-                     ep->valLoss, ep->valAcc * 100.0, ep->seconds, ep->samplesPerSec);
+                     static_cast<long long>(ep->epoch), at.c_str(), ep->trainLoss,
+                     ep->trainAcc * 100.0, ep->valLoss, ep->valAcc * 100.0, ep->seconds,
+                     ep->samplesPerSec);
     } else if (const auto* l = std::get_if<LogEvent>(&event)) {
         if (l->level != LogLevel::Debug)
             std::fprintf(m_out, "%s%s\n", l->level >= LogLevel::Warning ? "warning: " : "",

@@ -103,6 +103,9 @@ struct EpochEvent {
     double samplesPerSec = 0.0;
     std::string checkpoint; // path written at the end of this epoch, if any
     ValidationReport validation;
+    // max_steps ended the run inside this epoch, at `step`: it was validated there, where the
+    // run ended (a later resume that completes the epoch replaces its row).
+    bool partial = false;
 };
 
 struct SystemSampleEvent {

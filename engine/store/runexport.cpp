@@ -65,6 +65,8 @@ json runToJson(const RunRecord& r) {
                 {"model", r.model},
                 {"dataset", r.dataset},
                 {"device", r.device},
+                {"ranks", ranksOf(r)},
+                {"effective_batch", effectiveBatchOf(r)},
                 {"tags", r.tags},
                 {"notes", r.notes},
                 {"steps", r.steps},

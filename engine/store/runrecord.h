@@ -65,6 +65,21 @@ inline RunStartedEvent startedEventOf(const RunRecord& r) {
     return e;
 }
 
+// How many processes trained a run: what its ranks recorded (environment "ranks"; a job started
+// by one's own mpirun says so there), else its config's ranks key, else 1.
+inline int64_t ranksOf(const RunRecord& r) {
+    const int64_t configured = r.config.is_object() ? r.config.value("ranks", int64_t{1}) : 1;
+    return r.environment.is_object() ? r.environment.value("ranks", configured) : configured;
+}
+
+// Samples per optimizer step: ranks x batch_size x accumulate_grad_batches.
+inline int64_t effectiveBatchOf(const RunRecord& r) {
+    if (!r.config.is_object())
+        return 0;
+    return ranksOf(r) * r.config.value("batch_size", int64_t{0}) *
+           r.config.value("accumulate_grad_batches", int64_t{1});
+}
+
 // A log line or an advisor message of a run (table `events`).
 struct RunLogEntry {
     enum class Kind { Log, Advice };

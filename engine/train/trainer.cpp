@@ -565,7 +565,8 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
         ev.device = s.backend->device().toString();
         ev.environment = {{"backend", s.backend->description()},
                           {"cuda", toJson(probeCuda())},
-                          {"train_samples", s.trainLoader->dataset().description()}};
+                          {"train_samples", s.trainLoader->dataset().description()},
+                          {"ranks", s.ranks()}};
         for (const LayerRow& r : s.graph->summary(s.config.batchSize))
             ev.modelSummary.push_back({{"name", r.name},
                                        {"type", r.type},
@@ -590,16 +591,22 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
             stopped = !s.trainEpoch(stop);
             if (stopped)
                 break;
+            // max_steps may end the run inside an epoch: it is validated there once, at its
+            // end (as Lightning ends a run on max_steps), so every run that trained reports a
+            // measured accuracy. That epoch's row says how far it got; the checkpoint after
+            // the loop resumes inside it.
             const bool epochComplete = s.pos.batchInEpoch >= s.trainLoader->batchesPerEpoch();
-            if (!epochComplete)
-                break; // max_steps reached mid-epoch
             EpochEvent epoch;
-            epoch.epoch = ++s.pos.epoch;
-            s.pos.batchInEpoch = 0;
+            epoch.epoch = s.pos.epoch + 1;
             epoch.step = s.pos.step;
+            epoch.partial = !epochComplete;
             epoch.trainLoss = s.trainLossBatches > 0 ? s.trainLossSum / s.trainLossBatches : 0.0;
             epoch.trainAcc = s.trainSamples > 0 ? s.trainCorrect / s.trainSamples : 0.0;
-            s.summary.epochs = epoch.epoch;
+            if (epochComplete) {
+                s.pos.epoch = epoch.epoch;
+                s.pos.batchInEpoch = 0;
+                s.summary.epochs = epoch.epoch;
+            }
             if (!s.evaluate(epoch, stop)) {
                 stopped = true; // the epoch trained; the checkpoint resumes after it
                 break;
@@ -619,12 +626,14 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
             s.summary.finalValAcc = epoch.valAcc;
             const bool periodic =
                 s.config.saveEveryNEpochs > 0 && epoch.epoch % s.config.saveEveryNEpochs == 0;
-            if ((periodic || s.done()) && s.isRankZero())
+            if (epochComplete && (periodic || s.done()) && s.isRankZero())
                 epoch.checkpoint =
                     s.checkpointer->save(s.pos, *s.graph, *s.optimizer, s.scaler.get(),
                                          s.summary.bestEpoch == epoch.epoch);
             finished.checkpoint = epoch.checkpoint.empty() ? finished.checkpoint : epoch.checkpoint;
             s.sink.onEvent(epoch);
+            if (!epochComplete)
+                break;
         }
         if ((stopped || s.pos.batchInEpoch > 0) && s.isRankZero()) { // a stop or max_steps
             finished.checkpoint =

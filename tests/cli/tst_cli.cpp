@@ -198,8 +198,11 @@ private slots:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("XDG_DATA_HOME", home.path());
         p.setProcessEnvironment(env);
-        p.start(TB_CLI_PATH, {"train", "--json", "--set", "dataset=blobs", "--set", "model=mlp",
-                              "--set", "max_epochs=100000", "--set", "device=cpu"});
+        // An epoch far longer than the test: the stop comes before any validation.
+        p.start(TB_CLI_PATH,
+                {"train", "--json", "--set", "dataset=shapes", "--set",
+                 "data.synthetic_samples=200000", "--set", "data.image_size=16", "--set",
+                 "model=mlp", "--set", "log_every_n_steps=1", "--set", "device=cpu"});
         QVERIFY(p.waitForStarted());
         QByteArray err;
         QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError()).contains("step"), 60000);
@@ -210,6 +213,11 @@ private slots:
         const QJsonObject stopped = lastJsonLine(QString::fromUtf8(p.readAllStandardOutput()));
         QCOMPARE(stopped["status"].toString(), QString("stopped"));
         QVERIFY(QFile::exists(stopped["checkpoint"].toString()));
+        // Nothing was validated: no accuracy is reported, rather than a measured-looking 0%.
+        QVERIFY(stopped["per_epoch"].toArray().isEmpty());
+        QVERIFY(stopped["test_acc"].isNull());
+        QVERIFY(stopped["best_val_acc"].isNull());
+        QVERIFY(stopped["train_loss"].isDouble());
         const Result list = runCli({"runs", "list", "--json"}, home.path());
         const QJsonArray runs = QJsonDocument::fromJson(list.out.toUtf8()).array();
         QCOMPARE(runs.size(), 1);
@@ -270,6 +278,15 @@ private slots:
         const QJsonObject j = lastJsonLine(QString::fromUtf8(p.readAllStandardOutput()));
         QCOMPARE(j["status"].toString(), QString("completed"));
         QCOMPARE(j["steps"].toInt(), 3);
+        // max_steps ended the run inside its first epoch: validated once, there.
+        const QJsonArray epochs = j["per_epoch"].toArray();
+        QCOMPARE(epochs.size(), 1);
+        QVERIFY(epochs[0].toObject()["partial"].toBool());
+        QCOMPARE(epochs[0].toObject()["step"].toInt(), 3);
+        QVERIFY(j["best_val_acc"].isDouble());
+        QCOMPARE(j["test_acc"].toDouble(), epochs[0].toObject()["val_acc"].toDouble());
+        QCOMPARE(j["ranks"].toInt(), 1);
+        QCOMPARE(j["effective_batch"].toInt(), 64); // 1 rank x batch_size 64 x 1 micro-batch
     }
 
     // A number beyond double's range: the message names the file, the offset and the key.

@@ -188,6 +188,17 @@ private slots:
         QCOMPARE(status(f.status), QString("completed"));
         QCOMPARE(f.summary.steps, int64_t{7});
         QCOMPARE(col.losses().size(), std::size_t{7});
+        // 11 micro-batches, 6 steps an epoch: epoch 1 completes, and the run ends inside
+        // epoch 2, which is validated there, once, where the run ended.
+        QCOMPARE(col.epochs.size(), std::size_t{2});
+        QVERIFY(!col.epochs[0].partial);
+        QCOMPARE(col.epochs[0].step, int64_t{6});
+        QVERIFY(col.epochs[1].partial);
+        QCOMPARE(col.epochs[1].epoch, int64_t{2});
+        QCOMPARE(col.epochs[1].step, int64_t{7});
+        QVERIFY(col.epochs[1].valAcc > 0.0 && col.epochs[1].valLoss > 0.0);
+        QCOMPARE(f.summary.finalValAcc, col.epochs[1].valAcc);
+        QCOMPARE(f.summary.epochs, int64_t{1}); // completed epochs
     }
 
     void mixedPrecisionTrains() {

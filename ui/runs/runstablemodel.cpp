@@ -26,11 +26,6 @@ QString configValue(const RunRecord& r, const char* key) {
     return it->is_string() ? text(it->get<std::string>()) : text(it->dump());
 }
 
-int64_t effectiveBatch(const RunRecord& r) {
-    return r.config.value("batch_size", int64_t{0}) *
-           r.config.value("accumulate_grad_batches", int64_t{1});
-}
-
 bool sameRow(const RunRecord& a, const RunRecord& b) {
     return a.status == b.status && a.name == b.name && a.steps == b.steps && a.epochs == b.epochs &&
            a.tags == b.tags && a.notes == b.notes && a.bestValAcc == b.bestValAcc &&
@@ -129,8 +124,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ToolTipRole && c == Name)
         return text(r.id);
     if (role == Qt::TextAlignmentRole &&
-        (c == EffectiveBatch || c == BestValAcc || c == FinalTrainLoss || c == SamplesPerSec ||
-         c == PeakMemory || c == Duration))
+        (c == Ranks || c == EffectiveBatch || c == BestValAcc || c == FinalTrainLoss ||
+         c == SamplesPerSec || c == PeakMemory || c == Duration))
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole && role != SortRole)
         return {};
@@ -148,9 +143,12 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
         return text(r.device);
     case Precision:
         return configValue(r, "precision");
+    case Ranks:
+        return sort ? QVariant(static_cast<qlonglong>(ranksOf(r)))
+                    : QVariant(QString::number(ranksOf(r)));
     case EffectiveBatch:
-        return sort ? QVariant(static_cast<qlonglong>(effectiveBatch(r)))
-                    : QVariant(text(formatCount(effectiveBatch(r))));
+        return sort ? QVariant(static_cast<qlonglong>(effectiveBatchOf(r)))
+                    : QVariant(text(formatCount(effectiveBatchOf(r))));
     case BestValAcc:
         if (sort)
             return number(r.bestValAcc);
@@ -194,11 +192,12 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     static const char* const kNames[] = {
-        QT_TR_NOOP("Name"),       QT_TR_NOOP("Status"),       QT_TR_NOOP("Model"),
-        QT_TR_NOOP("Dataset"),    QT_TR_NOOP("Device"),       QT_TR_NOOP("Precision"),
-        QT_TR_NOOP("Eff. batch"), QT_TR_NOOP("Best val acc"), QT_TR_NOOP("Train loss"),
-        QT_TR_NOOP("Samples/s"),  QT_TR_NOOP("Peak memory"),  QT_TR_NOOP("Duration"),
-        QT_TR_NOOP("Started"),    QT_TR_NOOP("Tags"),         QT_TR_NOOP("Notes")};
+        QT_TR_NOOP("Name"),       QT_TR_NOOP("Status"),     QT_TR_NOOP("Model"),
+        QT_TR_NOOP("Dataset"),    QT_TR_NOOP("Device"),     QT_TR_NOOP("Ranks"),
+        QT_TR_NOOP("Precision"),  QT_TR_NOOP("Eff. batch"), QT_TR_NOOP("Best val acc"),
+        QT_TR_NOOP("Train loss"), QT_TR_NOOP("Samples/s"),  QT_TR_NOOP("Peak memory"),
+        QT_TR_NOOP("Duration"),   QT_TR_NOOP("Started"),    QT_TR_NOOP("Tags"),
+        QT_TR_NOOP("Notes")};
     return section >= 0 && section < ColumnCount ? tr(kNames[section]) : QVariant();
 }
 

@@ -22,6 +22,7 @@ public:
         Model,
         Dataset,
         Device,
+        Ranks,
         Precision,
         EffectiveBatch,
         BestValAcc,
