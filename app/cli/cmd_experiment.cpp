@@ -68,7 +68,16 @@ nlohmann::json resultJson(const ExperimentPreset& preset, const ExperimentResult
             repeats.push_back({{"run_id", x.runId},
                                {"device", x.device},
                                {"samples_per_s", x.samplesPerSec},
-                               {"data_wait_share", x.dataWaitShare},
+                               {"precision", x.precision},
+                               {"data_wait_share", x.dataWaitShare()},
+                               {"step_ms",
+                                {{"step", x.parts.stepMs},
+                                 {"data_wait", x.parts.dataWaitMs},
+                                 {"copy", x.parts.copyMs},
+                                 {"forward", x.parts.forwardMs},
+                                 {"backward", x.parts.backwardMs},
+                                 {"optimizer", x.parts.optimizerMs},
+                                 {"all_reduce", x.parts.allReduceMs}}},
                                {"final_loss", x.finalLoss},
                                {"peak_memory_bytes", x.peakMemoryBytes},
                                {"error", x.error}});
@@ -143,7 +152,7 @@ int cmdExperiment(const Argv& argv) {
             std::fprintf(out, "%-22s %9s samples/s  data wait %3.0f%%  loss %.4f  peak %s  (%s)\n",
                          preset.arms[arm].label.c_str(),
                          formatCount(static_cast<int64_t>(r.samplesPerSec)).c_str(),
-                         100.0 * r.dataWaitShare, r.finalLoss,
+                         100.0 * r.dataWaitShare(), r.finalLoss,
                          formatBytes(static_cast<uint64_t>(r.peakMemoryBytes)).c_str(),
                          r.runId.c_str());
         std::fflush(out);

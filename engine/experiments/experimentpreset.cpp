@@ -22,15 +22,26 @@ ExperimentPreset parseExperimentPreset(const nlohmann::json& json, const std::st
     p.title = r.text("title", true);
     p.question = r.text("question", false);
     p.conceptCard = r.text("concept", false);
-    const std::string measure = r.text("measure", false);
-    if (measure.empty() || measure == "speed")
-        p.measure = ExperimentMeasure::Speed;
-    else if (measure == "loss")
-        p.measure = ExperimentMeasure::Loss;
-    else if (measure == "memory")
-        p.measure = ExperimentMeasure::Memory;
-    else
-        r.fail("measure", "'" + measure + "' must be speed, loss or memory");
+    const auto measureOf = [&](const std::string& name, const std::string& key) {
+        if (name.empty() || name == "speed")
+            return ExperimentMeasure::Speed;
+        if (name == "loss")
+            return ExperimentMeasure::Loss;
+        if (name == "memory")
+            return ExperimentMeasure::Memory;
+        r.fail(key, "'" + name + "' must be speed, loss or memory");
+    };
+    p.measure = measureOf(r.text("measure", false), "measure");
+    if (const auto also = json.find("also"); also != json.end()) {
+        if (!also->is_array())
+            r.fail("also", "must be a list of measures, such as [\"loss\"]");
+        for (std::size_t i = 0; i < also->size(); ++i) {
+            const std::string key = "also[" + std::to_string(i) + "]";
+            if (!(*also)[i].is_string())
+                r.fail(key, "must be speed, loss or memory");
+            p.alsoMeasured.push_back(measureOf((*also)[i].get<std::string>(), key));
+        }
+    }
     p.steps = r.count("steps", 200, 1, 100000);
     p.repeats = r.count("repeats", 3, 1, 20);
     p.needsGpu = r.flag("needs_gpu");

@@ -32,6 +32,9 @@ struct ExperimentPreset {
     std::string question;
     std::string conceptCard; // the concept card it belongs to ("num_workers")
     ExperimentMeasure measure = ExperimentMeasure::Speed;
+    // Measures the conclusion answers as well ("also": ["loss"]), for a question with two
+    // halves: accumulation asks about memory and about learning alike.
+    std::vector<ExperimentMeasure> alsoMeasured;
     int steps = 200;       // optimizer steps per arm and repeat
     int repeats = 3;       // at least 1; 3 or more to tell a difference from noise
     bool needsGpu = false; // the knob acts only on a GPU run (pin_memory)

@@ -49,14 +49,18 @@ ArmRepeat measureRepeat(const std::vector<StepEvent>& steps, const RunFinishedEv
         return r;
     // The first tenth warms up (allocations, primitive creation, the loader's first batches).
     const std::size_t from = steps.size() / 10, tail = std::max<std::size_t>(steps.size() / 10, 1);
-    double speed = 0.0, wait = 0.0;
-    for (std::size_t i = from; i < steps.size(); ++i) {
-        speed += steps[i].samplesPerSec;
-        wait += steps[i].stepMs > 0 ? steps[i].dataWaitMs / steps[i].stepMs : 0.0;
-    }
     const auto counted = static_cast<double>(steps.size() - from);
-    r.samplesPerSec = speed / counted;
-    r.dataWaitShare = wait / counted;
+    for (std::size_t i = from; i < steps.size(); ++i) {
+        const StepEvent& s = steps[i];
+        r.samplesPerSec += s.samplesPerSec / counted;
+        r.parts.stepMs += s.stepMs / counted;
+        r.parts.dataWaitMs += s.dataWaitMs / counted;
+        r.parts.copyMs += s.h2dMs / counted;
+        r.parts.forwardMs += s.forwardMs / counted;
+        r.parts.backwardMs += s.backwardMs / counted;
+        r.parts.optimizerMs += s.optimizerMs / counted;
+        r.parts.allReduceMs += s.allReduceMs / counted;
+    }
     double loss = 0.0;
     for (std::size_t i = steps.size() - tail; i < steps.size(); ++i)
         loss += steps[i].loss;
@@ -112,6 +116,7 @@ ExperimentResult runExperiment(const ExperimentPreset& preset, const RunConfig& 
             ArmRepeat measured = measureRepeat(sink.steps(), finished);
             measured.runId = runId;
             measured.device = sink.device();
+            measured.precision = config.precision;
             if (options.onRepeat)
                 options.onRepeat(a, measured);
             result.arms[a].repeats.push_back(std::move(measured));

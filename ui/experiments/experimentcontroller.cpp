@@ -16,7 +16,7 @@ QString summaryOf(const ArmRepeat& r) {
         return QObject::tr("failed: %1").arg(QString::fromStdString(r.error));
     return QObject::tr("%1 samples/s, data wait %2% of a step, loss %3, peak %4")
         .arg(QString::fromStdString(formatCount(static_cast<int64_t>(r.samplesPerSec))))
-        .arg(100.0 * r.dataWaitShare, 0, 'f', 0)
+        .arg(100.0 * r.dataWaitShare(), 0, 'f', 0)
         .arg(r.finalLoss, 0, 'f', 4)
         .arg(QString::fromStdString(formatBytes(static_cast<uint64_t>(r.peakMemoryBytes))));
 }
@@ -27,11 +27,16 @@ ExperimentController::ExperimentController(QString databasePath, QObject* parent
     : QObject(parent), m_path(std::move(databasePath)) {}
 
 ExperimentController::~ExperimentController() {
-    if (m_thread) {
-        m_stop->request_stop();
-        m_thread->wait();
-        delete m_thread;
-    }
+    finish();
+}
+
+void ExperimentController::finish() {
+    if (!m_thread)
+        return;
+    m_stop->request_stop();
+    m_thread->wait();
+    delete m_thread;
+    m_thread = nullptr;
 }
 
 bool ExperimentController::start(const ExperimentPreset& preset, const RunConfig& base) {

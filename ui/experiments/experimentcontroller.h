@@ -21,6 +21,8 @@ public:
     // databasePath: the run store the arms are recorded in (the window's).
     explicit ExperimentController(QString databasePath, QObject* parent = nullptr);
     ~ExperimentController() override; // stops a running experiment and waits for it
+    // The same, now (an exit that does not go through the window's close). Safe to call again.
+    void finish();
 
     bool running() const { return m_thread != nullptr; }
     // Starts `preset` on `base`; false while another experiment runs.
