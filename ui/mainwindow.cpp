@@ -17,11 +17,14 @@
 #include "runs/runsstore.h"
 #include "runs/runstablemodel.h"
 #include "runs/runsview.h"
+#include "setup/columnscrollarea.h"
 #include "setup/setuppanel.h"
+#include "status/elidedlabel.h"
 #include "status/failurebanner.h"
 #include "status/logpanel.h"
 #include "status/runprogress.h"
 #include "train/trainer.h"
+#include "unixsignalwatcher.h"
 
 #include <QAction>
 #include <QApplication>
@@ -29,6 +32,7 @@
 #include <QDir>
 #include <QLabel>
 #include <QMessageBox>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
@@ -38,9 +42,24 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
 namespace tb::ui {
 
 namespace {
+
+// A tab's page in a scroll area: in a window smaller than the page's minimum size (a 1024x700
+// or 800x600 screen) the page scrolls instead of squeezing its panels over each other.
+QScrollArea* scrollable(QWidget* page) {
+    auto* area = new QScrollArea;
+    area->setWidget(page);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    area->setFocusProxy(page); // Alt+N and the Tab order land on the page, not the frame
+    return area;
+}
 
 // The set-up column: wide enough for the sample grid and the layer table, narrow enough to
 // leave the charts room at 1280x800.
@@ -56,29 +75,27 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     : QMainWindow(parent), m_controller(new RunController(databasePath, {}, this)),
       m_experiments(new ExperimentController(databasePath, this)),
       m_store(new RunsStore(databasePath, this)), m_setup(new SetupPanel),
-      m_setupScroll(new QScrollArea), m_charts(new ChartsPanel), m_hardware(new HardwarePanel),
+      m_setupScroll(new ColumnScrollArea), m_charts(new ChartsPanel), m_hardware(new HardwarePanel),
       m_predictions(new PredictionsPanel), m_learn(new LearnPanel), m_log(new LogPanel),
       m_runs(new RunsView(*m_store)), m_progress(new RunProgress), m_banner(new FailureBanner),
-      m_split(new QSplitter(Qt::Horizontal, this)), m_tabs(new QTabWidget), m_blocker(new QLabel),
-      m_recording(new QLabel), m_databasePath(databasePath) {
+      m_split(new QSplitter(Qt::Horizontal, this)), m_tabs(new QTabWidget),
+      m_blocker(new ElidedLabel(480)), m_recording(new QLabel), m_databasePath(databasePath) {
     setWindowTitle(tr("TrainBench"));
     setObjectName(QStringLiteral("main-window"));
 
     m_setupScroll->setObjectName(QStringLiteral("setup-scroll"));
-    m_setupScroll->setWidget(m_setup);
-    m_setupScroll->setWidgetResizable(true);
-    m_setupScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_setupScroll->setColumn(m_setup);
     m_setupScroll->setMinimumWidth(kSetupMinWidth);
 
     m_tabs->setObjectName(QStringLiteral("views"));
     m_charts->setObjectName(QStringLiteral("charts-panel"));
     m_runs->setObjectName(QStringLiteral("runs-view"));
     m_hardware->setObjectName(QStringLiteral("hardware-panel"));
-    m_tabs->addTab(m_charts, tr("Charts"));
-    m_tabs->addTab(m_predictions, tr("Predictions"));
-    m_tabs->addTab(m_runs, tr("Runs"));
-    m_tabs->addTab(m_hardware, tr("Hardware"));
-    m_tabs->addTab(m_learn, tr("Learn"));
+    m_tabs->addTab(scrollable(m_charts), tr("Charts"));
+    m_tabs->addTab(scrollable(m_predictions), tr("Predictions"));
+    m_tabs->addTab(scrollable(m_runs), tr("Runs"));
+    m_tabs->addTab(scrollable(m_hardware), tr("Hardware"));
+    m_tabs->addTab(scrollable(m_learn), tr("Learn"));
     auto* vertical = new QSplitter(Qt::Vertical);
     vertical->addWidget(m_tabs);
     vertical->addWidget(m_log);
@@ -163,6 +180,8 @@ void MainWindow::connectController() {
         if (e.status == RunStatus::Failed) {
             m_log->addMessage(LogLevel::Error, QString::fromStdString(e.error));
             m_banner->showFailure(e);
+            if (e.failure.kind == FailureKind::Backend)
+                m_setup->refreshDevices(); // a lost GPU is greyed, with why, from now on
             // The config key the failure names gets the focus once the form is enabled again.
             m_focusAfterRun = QString::fromStdString(e.failure.subject);
         } else {
@@ -177,13 +196,16 @@ void MainWindow::connectController() {
         }
     });
     connect(c, &RunController::tick, m_charts, &ChartsPanel::replot);
-    // A run whose rows wait for a locked or full store says so until they are written.
+    // A run whose rows wait for a locked or full store says so until they are written: in the
+    // status bar while it waits, and in the banner with what it means for the run.
     connect(c, &RunController::recordingChanged, this,
-            [this](const QString& runId, bool waiting, const QString& message) {
+            [this](const QString& runId, RecordingNotice::Kind kind, const QString& message) {
+                const bool waiting = kind == RecordingNotice::Kind::Waiting;
                 m_recording->setText(waiting ? tr("Run %1 waits to be recorded").arg(runId)
                                              : QString());
                 m_recording->setToolTip(message);
                 m_recording->setVisible(waiting);
+                m_banner->showRecording(runId, kind, message);
             });
 }
 
@@ -257,7 +279,7 @@ void MainWindow::connectExperiments() {
                               (stopped ? tr("experiment stopped: ") : tr("experiment: ")) +
                                   conclusion);
             m_experimentRuns = runIds;
-            m_tabs->setCurrentWidget(m_runs);
+            showTab(m_runs);
             m_store->list();
             compareWhenListed();
             updateActions();
@@ -303,7 +325,7 @@ void MainWindow::showStoredRun(const RunSeries& run) {
     m_predictions->beginRun(m_chartRunId);
     m_predictions->addEpochs(run.epochs());
     m_predictions->setCheckpoint(QString::fromStdString(r.checkpoint));
-    m_tabs->setCurrentWidget(m_charts);
+    showTab(m_charts);
     if (r.status == RunStatus::Running)
         m_store->follow(m_chartRunId); // written by another process: drawn as it lands
     m_log->addMessage(LogLevel::Info,
@@ -319,7 +341,7 @@ void MainWindow::resumeRun(const QString& runId) {
     try {
         const RunConfig config = Trainer::configFromCheckpoint(r->checkpoint);
         m_banner->hide();
-        m_tabs->setCurrentWidget(m_charts);
+        showTab(m_charts);
         m_controller->start(config, QString::fromStdString(r->checkpoint), runId);
     } catch (const std::exception& e) {
         m_log->addMessage(
@@ -376,16 +398,22 @@ void MainWindow::updateActions() {
         }
         m_focusAfterRun.clear();
     }
-    m_blocker->setText(state == State::Idle ? blocker : QString());
-    m_blocker->setToolTip(m_blocker->text());
+    m_blocker->setFullText(state == State::Idle ? blocker : QString());
     static const char* const kStateNames[] = {"Ready", "Training", "Paused", "Stopping"};
     m_progress->setStateText(tr(kStateNames[static_cast<int>(state)]));
 }
 
 void MainWindow::restoreSettings() {
     QSettings settings;
+    // 1280x800 the first time, the last size after that; never more than the screen offers
+    // (a 1024x700 laptop panel, a geometry saved on a larger monitor).
+    const QRect available = screen()->availableGeometry();
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
         resize(1280, 800);
+    if (width() > available.width() || height() > available.height()) {
+        resize(std::min(width(), available.width()), std::min(height(), available.height()));
+        move(available.topLeft());
+    }
     m_split->restoreState(settings.value(QStringLiteral("window/split")).toByteArray());
     const QByteArray saved = settings.value(QStringLiteral("run/config")).toByteArray();
     if (saved.isEmpty())
@@ -449,6 +477,38 @@ bool MainWindow::focusNextPrevChild(bool next) {
         m_setupScroll->ensureWidgetVisible(to);
     to->setFocus(next ? Qt::TabFocusReason : Qt::BacktabFocusReason);
     return true;
+}
+
+void MainWindow::showTab(QWidget* page) {
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (static_cast<QScrollArea*>(m_tabs->widget(i))->widget() == page)
+            m_tabs->setCurrentIndex(i);
+}
+
+void MainWindow::quitOnSignal(int signal, int count) {
+    const QString name = UnixSignalWatcher::name(signal);
+    const bool training =
+        m_controller->state() != RunController::State::Idle || m_experiments->running();
+    if (count > 1) {
+        std::fprintf(stderr, "trainbench: %s again: quitting at once%s\n", qPrintable(name),
+                     training ? "; the run keeps no checkpoint of the steps since its last one and "
+                                "is marked interrupted when TrainBench opens next"
+                              : "");
+        std::_Exit(128 + signal);
+    }
+    const QString what = training ? tr("%1: stopping the run after its current step, saving a "
+                                       "checkpoint, then quitting (send it again to quit at once)")
+                                        .arg(name)
+                                  : tr("%1: quitting").arg(name);
+    std::fprintf(stderr, "trainbench: %s\n", qPrintable(what));
+    m_log->addMessage(LogLevel::Warning, what);
+    close(); // what Quit does; the controller's destructor then waits for the step
+    QApplication::exit(128 + signal);
+}
+
+void MainWindow::finishRunsNow() {
+    m_controller->finishAll();
+    m_experiments->finish();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -12,7 +12,6 @@
 class QAction;
 class QLabel;
 class QMenu;
-class QScrollArea;
 class QSplitter;
 class QTabWidget;
 class QToolBar;
@@ -26,6 +25,8 @@ namespace tb::ui {
 
 class BatchFinderDialog;
 class ChartsPanel;
+class ColumnScrollArea;
+class ElidedLabel;
 class ExperimentController;
 class FailureBanner;
 class HelpWindow;
@@ -84,6 +85,14 @@ public:
     // The Tab stops in the order Tab visits them now.
     QList<QWidget*> tabStops() const;
 
+    // SIGTERM, SIGINT or SIGHUP (app/gui/main.cpp watches them): the first does what Quit does,
+    // stopping a run after its current step with a checkpoint, then leaves the event loop with
+    // 128 + signal; a second quits at once, saying on stderr what was not saved.
+    void quitOnSignal(int signal, int count);
+    // Stops what trains and waits until it is recorded, without the event loop: for an exit
+    // that does not go through close() (Qt ends the process when the display goes away).
+    void finishRunsNow();
+
 protected:
     void closeEvent(QCloseEvent* event) override;
     // Tab walks tabStops(), cycling, whatever order the widgets were created in.
@@ -97,6 +106,8 @@ private:
     void connectLearn();
     void connectController();
     void updateActions();
+    // Makes `page` (a panel, in its scroll area) the current tab.
+    void showTab(QWidget* page);
     void restoreSettings();
     void saveSettings();
     // A file the window wrote failed: a message box naming the path and the reason, and a log
@@ -119,7 +130,7 @@ private:
     ExperimentController* m_experiments;
     RunsStore* m_store;
     SetupPanel* m_setup;
-    QScrollArea* m_setupScroll;
+    ColumnScrollArea* m_setupScroll;
     ChartsPanel* m_charts;
     HardwarePanel* m_hardware;
     PredictionsPanel* m_predictions;
@@ -130,8 +141,8 @@ private:
     FailureBanner* m_banner;
     QSplitter* m_split;
     QTabWidget* m_tabs;
-    QLabel* m_blocker;
-    QLabel* m_recording; // "Run X waits to be recorded" while its store is locked or full
+    ElidedLabel* m_blocker; // why Train is disabled, beside it in the tool bar
+    QLabel* m_recording;    // "Run X waits to be recorded" while its store is locked or full
     QAction* m_train = nullptr;
     QAction* m_pause = nullptr;
     QAction* m_stop = nullptr;

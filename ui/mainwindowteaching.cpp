@@ -84,7 +84,7 @@ void MainWindow::openLesson(const Lesson& lesson, const QString& folder) {
         sources << (besideTheFile ? QDir(folder).filePath(name) : name);
     }
     m_learn->setLesson(lesson, sources);
-    m_tabs->setCurrentWidget(m_learn);
+    showTab(m_learn);
     {
         const QSignalBlocker block(m_lessonMode);
         m_lessonMode->setEnabled(true);

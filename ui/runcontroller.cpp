@@ -52,6 +52,11 @@ RunController::RunController(QString databasePath, const TelemetryOptions& telem
 }
 
 RunController::~RunController() {
+    finishAll();
+    m_sampler.stop();
+}
+
+void RunController::finishAll() {
     if (m_run) {
         m_run->resume();
         m_run->stop.request_stop();
@@ -62,7 +67,7 @@ RunController::~RunController() {
         r->thread->wait();
         delete r->thread;
     }
-    m_sampler.stop();
+    m_recording.clear();
 }
 
 QString RunController::gpuStatus() const {
@@ -193,7 +198,7 @@ void RunController::onRecordingNotice(const QString& runId, const RecordingNotic
         message += tr(". The run is kept in memory and recorded as soon as the database can be "
                       "written; closing the window gives up on what is not recorded by then.");
     emit logMessage(level, message);
-    emit recordingChanged(runId, notice.kind == RecordingNotice::Kind::Waiting, message);
+    emit recordingChanged(runId, notice.kind, message);
 }
 
 void RunController::onThreadFinished(QThread* thread) {

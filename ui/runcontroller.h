@@ -35,6 +35,9 @@ public:
     // Stops a run in progress, gives up waiting for a locked store (saying what is lost) and
     // waits for every thread.
     ~RunController() override;
+    // The same, now, without the event loop: for an exit that does not go through the window's
+    // close (Qt ends the process when the display connection breaks). Safe to call again.
+    void finishAll();
 
     // Starts a run on a training thread. Returns false (and changes nothing) while one trains.
     // With resumeFrom (a checkpoint) and runId, continues that recorded run. A config of
@@ -66,8 +69,10 @@ signals:
     void logMessage(tb::LogLevel level, const QString& message);
     void adviceArrived(const tb::AdviceEvent& advice);
     void runFinished(const tb::RunFinishedEvent& event);
-    // A run is waiting for the store (true, with what the wait is for) or no longer is.
-    void recordingChanged(const QString& runId, bool waiting, const QString& message);
+    // The store could not take a run's events (Waiting: held and retried; Lost: some will
+    // never be recorded) or took them after all (Recorded), with what happened in words.
+    void recordingChanged(const QString& runId, tb::RecordingNotice::Kind kind,
+                          const QString& message);
     // Emitted after each drain that delivered anything: views replot once per tick.
     void tick();
 

@@ -1,1 +1,2 @@
-set(TB_MODULE_SOURCES mainwindow.cpp mainwindowteaching.cpp mainwindowmenus.cpp runcontroller.cpp)
+set(TB_MODULE_SOURCES mainwindow.cpp mainwindowteaching.cpp mainwindowmenus.cpp runcontroller.cpp
+                      unixsignalwatcher.cpp)

@@ -6,6 +6,7 @@
 #include "mainwindow.h"
 #include "runcontroller.h"
 #include "setup/setuppanel.h"
+#include "status/elidedlabel.h"
 #include "status/failurebanner.h"
 #include "store/runstore.h"
 #include "store/sqlitedb.h"
@@ -54,7 +55,7 @@ private slots:
         QVERIFY(!w.findChild<QAction*>("action-stop")->isEnabled());
         QCOMPARE(w.setup().config().model, std::string("fmnist-cnn"));
         QCOMPARE(w.setup().config().data.name, std::string("fashion-mnist"));
-        QVERIFY(w.findChild<QLabel*>("train-blocker")->text().isEmpty());
+        QVERIFY(w.findChild<ui::ElidedLabel*>("train-blocker")->fullText().isEmpty());
     }
 
     void ctrlReturnTrainsARunToCompletion() {
@@ -109,9 +110,15 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!recording->isHidden(), 60000);
         QVERIFY2(recording->text().contains("waits to be recorded"), qPrintable(recording->text()));
         QVERIFY2(recording->toolTip().contains(path), qPrintable(recording->toolTip()));
+        // The banner above the charts says what it means for the run: held and retried.
+        auto* banner = w.findChild<ui::FailureBanner*>("failure-banner");
+        QCOMPARE(banner->showing(), QString("recording-waiting"));
+        const QString held = banner->findChild<QLabel*>("failure-text")->text();
+        QVERIFY2(held.contains("held in memory") && held.contains(path), qPrintable(held));
         holder->exec("ROLLBACK");
         holder.reset();
         QTRY_VERIFY_WITH_TIMEOUT(recording->isHidden(), 60000);
+        QTRY_COMPARE(banner->showing(), QString("recording-recorded"));
         RunStore store(path.toStdString());
         const auto runs = store.listRuns();
         QCOMPARE(runs.size(), std::size_t{1});
@@ -195,8 +202,8 @@ private slots:
         lr->selectAll();
         QTest::keyClicks(lr, "-1");
         QVERIFY(!train->isEnabled());
-        QVERIFY2(w.findChild<QLabel*>("train-blocker")->text().startsWith("lr:"),
-                 qPrintable(w.findChild<QLabel*>("train-blocker")->text()));
+        QVERIFY2(w.findChild<ui::ElidedLabel*>("train-blocker")->fullText().startsWith("lr:"),
+                 qPrintable(w.findChild<ui::ElidedLabel*>("train-blocker")->fullText()));
         QVERIFY(!w.train());
     }
 

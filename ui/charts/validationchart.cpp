@@ -120,9 +120,11 @@ void ValidationChart::fitToData() {
                                 : QCPRange(m_epochExtent.lo - 0.5, m_epochExtent.hi + 0.5);
     plot()->xAxis->setRange(epochs);
     plot()->yAxis->setRange(m_lossExtent.padded(0.08));
-    // Headroom above the accuracy line for the best-epoch label.
-    QCPRange acc = m_accExtent.padded(0.08);
-    acc.upper += acc.size() * 0.15;
+    // Headroom above the accuracy line for the best-epoch label; before the first epoch, the
+    // whole percent scale (not 0 to 1, which reads as a measured 1%).
+    QCPRange acc = m_accExtent.isEmpty() ? QCPRange(0.0, 100.0) : m_accExtent.padded(0.08);
+    if (!m_accExtent.isEmpty())
+        acc.upper += acc.size() * 0.15;
     plot()->yAxis2->setRange(acc);
 }
 

@@ -3,6 +3,7 @@
 #include "configform.h"
 
 #include "core/errors.h"
+#include "status/wrappinglabel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -79,9 +80,9 @@ ConfigForm::ConfigForm(const QStringList& keys, QWidget* parent)
         auto* line = new QHBoxLayout;
         line->setContentsMargins(0, 0, 0, 0);
         line->addWidget(row.editor, 1);
-        row.error = new QLabel(this);
+        // Never wider than the column, and as tall as the lines it wraps to.
+        row.error = new WrappingLabel(this);
         row.error->setObjectName(key + QStringLiteral("-error"));
-        row.error->setWordWrap(true);
         row.error->setStyleSheet(QStringLiteral("color: #d13438;"));
         row.error->hide();
         auto* column = new QVBoxLayout(row.container);
@@ -203,7 +204,7 @@ void ConfigForm::validate(const QString& key) {
         message = tr("%1: needs a value").arg(key);
     else if (const auto error = validateField(key.toStdString(), text.toStdString()))
         message = QString::fromStdString(*error);
-    row.error->setText(message);
+    row.error->setWrappedText(message);
     row.error->setVisible(!message.isEmpty());
     row.editor->setProperty("invalid", !message.isEmpty());
     row.editor->setStyleSheet(message.isEmpty() ? QString()

@@ -19,6 +19,8 @@ class QLabel;
 
 namespace tb::ui {
 
+class WrappingLabel;
+
 class ConfigForm : public QWidget {
     Q_OBJECT
 public:
@@ -50,7 +52,7 @@ private:
         QWidget* editor = nullptr;
         QWidget* container = nullptr; // editor plus its help button
         QLabel* label = nullptr;
-        QLabel* error = nullptr;
+        WrappingLabel* error = nullptr;
     };
     QString textOf(const Row& row) const;
     void setText(Row& row, const QString& text);

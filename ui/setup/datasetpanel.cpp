@@ -2,6 +2,8 @@
 // shows is exactly what training will read.
 #include "datasetpanel.h"
 
+#include "status/wrappinglabel.h"
+
 #include "core/errors.h"
 #include "data/datasets.h"
 
@@ -125,8 +127,8 @@ std::string guessDatasetKind(const QString& path) {
 
 DatasetPanel::DatasetPanel(QWidget* parent)
     : QWidget(parent), m_picker(new QComboBox(this)), m_root(new QLineEdit(this)),
-      m_summary(new QLabel(this)), m_classes(new QLabel(this)), m_samples(new QLabel(this)),
-      m_error(new QLabel(this)) {
+      m_summary(new WrappingLabel(this)), m_classes(new WrappingLabel(this)),
+      m_samples(new QLabel(this)), m_error(new WrappingLabel(this)) {
     m_picker->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_picker->setMinimumContentsLength(16); // spec paths can be long
     m_picker->setObjectName(QStringLiteral("dataset"));
@@ -160,13 +162,10 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     open->setMenu(menu);
 
     m_summary->setObjectName(QStringLiteral("dataset-summary"));
-    m_summary->setWordWrap(true);
-    m_classes->setWordWrap(true);
     m_classes->setObjectName(QStringLiteral("dataset-classes"));
     m_samples->setObjectName(QStringLiteral("dataset-samples"));
     m_samples->setMinimumHeight(2 * kCellPixels);
     m_error->setObjectName(QStringLiteral("dataset-error"));
-    m_error->setWordWrap(true);
     m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_error->setStyleSheet(QStringLiteral("color: #d13438;"));
     m_error->hide();
@@ -233,7 +232,7 @@ void DatasetPanel::setDataConfig(const DataConfig& config) {
 }
 
 void DatasetPanel::reload() {
-    m_summary->setText(tr("Opening %1...").arg(QString::fromStdString(m_data.name)));
+    m_summary->setWrappedText(tr("Opening %1...").arg(QString::fromStdString(m_data.name)));
     m_error->hide();
     const int generation = ++m_generation;
     m_watcher.setProperty("generation", generation);
@@ -245,16 +244,16 @@ void DatasetPanel::showFacts() {
     m_samples->setVisible(m_facts.ok && !m_facts.grid.isNull());
     m_classes->setVisible(m_facts.ok);
     if (!m_facts.ok) {
-        m_summary->setText(tr("Cannot open this dataset:"));
-        m_error->setText(m_facts.error);
+        m_summary->setWrappedText(tr("Cannot open this dataset:"));
+        m_error->setWrappedText(m_facts.error);
         return;
     }
-    m_summary->setText(tr("%L1 training and %L2 validation samples of shape %3, %4 classes")
-                           .arg(m_facts.trainSamples)
-                           .arg(m_facts.validationSamples)
-                           .arg(QString::fromStdString(m_facts.sampleShape.toString()))
-                           .arg(m_facts.numClasses));
-    m_classes->setText(tr("Classes: %1").arg(m_facts.classNames.join(QStringLiteral(", "))));
+    m_summary->setWrappedText(tr("%L1 training and %L2 validation samples of shape %3, %4 classes")
+                                  .arg(m_facts.trainSamples)
+                                  .arg(m_facts.validationSamples)
+                                  .arg(QString::fromStdString(m_facts.sampleShape.toString()))
+                                  .arg(m_facts.numClasses));
+    m_classes->setWrappedText(tr("Classes: %1").arg(m_facts.classNames.join(QStringLiteral(", "))));
     m_samples->setPixmap(QPixmap::fromImage(m_facts.grid));
 }
 

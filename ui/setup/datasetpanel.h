@@ -17,6 +17,8 @@ class QLineEdit;
 
 namespace tb::ui {
 
+class WrappingLabel;
+
 // What opening a dataset found, or why it could not be opened.
 struct DatasetFacts {
     bool ok = false;
@@ -59,10 +61,10 @@ private:
     int m_generation = 0;
     QComboBox* m_picker;
     QLineEdit* m_root;
-    QLabel* m_summary;
-    QLabel* m_classes;
+    WrappingLabel* m_summary;
+    WrappingLabel* m_classes;
     QLabel* m_samples;
-    QLabel* m_error;
+    WrappingLabel* m_error;
     QAction* m_openFolder;
     QAction* m_openCsv;
 };

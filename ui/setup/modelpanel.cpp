@@ -1,6 +1,8 @@
 // ModelPanel: a ModelPlan (shapes only) gives the table and the estimate; nothing trains here.
 #include "modelpanel.h"
 
+#include "status/wrappinglabel.h"
+
 #include "core/errors.h"
 #include "core/textformat.h"
 #include "nn/modelzoo.h"
@@ -21,7 +23,7 @@ namespace tb::ui {
 
 ModelPanel::ModelPanel(QWidget* parent)
     : QWidget(parent), m_picker(new QComboBox(this)), m_table(new QTableWidget(0, 5, this)),
-      m_total(new QLabel(this)) {
+      m_total(new WrappingLabel(this)) {
     m_picker->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_picker->setMinimumContentsLength(16); // spec paths can be long
     m_picker->setObjectName(QStringLiteral("model"));
@@ -74,7 +76,6 @@ ModelPanel::ModelPanel(QWidget* parent)
     m_table->setFont(small);
     m_table->horizontalHeader()->setFont(small);
     m_total->setObjectName(QStringLiteral("model-total"));
-    m_total->setWordWrap(true);
 
     auto* row = new QHBoxLayout;
     row->addWidget(m_picker, 1);
@@ -144,7 +145,7 @@ void ModelPanel::rebuild() {
     m_params = 0;
     m_error.clear();
     if (m_model.isEmpty() || m_input.rank() == 0) {
-        m_total->setText(tr("The layer table appears once the dataset is open."));
+        m_total->setWrappedText(tr("The layer table appears once the dataset is open."));
         emit modelRebuilt();
         return;
     }
@@ -158,7 +159,7 @@ void ModelPanel::rebuild() {
     } catch (const std::exception& e) {
         m_plan.reset();
         m_error = QString::fromStdString(e.what());
-        m_total->setText(
+        m_total->setWrappedText(
             QStringLiteral("<span style='color:#d13438'>%1</span>").arg(m_error.toHtmlEscaped()));
         emit modelRebuilt();
         return;
@@ -180,10 +181,10 @@ void ModelPanel::rebuild() {
         flops += r.flops;
     }
     m_table->resizeRowsToContents();
-    m_total->setText(tr("%1 parameters (%L2), %3 FLOPs per sample forward")
-                         .arg(humanCount(m_params))
-                         .arg(m_params)
-                         .arg(humanCount(flops)));
+    m_total->setWrappedText(tr("%1 parameters (%L2), %3 FLOPs per sample forward")
+                                .arg(humanCount(m_params))
+                                .arg(m_params)
+                                .arg(humanCount(flops)));
     emit modelRebuilt();
 }
 

@@ -14,7 +14,6 @@
 
 class QAction;
 class QComboBox;
-class QLabel;
 class QTableWidget;
 
 namespace tb {
@@ -22,6 +21,8 @@ struct OptimizerConfig;
 }
 
 namespace tb::ui {
+
+class WrappingLabel;
 
 class ModelPanel : public QWidget {
     Q_OBJECT
@@ -64,7 +65,7 @@ private:
     std::unique_ptr<ModelPlan> m_plan; // null while the model does not build
     QComboBox* m_picker;
     QTableWidget* m_table;
-    QLabel* m_total;
+    WrappingLabel* m_total;
     QAction* m_openSpec;
 };
 

@@ -1,2 +1,2 @@
-set(TB_MODULE_SOURCES configform.cpp datasetpanel.cpp lrpreview.cpp memorybar.cpp modelpanel.cpp
-                      setuppanel.cpp)
+set(TB_MODULE_SOURCES columnscrollarea.cpp configform.cpp datasetpanel.cpp lrpreview.cpp memorybar.cpp
+                      modelpanel.cpp setuppanel.cpp)

@@ -1,1 +1,2 @@
-set(TB_MODULE_SOURCES failurebanner.cpp logpanel.cpp runprogress.cpp)
+set(TB_MODULE_SOURCES elidedlabel.cpp failurebanner.cpp logpanel.cpp runprogress.cpp
+                      wrappinglabel.cpp)
