@@ -11,6 +11,7 @@
 #include "keyboard/focusring.h"
 #include "keyboard/tabstops.h"
 #include "learn/learnpanel.h"
+#include "pagescrollarea.h"
 #include "predictions/predictionspanel.h"
 #include "runcontroller.h"
 #include "runs/comparisonview.h"
@@ -50,17 +51,6 @@ namespace tb::ui {
 
 namespace {
 
-// A tab's page in a scroll area: in a window smaller than the page's minimum size (a 1024x700
-// or 800x600 screen) the page scrolls instead of squeezing its panels over each other.
-QScrollArea* scrollable(QWidget* page) {
-    auto* area = new QScrollArea;
-    area->setWidget(page);
-    area->setWidgetResizable(true);
-    area->setFrameShape(QFrame::NoFrame);
-    area->setFocusProxy(page); // Alt+N and the Tab order land on the page, not the frame
-    return area;
-}
-
 // The set-up column: wide enough for the sample grid and the layer table, narrow enough to
 // leave the charts room at 1280x800.
 constexpr int kSetupMinWidth = 360;
@@ -91,11 +81,12 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     m_charts->setObjectName(QStringLiteral("charts-panel"));
     m_runs->setObjectName(QStringLiteral("runs-view"));
     m_hardware->setObjectName(QStringLiteral("hardware-panel"));
-    m_tabs->addTab(scrollable(m_charts), tr("Charts"));
-    m_tabs->addTab(scrollable(m_predictions), tr("Predictions"));
-    m_tabs->addTab(scrollable(m_runs), tr("Runs"));
-    m_tabs->addTab(scrollable(m_hardware), tr("Hardware"));
-    m_tabs->addTab(scrollable(m_learn), tr("Learn"));
+    // Each page scrolls in a window smaller than its minimum instead of being squeezed.
+    m_tabs->addTab(new PageScrollArea(m_charts), tr("Charts"));
+    m_tabs->addTab(new PageScrollArea(m_predictions), tr("Predictions"));
+    m_tabs->addTab(new PageScrollArea(m_runs), tr("Runs"));
+    m_tabs->addTab(new PageScrollArea(m_hardware), tr("Hardware"));
+    m_tabs->addTab(new PageScrollArea(m_learn), tr("Learn"));
     auto* vertical = new QSplitter(Qt::Vertical);
     vertical->addWidget(m_tabs);
     vertical->addWidget(m_log);

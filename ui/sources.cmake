@@ -1,2 +1,2 @@
 set(TB_MODULE_SOURCES mainwindow.cpp mainwindowteaching.cpp mainwindowmenus.cpp runcontroller.cpp
-                      unixsignalwatcher.cpp)
+                      pagescrollarea.cpp unixsignalwatcher.cpp)

@@ -6,6 +6,7 @@
 # binary must run: without a driver, saying that the driver is missing; with one, on the GPU.
 # Usage: tests/gpu/bundle-test.sh BUILD_DIR
 set -euo pipefail
+trap 'echo "bundle test: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="$(realpath "$1")"

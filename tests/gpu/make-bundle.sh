@@ -18,6 +18,7 @@
 #   --no-build  pack what the build folder holds (the test suite's bundle test does this)
 # Environment: TB_BUILD_DIR (default build/ci), JOBS (default 2).
 set -euo pipefail
+trap 'echo "make-bundle: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD_FIRST=1

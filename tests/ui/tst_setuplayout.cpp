@@ -1,11 +1,15 @@
-// The set-up column at every size a screen gives it, light and dark: with an error under every
-// field at once (and one value 300 digits long), no two controls overlap, none reaches past the
-// column's viewport, and every wrapped message gets its lines. And the window fits small
-// screens: it opens within the available geometry.
+// The window at every size a screen gives it, light and dark. The set-up column: with an error
+// under every field at once (and one value 300 digits long), no two controls overlap, none
+// reaches past the column's viewport, and every wrapped message gets its lines. The charts of a
+// trained run: no legend squeezed or over another entry, no axis title longer than its axis, no
+// two axis rects over each other. And the window opens within the screen.
+#include "charts/chartview.h"
 #include "darkpalette.h"
 #include "mainwindow.h"
+#include "runcontroller.h"
 #include "setup/columnscrollarea.h"
 #include "setup/setuppanel.h"
+#include "uitestutil.h"
 
 #include <QAbstractButton>
 #include <QApplication>
@@ -19,6 +23,7 @@
 #include <QStyleFactory>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <qcustomplot.h>
 
 using namespace tb;
 
@@ -131,6 +136,62 @@ private slots:
         QVERIFY(reason && reason->isVisible() && reason->width() > 0);
         QVERIFY(QRect(QPoint(0, 0), w.size())
                     .contains(QRect(reason->mapTo(&w, QPoint(0, 0)), reason->size())));
+    }
+
+    void chartsKeepTheirPartsApart_data() { errorsEverywhereOverlapNothing_data(); }
+    void chartsKeepTheirPartsApart() {
+        QFETCH(QSize, size);
+        QFETCH(bool, dark);
+        QApplication::setPalette(dark ? test::darkPalette()
+                                      : QApplication::style()->standardPalette());
+        QSettings().clear();
+        ui::MainWindow w(m_tmp.filePath("charts.db"));
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.setup().setConfig(test::tinyRunConfig(m_tmp.filePath("ckpt")));
+        QTRY_VERIFY_WITH_TIMEOUT(w.setup().blocker().isEmpty(), 30000);
+        QVERIFY(w.train());
+        QTRY_VERIFY_WITH_TIMEOUT(w.controller().state() == ui::RunController::State::Idle, 60000);
+        int checked = 0;
+        for (ui::ChartView* chart : w.findChildren<ui::ChartView*>()) {
+            if (!chart->isVisible())
+                continue;
+            QCustomPlot* plot = chart->plot();
+            plot->replot(); // and the second layout pass fitDecorations may ask for
+            QApplication::processEvents();
+            plot->replot();
+            const QString name = chart->title();
+            const QCPLegend* legend = plot->legend;
+            if (legend->visible()) {
+                QVERIFY2(legend->outerRect().height() >= legend->minimumOuterSizeHint().height(),
+                         qPrintable(name + ": the legend is squeezed"));
+                QList<QRect> entries;
+                for (int i = 0; i < legend->itemCount(); ++i) {
+                    const QCPAbstractLegendItem* item = legend->item(i); // null: an empty cell
+                    if (!item)
+                        continue;
+                    for (const QRect& other : std::as_const(entries))
+                        QVERIFY2(!other.intersects(item->outerRect()),
+                                 qPrintable(name + ": legend entries overlap"));
+                    entries << item->outerRect();
+                }
+            }
+            const QList<QCPAxisRect*> rects = plot->axisRects();
+            for (int i = 0; i < rects.size(); ++i) {
+                for (int j = i + 1; j < rects.size(); ++j)
+                    QVERIFY2(!rects[i]->rect().intersects(rects[j]->rect()),
+                             qPrintable(name + ": axis rects overlap"));
+                for (QCPAxis* axis : rects[i]->axes(QCPAxis::atLeft | QCPAxis::atRight))
+                    if (axis->visible() && !axis->label().isEmpty())
+                        QVERIFY2(QFontMetrics(axis->labelFont()).horizontalAdvance(axis->label()) <=
+                                     rects[i]->height(),
+                                 qPrintable(name + ": the title '" + axis->label() +
+                                            "' is longer than its axis"));
+            }
+            ++checked;
+        }
+        QVERIFY(checked >= 4);
     }
 
     // On a screen smaller than 1280x800 the window opens within what the screen offers.

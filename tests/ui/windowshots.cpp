@@ -111,7 +111,12 @@ private:
     QDir m_out;
 
     void save(QWidget& w, const QString& name) {
-        QApplication::processEvents();
+        // Layouts settle over a few posted requests (a label's, its panel's, the column's):
+        // the picture is taken once they have.
+        for (int pass = 0; pass < 4; ++pass) {
+            QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+            QApplication::processEvents();
+        }
         QVERIFY(w.grab().save(m_out.filePath(name + ".png")));
         qInfo("%s", qPrintable(m_out.filePath(name + ".png")));
     }

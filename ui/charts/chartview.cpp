@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -63,7 +64,8 @@ ChartView::ChartView(const QString& title, QWidget* parent)
     layout->setSpacing(2);
     layout->addLayout(header);
     layout->addWidget(m_plot, 1);
-    setMinimumSize(260, 200);
+    // Three rows of charts and the x-axis bar fit a 1280x800 window's charts tab unscrolled.
+    setMinimumSize(260, 160);
 
     // Root layout: the legend in a thin row above the axis rects, so it never covers data.
     QCPAxisRect* first = m_plot->axisRect();
@@ -102,6 +104,7 @@ ChartView::ChartView(const QString& title, QWidget* parent)
             m_userZoomed = true;
     });
     connect(m_plot, &QCustomPlot::mouseDoubleClick, this, &ChartView::fit);
+    connect(m_plot, &QCustomPlot::afterLayout, this, &ChartView::fitDecorations);
     applyPalette();
 }
 
@@ -138,6 +141,65 @@ bool ChartView::replotIfDirty() {
 
 void ChartView::refresh() {
     replotIfDirty();
+}
+
+void ChartView::fitDecorations() {
+    bool changed = false;
+    for (QCPAxisRect* rect : m_plot->axisRects()) {
+        const int height = rect->height();
+        for (QCPAxis* axis : {rect->axis(QCPAxis::atLeft), rect->axis(QCPAxis::atRight)}) {
+            if (!axis || !axis->visible())
+                continue;
+            // The chart's own title for the axis, kept while it is hidden here.
+            if (!axis->label().isEmpty())
+                axis->setProperty("tbTitle", axis->label());
+            const QString title = axis->property("tbTitle").toString();
+            // A vertical axis title runs along the rect: drawn only where the rect is tall
+            // enough for it, never over its neighbour's.
+            const bool fits =
+                QFontMetrics(axis->labelFont()).horizontalAdvance(title) + 8 <= height;
+            if (axis->label() != (fits ? title : QString())) {
+                axis->setLabel(fits ? title : QString());
+                changed = true;
+            }
+            // Tick labels at least ~28 px apart, so a short rect's never touch.
+            const int ticks = std::clamp(height / 28, 2, 4);
+            if (axis->ticker()->tickCount() != ticks) {
+                axis->ticker()->setTickCount(ticks);
+                changed = true;
+            }
+        }
+    }
+    // As many legend entries on a row as the width holds, so its rows are as few as can be.
+    QCPLegend* legend = m_plot->legend;
+    int widest = 0;
+    for (int i = 0; i < legend->itemCount(); ++i) // the grid's cells, some maybe empty
+        if (const QCPAbstractLegendItem* item = legend->item(i))
+            widest = std::max(widest, item->minimumOuterSizeHint().width());
+    const int width = m_plot->width() - legend->margins().left() - legend->margins().right();
+    const int columns = std::max(1, (width + legend->columnSpacing()) /
+                                        std::max(1, widest + legend->columnSpacing()));
+    if (widest > 0 && legend->wrap() != columns) {
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+        changed = true;
+    }
+    // A plot too short for its legend and its rects drops the legend rather than squeezing
+    // the two over each other (the series keep their colours; the PNG export, drawn at the
+    // chart's size, follows the same rule).
+    const bool legendFits = m_plot->height() >= legend->minimumOuterSizeHint().height() +
+                                                    m_rects->minimumOuterSizeHint().height();
+    if (legend->visible() && !legendFits) {
+        legend->setVisible(false);
+        m_legendDropped = true;
+        changed = true;
+    } else if (m_legendDropped && legendFits) { // never shows a legend the chart hid itself
+        legend->setVisible(true);
+        m_legendDropped = false;
+        changed = true;
+    }
+    if (changed)
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ChartView::pan(double dx, double dy) {
@@ -300,6 +362,10 @@ void ChartView::removeExtraAxisRects() {
 
 void ChartView::styleAxisRect(QCPAxisRect* rect) {
     rect->setMarginGroup(QCP::msLeft | QCP::msRight, m_marginGroup);
+    // QCustomPlot's default 50 px minimum would make two stacked rects and the legend ask for
+    // more than a chart in a 1280x800 window has, and the layout then squeezes them over each
+    // other; a short rect still shows its trend, with fewer ticks (fitDecorations).
+    rect->setMinimumSize(QSize(20, 15));
     rect->setRangeDrag(Qt::Horizontal | Qt::Vertical);
     rect->setRangeZoom(Qt::Horizontal | Qt::Vertical);
     rect->axis(QCPAxis::atBottom)->grid()->setSubGridVisible(false);

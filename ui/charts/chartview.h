@@ -98,6 +98,10 @@ private:
     void chooseAndExportCsv();
     bool failExport(const QString& path, const QString& reason);
     void showContextMenu(const QPoint& pos);
+    // After each layout: vertical axis titles shown only where their rect is tall enough,
+    // ticks as many as the rect's height keeps apart, legend columns as many as fit, so no
+    // title, tick label or legend entry is drawn over another at any size.
+    void fitDecorations();
 
     QCustomPlot* m_plot;
     QLabel* m_title;
@@ -109,7 +113,8 @@ private:
     bool m_userZoomed = false;
     bool m_dirty = false;
     bool m_linkingX = false;
-    QList<QCPAxis*> m_linkedX; // x axes that move together
+    bool m_legendDropped = false; // fitDecorations hid the legend for want of height
+    QList<QCPAxis*> m_linkedX;    // x axes that move together
 };
 
 } // namespace tb::ui

@@ -21,8 +21,10 @@ void ColumnScrollArea::setColumn(QWidget* column) {
 
 bool ColumnScrollArea::eventFilter(QObject* watched, QEvent* event) {
     // A label that wraps to more lines, a group shown or hidden: the column's layout asks for
-    // another size. Fitted once the column has laid itself out again (its labels then know
-    // their widths, and so how many lines they wrap to), a burst of requests in one go.
+    // another size. Fitted now, and again once the column has laid itself out (its labels then
+    // know their widths, and so how many lines they wrap to), a burst of requests in one go.
+    if (watched == widget() && event->type() == QEvent::LayoutRequest)
+        fit();
     if (watched == widget() && event->type() == QEvent::LayoutRequest && !m_fitPending) {
         m_fitPending = true;
         QMetaObject::invokeMethod(
