@@ -107,6 +107,17 @@ private slots:
         QVERIFY(QFile::exists(home.path() + "/TrainBench/runs.db"));
         const Result list = runCli({"runs", "list", "--json"}, home.path());
         QVERIFY2(list.out.contains(j["run_id"].toString()), qPrintable(list.out + list.err));
+        // How many processes trained it and the samples per optimizer step, in every listing.
+        const QJsonObject listed = QJsonDocument::fromJson(list.out.toUtf8()).array()[0].toObject();
+        QCOMPARE(listed["ranks"].toInt(), 1);
+        QCOMPARE(listed["effective_batch"].toInt(), 50);
+        const Result table = runCli({"runs", "list"}, home.path());
+        QVERIFY2(table.out.contains("RANKS") && table.out.contains("EFF BATCH"),
+                 qPrintable(table.out));
+        const Result shown = runCli({"runs", "show", j["run_id"].toString()}, home.path());
+        QVERIFY2(shown.out.contains("effective batch") &&
+                     shown.out.contains("50 samples per optimizer step"),
+                 qPrintable(shown.out));
     }
 
     // SIGKILL in the middle of training: the next open marks the run interrupted, the database

@@ -59,7 +59,11 @@ void writeThreeRuns(const QString& path) {
     b.valAcc = {0.6, 0.9};
     b.startedAt += 100;
     test::StoredRun c = test::storedRun("20261201-100200-cccccccccccc", "gamma");
-    c.config = {{"lr", 0.2}, {"seed", 1}};
+    c.config = {{"lr", 0.2},
+                {"seed", 1},
+                {"ranks", 2},
+                {"batch_size", 32},
+                {"accumulate_grad_batches", 2}}; // a data-parallel job
     c.model = "mlp";
     c.lossScale = 1.5;
     c.valAcc = {0.4, 0.7};
@@ -103,6 +107,12 @@ private slots:
                  QString("90.00% (epoch 2)"));
         view.table()->sortByColumn(RunsTableModel::FinalTrainLoss, Qt::AscendingOrder);
         QCOMPARE(shownIds(view).first(), QString("20261201-100000-aaaaaaaaaaaa")); // 0.1
+        // The job's ranks, and its effective batch: 2 ranks x 32 x 2 micro-batches.
+        view.table()->sortByColumn(RunsTableModel::Ranks, Qt::DescendingOrder);
+        QCOMPARE(shownIds(view).first(), QString("20261201-100200-cccccccccccc"));
+        QCOMPARE(view.proxy()->index(0, RunsTableModel::Ranks).data().toString(), QString("2"));
+        QCOMPARE(view.proxy()->index(0, RunsTableModel::EffectiveBatch).data().toString(),
+                 QString("128"));
 
         view.proxy()->setText("gam");
         QCOMPARE(shownIds(view), QStringList{"20261201-100200-cccccccccccc"});
@@ -191,7 +201,8 @@ private slots:
         for (int row = 0; row < diff->rowCount(); ++row)
             keys << diff->item(row, 0)->text();
         keys.sort();
-        QCOMPARE(keys, (QStringList{"lr", "model"}));
+        QCOMPARE(keys,
+                 (QStringList{"accumulate_grad_batches", "batch_size", "lr", "model", "ranks"}));
         // The summary: a's validation accuracy reaches 65% halfway between epochs 1 and 2.
         cv->setTargetAccuracy(65.0);
         QTableWidget* summary = cv->summary();

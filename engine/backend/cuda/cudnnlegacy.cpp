@@ -1,7 +1,8 @@
 // The deprecated cuDNN calls, in one place, with the deprecation warning silenced for this file
 // only: cudnnCreate/Set/DestroyFilterDescriptor, cudnnCreate/Set/DestroyConvolutionDescriptor,
 // cudnnSetConvolutionMathType, cudnnGetConvolution{Forward,BackwardData,BackwardFilter}
-// Algorithm_v7 (+ MaxCount), cudnnConvolution{Forward,BackwardData,BackwardFilter},
+// Algorithm_v7 (+ MaxCount) and WorkspaceSize, cudnnConvolution{Forward,BackwardData,
+// BackwardFilter},
 // cudnnDeriveBNTensorDescriptor and cudnnBatchNormalization{ForwardTraining,ForwardInference,
 // Backward}.
 #include "cudnnlegacy.h"
