@@ -20,6 +20,7 @@ packages=(
   desktop-file-utils appstream        # the packages' desktop entry and metadata, validated
   dpkg-dev file                       # the packages' dependencies: CPack runs dpkg-shlibdeps on
                                       # what file(1) says is a binary
+  xz-utils                            # the GPU check's bundle (tests/gpu/make-bundle.sh)
 )
 if [[ "${TB_WITH_TORCH:-0}" == 1 ]]; then
   packages+=(python3-torch)           # the PyTorch reference: numerics tests and tests/bench
