@@ -71,7 +71,7 @@ done
 desktop-file-validate /usr/share/applications/*.desktop || fail "desktop-file-validate refused the desktop entry"
 appstreamcli validate --no-net /usr/share/metainfo/*.metainfo.xml >/dev/null ||
   fail "appstreamcli refused the metainfo: $(appstreamcli validate --no-net /usr/share/metainfo/*.metainfo.xml)"
-zcat /usr/share/man/man1/trainbench-cli.1.gz | grep -q '^\.SH CONFIGURATION KEYS' || fail "the man page lacks its keys"
+grep -q '^\.SH CONFIGURATION KEYS' <(zcat /usr/share/man/man1/trainbench-cli.1.gz) || fail "the man page lacks its keys"
 bash -c 'source /usr/share/bash-completion/completions/trainbench-cli && complete -p trainbench-cli' \
   >/dev/null || fail "the bash completion does not load"
 check_programs /usr/bin

@@ -23,8 +23,8 @@ bundle_cuda_library_dirs() {
     done
     for lib in libcuda.so.1 libnvidia-ml.so.1 libcudart.so.13 libcublas.so.13 libcublasLt.so.13 \
                libcudnn.so.9 libnccl.so.2; do
-        ldconfig -p | awk '{print $1}' | grep -qxF "$lib" && continue
-        found=$(find "${roots[@]}" -maxdepth 4 -name "$lib" 2>/dev/null | head -1)
+        ldconfig -p | awk -v lib="$lib" '$1 == lib {found = 1} END {exit !found}' && continue
+        found=$(find "${roots[@]}" -maxdepth 4 -name "$lib" -print -quit 2>/dev/null)
         [[ -n "$found" ]] && dirs+=("$(dirname "$found")")
     done
     # One entry per folder, in the order found.

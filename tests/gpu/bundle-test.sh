@@ -23,7 +23,8 @@ ls "$work/unpacked/data/fashion-mnist/train-images-idx3-ubyte.gz" >/dev/null
 source "$ROOT/tests/gpu/bundle-env.sh" "$work/unpacked"
 "$BUNDLE_CLI" doctor --json > "$work/doctor.json"
 driver=0
-ldconfig -p | grep -q 'libcuda\.so\.1 ' && driver=1
+# awk reads the whole list: grep -q would stop early and, under pipefail, fail ldconfig's write.
+ldconfig -p | awk '$1 == "libcuda.so.1" {found = 1} END {exit !found}' && driver=1
 python3 - "$work/doctor.json" "$work/unpacked/lib/" "$driver" <<'PY'
 import json, sys
 cuda = json.load(open(sys.argv[1]))["cuda"]

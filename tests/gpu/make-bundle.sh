@@ -17,7 +17,7 @@
 #   ARCHIVE     default .gpu-bundle/trainbench-gpu.tar.xz (ignored by git)
 #   --no-build  pack what the build folder holds (the test suite's bundle test does this)
 # Environment: TB_BUILD_DIR (default build/ci), JOBS (default 2).
-set -euo pipefail
+set -Eeuo pipefail # -E: the trap below names a failure inside a function too
 trap 'echo "make-bundle: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -61,31 +61,39 @@ done | sort -u | while read -r soname path; do
     [[ "$soname" =~ $skip ]] && continue
     [[ -e "$OUT_DIR/lib/$soname" ]] || cp -L "$path" "$OUT_DIR/lib/$soname"
 done
-if LD_LIBRARY_PATH="$OUT_DIR/lib" ldd "$OUT_DIR"/bin/* | grep -v -E "$skip" | grep -q "not found"; then
-    echo "make-bundle: unresolved libraries:" >&2
-    LD_LIBRARY_PATH="$OUT_DIR/lib" ldd "$OUT_DIR"/bin/* | grep "not found" | sort -u >&2
+unresolved=$(LD_LIBRARY_PATH="$OUT_DIR/lib" ldd "$OUT_DIR"/bin/* |
+    awk '$2 == "=>" && $3 == "not" {print $1}' | grep -v -E "$skip" | sort -u || true)
+if [[ -n "$unresolved" ]]; then
+    echo "make-bundle: unresolved libraries:" $unresolved >&2
     exit 1
 fi
 
-# The first N items of an IDX file, with the count in its header rewritten.
-idx_subset() { # FILE.gz N HEADER_BYTES ITEM_BYTES OUT.gz
-    local file=$1 n=$2 header=$3 item=$4 out=$5 raw="$OUT_DIR/idx.raw"
-    zcat "$file" > "$raw"
-    {
-        head -c 4 "$raw" # magic
-        printf "$(printf '\\x%02x' $((n >> 24 & 255)) $((n >> 16 & 255)) $((n >> 8 & 255)) \
-            $((n & 255)))"
-        head -c "$header" "$raw" | tail -c $((header - 8)) # rows and columns of images
-        head -c $((header + n * item)) "$raw" | tail -c $((n * item)) # the first n items
-    } | gzip -9 > "$out"
-    rm -f "$raw"
+# The first N items of an IDX file, with the count in its header rewritten (in Python: a shell
+# pipeline of head and tail races, since tail -c 0 may exit before head has written).
+idx_subset() { # FILE.gz N OUT.gz
+    python3 - "$@" <<'PY'
+import gzip, struct, sys
+path, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+data = gzip.open(path).read()
+dims = data[3]
+shape = struct.unpack(f">{dims}I", data[4:4 + 4 * dims])
+item = 1
+for d in shape[1:]:
+    item *= d
+header = 4 + 4 * dims
+if n > shape[0]:
+    sys.exit(f"make-bundle: {path} holds {shape[0]} items, fewer than {n}")
+with gzip.open(out, "wb", compresslevel=9) as f:
+    f.write(data[:4] + struct.pack(">I", n) + data[8:header] + data[header:header + n * item])
+PY
 }
 if [[ -d "$FMNIST" ]]; then
     d="$OUT_DIR/data/fashion-mnist"
-    idx_subset "$FMNIST/train-images-idx3-ubyte.gz" $TRAIN_SAMPLES 16 784 "$d/train-images-idx3-ubyte.gz"
-    idx_subset "$FMNIST/train-labels-idx1-ubyte.gz" $TRAIN_SAMPLES 8 1 "$d/train-labels-idx1-ubyte.gz"
-    idx_subset "$FMNIST/t10k-images-idx3-ubyte.gz" $TEST_SAMPLES 16 784 "$d/t10k-images-idx3-ubyte.gz"
-    idx_subset "$FMNIST/t10k-labels-idx1-ubyte.gz" $TEST_SAMPLES 8 1 "$d/t10k-labels-idx1-ubyte.gz"
+    for set in train-images-idx3 train-labels-idx1 t10k-images-idx3 t10k-labels-idx1; do
+        n=$TRAIN_SAMPLES
+        [[ $set == t10k-* ]] && n=$TEST_SAMPLES
+        idx_subset "$FMNIST/$set-ubyte.gz" "$n" "$d/$set-ubyte.gz"
+    done
 else
     echo "make-bundle: no Fashion-MNIST at $FMNIST (dataset-fashion-mnist): the check's" \
          "default run will be skipped" >&2
