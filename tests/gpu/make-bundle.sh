@@ -99,8 +99,12 @@ else
          "default run will be skipped" >&2
 fi
 
-echo "$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD || echo +changes)" \
-    > "$OUT_DIR/COMMIT"
+if commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null); then
+    git -C "$ROOT" diff --quiet HEAD || commit+="+changes"
+else
+    commit="unknown (not a git checkout)"
+fi
+echo "$commit" > "$OUT_DIR/COMMIT"
 mkdir -p "$(dirname "$ARCHIVE")"
 XZ_OPT="-6 -T0" tar -C "$OUT_DIR" -cJf "$ARCHIVE" .
 bytes=$(stat -c %s "$ARCHIVE")
