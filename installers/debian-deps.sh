@@ -13,6 +13,7 @@ packages=(
   libdnnl-dev ocl-icd-opencl-dev      # CPU backend: oneDNN (on OpenMP); its CMake config wants OpenCL
   libopenblas-openmp-dev              # tests/bench: the sgemm the dense layers are measured against
   libsqlite3-dev sqlite3 nlohmann-json3-dev zlib1g-dev libpng-dev libjpeg-dev
+  libzip-dev                          # PyTorch checkpoints (.pth) are zip archives
   libbenchmark-dev                    # kernel benchmarks
   libopenmpi-dev openmpi-bin          # data-parallel training across processes (mpirun)
   dataset-fashion-mnist               # the default dataset

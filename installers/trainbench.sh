@@ -40,11 +40,12 @@ case "$mode" in
       echo "install test skipped: installing packages needs root"
     fi
     # The libFuzzer targets need clang's fuzzer runtime: the dataset readers (20 s each) and the
-    # JSON a user hands us, config files, model specs and checkpoint headers (10 s each).
+    # JSON a user hands us, config files, model specs and checkpoint headers, and PyTorch
+    # checkpoints' pickles (10 s each).
     if command -v clang++ >/dev/null && compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null; then
       cmake --preset fuzz >/dev/null
       cmake --build build/fuzz -j2 --target fuzz_idx fuzz_cifar fuzz_csv \
-        fuzz_json_config fuzz_model_spec fuzz_checkpoint
+        fuzz_json_config fuzz_model_spec fuzz_checkpoint fuzz_torch_pickle
       ctest --test-dir build/fuzz -L fuzz --output-on-failure
     fi
     ;;
