@@ -3,6 +3,7 @@
 
 #include "core/errors.h"
 #include "io/jsontext.h"
+#include "nn/torchvisionzoo.h"
 
 #include <sstream>
 
@@ -201,6 +202,9 @@ const std::vector<ZooEntry>& modelZoo() {
         {"resnet32", "CIFAR ResNet-32", {3, 32, 32}},
         {"resnet56", "CIFAR ResNet-56", {3, 32, 32}},
         {"vgg-small", "VGG-style: 3 stages of 2 conv 3x3 + BN, widths 32/64/128", {3, 32, 32}},
+        {"resnet18", "torchvision's ResNet-18 (ImageNet), its parameter names", {3, 224, 224}},
+        {"resnet34", "torchvision's ResNet-34 (ImageNet)", {3, 224, 224}},
+        {"resnet50", "torchvision's ResNet-50 (ImageNet, bottleneck blocks, v1.5)", {3, 224, 224}},
     };
     return zoo;
 }
@@ -228,6 +232,8 @@ nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int 
         layers = fmnistCnn();
     else if (nameOrPath == "resnet20" || nameOrPath == "resnet32" || nameOrPath == "resnet56")
         layers = resnet(std::stoi(nameOrPath.substr(6)), options.value("shortcut", "A"));
+    else if (nameOrPath == "resnet18" || nameOrPath == "resnet34" || nameOrPath == "resnet50")
+        layers = torchvisionResnet(std::stoi(nameOrPath.substr(6)));
     else if (nameOrPath == "vgg-small")
         layers = vggSmall(options);
     else if (isModelSpecPath(nameOrPath))

@@ -1,5 +1,6 @@
-// The model zoo as specs: mlp, lenet5, fmnist-cnn, resnet20/32/56, vgg-small. A model name may
-// also be the path of a user's spec file (*.json).
+// The model zoo as specs: mlp, lenet5, fmnist-cnn, resnet20/32/56, vgg-small, and torchvision's
+// resnet18/34/50 (torchvisionzoo.h). A model name may also be the path of a user's spec file
+// (*.json).
 #pragma once
 
 #include "core/shape.h"

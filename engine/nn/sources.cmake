@@ -9,4 +9,5 @@ set(TB_MODULE_SOURCES
     norm.cpp
     pooling.cpp
     structural.cpp
-    syncbatchnorm.cpp)
+    syncbatchnorm.cpp
+    torchvisionzoo.cpp)

@@ -338,7 +338,15 @@ std::vector<FieldBinding> makeBindings() {
          when("model", {"mlp", "vgg-small"},
               withRange(0.0, 0.99,
                         TB_MODEL_OPTION("dropout", "float", 0.0,
-                                        "dropout probability in mlp / vgg-small classifiers")))}));
+                                        "dropout probability in mlp / vgg-small classifiers"))),
+         // Opened when a run starts, not here: a stored run's config stays readable after its
+         // weights file is gone.
+         TB_MODEL_OPTION("pretrained", "string", "",
+                         "weights to start from: a .safetensors or PyTorch .pth/.pt state dict "
+                         "(matched by name; a head of another shape is new)"),
+         TB_MODEL_OPTION("pretrained_strict", "bool", false,
+                         "fail when model.pretrained lacks a tensor of the model or has one "
+                         "it does not use")}));
     groups.push_back(group(
         ConfigGroup::Optimization,
         {TB_INT("max_epochs", maxEpochs, 0, 100000, "epochs to train (0 = bounded by max_steps)"),

@@ -17,6 +17,7 @@
 #include "train/checkpointer.h"
 #include "train/devicebatchslots.h"
 #include "train/memoryestimate.h"
+#include "train/pretrained.h"
 #include "train/runfailure.h"
 #include "train/stepplan.h"
 #include "train/validation.h"
@@ -282,6 +283,11 @@ void Trainer::State::setup() {
         throw ConfigError("model", "the model takes " + graph->inputShape().toString() +
                                        " samples but " + config.data.name + " has " +
                                        data.train->sampleShape().toString());
+    const std::string pretrained = config.modelOptions.value("pretrained", "");
+    if (!pretrained.empty() && options.resumeFrom.empty()) // a resumed run has its own weights
+        for (const std::string& line : describePretrained(loadPretrained(
+                 pretrained, *graph, config.modelOptions.value("pretrained_strict", false))))
+            log(LogLevel::Info, line);
     LoaderOptions lo;
     lo.batchSize = config.batchSize;
     lo.shuffle = config.shuffle;

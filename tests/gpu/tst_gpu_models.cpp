@@ -57,7 +57,7 @@ private slots:
     void zooForwardBackward() {
         QFETCH(QString, model);
         const std::string name = model.toStdString();
-        const Shape input = zooInputShape(name, {});
+        const Shape input = test::testSampleShape(zooInputShape(name, {}));
         // Dropout draws the same mask on both devices (shared counter-based generator).
         const auto spec = modelSpec(name, input, 10);
         Graph cpu(spec, *m_cpu, DType::F32, 3);

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -55,6 +56,13 @@ std::string fashionMnistMissing() {
         return {};
     return "Fashion-MNIST is not installed (Debian package dataset-fashion-mnist): the default "
            "set-up cannot load";
+}
+
+Shape testSampleShape(const Shape& designed) {
+    std::vector<int64_t> dims = designed.dims();
+    for (std::size_t i = 1; i < dims.size(); ++i)
+        dims[i] = std::min<int64_t>(dims[i], 64);
+    return Shape(dims);
 }
 
 } // namespace tb::test

@@ -19,6 +19,10 @@ Tensor randomTensor(const Shape& shape, uint64_t seed, float lo = -1.0f, float h
 // here, or empty when it is installed; tests of the default set-up QSKIP with it.
 std::string fashionMnistMissing();
 
+// A zoo model's sample shape for a test: ImageNet's 224 px cut to 64 (big models are tested
+// small; their full size belongs to tests/bench), the rest as they are.
+Shape testSampleShape(const Shape& designed);
+
 // Largest absolute difference between two host f32 tensors of equal size.
 float maxAbsDiff(const Tensor& a, const Tensor& b);
 

@@ -36,3 +36,20 @@ def relative_error(value, reference):
     scale = np.linalg.norm(reference)
     diff = np.linalg.norm(value - reference)
     return float(diff / scale) if scale > 0 else float(diff)
+
+
+def write(path, tensors):
+    """Writes {name: numpy array} as .safetensors (float arrays as F32, integers as I32)."""
+    header, chunks, offset = {}, [], 0
+    for name, value in tensors.items():
+        value = np.ascontiguousarray(value)
+        value = value.astype(np.int32 if value.dtype.kind in "iu" else np.float32)
+        raw = value.tobytes()
+        header[name] = {"dtype": "I32" if value.dtype == np.int32 else "F32",
+                        "shape": list(value.shape), "data_offsets": [offset, offset + len(raw)]}
+        chunks.append(raw)
+        offset += len(raw)
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(chunks))

@@ -33,7 +33,7 @@ private slots:
         QFETCH(QString, optimizer);
         const int64_t batch = 32;
         auto backend = createCpuBackend(2);
-        const Shape sample = zooInputShape(model.toStdString(), {1, 28, 28});
+        const Shape sample = test::testSampleShape(zooInputShape(model.toStdString(), {1, 28, 28}));
         Graph graph(modelSpec(model.toStdString(), sample, 10), *backend, DType::F32, 0);
         OptimizerConfig oc;
         oc.name = optimizer.toStdString();

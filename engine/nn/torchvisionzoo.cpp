@@ -1,0 +1,110 @@
+// torchvision.models.resnet, layer by layer: the same modules under the same names.
+#include "nn/torchvisionzoo.h"
+
+#include "core/errors.h"
+
+#include <array>
+#include <string>
+
+namespace tb {
+
+namespace {
+
+using nlohmann::json;
+
+json layer(const std::string& type, const std::string& name, json options = json::object()) {
+    options["type"] = type;
+    options["name"] = name;
+    return options;
+}
+
+json conv(const std::string& name, int64_t out, int64_t kernel, int64_t stride,
+          const std::string& input = {}) {
+    json options = {{"out_channels", out},
+                    {"kernel", kernel},
+                    {"stride", stride},
+                    {"padding", kernel / 2},
+                    {"bias", false}};
+    if (!input.empty())
+        options["inputs"] = {input};
+    return layer("conv2d", name, options);
+}
+
+// Appends one residual block reading `input`; returns the name of its output. Basic blocks have
+// two 3x3 convolutions; bottlenecks 1x1 (down to `planes`), 3x3 (with the stride), 1x1 (up to
+// 4 x planes). The shortcut is torchvision's downsample (1x1 conv + BN) where the shape changes.
+std::string appendBlock(json& layers, const std::string& block, const std::string& input,
+                        int64_t inChannels, int64_t planes, int64_t stride, bool bottleneck) {
+    const int64_t outChannels = bottleneck ? planes * 4 : planes;
+    if (bottleneck) {
+        layers.push_back(conv(block + ".conv1", planes, 1, 1, input));
+        layers.push_back(layer("batchnorm2d", block + ".bn1"));
+        layers.push_back(layer("relu", block + ".relu1"));
+        layers.push_back(conv(block + ".conv2", planes, 3, stride));
+        layers.push_back(layer("batchnorm2d", block + ".bn2"));
+        layers.push_back(layer("relu", block + ".relu2"));
+        layers.push_back(conv(block + ".conv3", outChannels, 1, 1));
+        layers.push_back(layer("batchnorm2d", block + ".bn3"));
+    } else {
+        layers.push_back(conv(block + ".conv1", planes, 3, stride, input));
+        layers.push_back(layer("batchnorm2d", block + ".bn1"));
+        layers.push_back(layer("relu", block + ".relu1"));
+        layers.push_back(conv(block + ".conv2", planes, 3, 1));
+        layers.push_back(layer("batchnorm2d", block + ".bn2"));
+    }
+    const std::string residual = layers.back()["name"];
+    std::string identity = input;
+    if (stride != 1 || inChannels != outChannels) {
+        layers.push_back(conv(block + ".downsample.0", outChannels, 1, stride, input));
+        layers.push_back(layer("batchnorm2d", block + ".downsample.1"));
+        identity = block + ".downsample.1";
+    }
+    layers.push_back(layer("add", block + ".add", {{"inputs", {residual, identity}}}));
+    layers.push_back(layer("relu", block + ".relu"));
+    return block + ".relu";
+}
+
+} // namespace
+
+json torchvisionResnet(int depth) {
+    std::array<int, 4> blocks{};
+    bool bottleneck = false;
+    switch (depth) {
+    case 18:
+        blocks = {2, 2, 2, 2};
+        break;
+    case 34:
+        blocks = {3, 4, 6, 3};
+        break;
+    case 50:
+        blocks = {3, 4, 6, 3};
+        bottleneck = true;
+        break;
+    default:
+        throw ConfigError("model", "torchvision ResNets here are 18, 34 and 50 layers deep, not " +
+                                       std::to_string(depth));
+    }
+    json layers = json::array({
+        conv("conv1", 64, 7, 2),
+        layer("batchnorm2d", "bn1"),
+        layer("relu", "relu"),
+        layer("maxpool2d", "maxpool", {{"kernel", 3}, {"stride", 2}, {"padding", 1}}),
+    });
+    std::string previous = "maxpool";
+    int64_t channels = 64;
+    for (int stage = 0; stage < 4; ++stage) {
+        const int64_t planes = int64_t{64} << stage;
+        for (int i = 0; i < blocks[stage]; ++i) {
+            const std::string block = "layer" + std::to_string(stage + 1) + "." + std::to_string(i);
+            const int64_t stride = (stage > 0 && i == 0) ? 2 : 1;
+            previous = appendBlock(layers, block, previous, channels, planes, stride, bottleneck);
+            channels = bottleneck ? planes * 4 : planes;
+        }
+    }
+    layers.push_back(layer("globalavgpool", "avgpool"));
+    layers.push_back(layer("flatten", "flatten"));
+    layers.push_back(layer("linear", "fc", {{"out_features", "CLASSES"}}));
+    return layers;
+}
+
+} // namespace tb

@@ -1,0 +1,212 @@
+// model.pretrained: which of the file's tensors go where, then one copy each.
+#include "train/pretrained.h"
+
+#include "backend/backend.h"
+#include "core/errors.h"
+#include "core/half.h"
+#include "io/safetensors.h"
+#include "io/torchcheckpoint.h"
+#include "nn/graph.h"
+
+#include <fstream>
+#include <map>
+#include <set>
+
+namespace tb {
+
+namespace {
+
+constexpr const char* kField = "model.pretrained";
+
+// PyTorch's files are zip archives (torch.save since 1.6); safetensors starts with its length.
+bool isZip(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    char magic[4] = {};
+    in.read(magic, sizeof magic);
+    return in.gcount() == 4 && magic[0] == 'P' && magic[1] == 'K' && magic[2] == 3 && magic[3] == 4;
+}
+
+std::map<std::string, Tensor> readWeights(const std::string& path) {
+    if (!std::ifstream(path).good())
+        throw ConfigError(kField, "cannot open " + path);
+    try {
+        return isZip(path) ? readTorchCheckpoint(path).tensors : readSafetensors(path).tensors;
+    } catch (const DatasetError& e) {
+        throw ConfigError(kField, e.what());
+    }
+}
+
+bool startsWith(const std::string& s, const std::string& prefix) {
+    return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// A file name with `prefix` and then any DistributedDataParallel "module." taken off.
+std::string modelNameOf(const std::string& key, const std::string& prefix) {
+    std::string name = key.substr(prefix.size());
+    while (startsWith(name, "module."))
+        name.erase(0, 7);
+    return name;
+}
+
+// The prefix under which the file's names match the model's best: every dotted prefix of up to
+// three parts is tried ("state_dict.", "model.", "state_dict.model.", ...); ties go to the
+// shorter.
+std::string bestPrefix(const std::map<std::string, Tensor>& file,
+                       const std::set<std::string>& names) {
+    std::map<std::string, int64_t> matches{{"", 0}};
+    for (const auto& [key, tensor] : file) {
+        std::string prefix;
+        for (int parts = 0; parts <= 3; ++parts) {
+            if (names.count(modelNameOf(key, prefix)))
+                ++matches[prefix];
+            const auto dot = key.find('.', prefix.size());
+            if (dot == std::string::npos)
+                break;
+            prefix = key.substr(0, dot + 1);
+        }
+    }
+    std::string best;
+    for (const auto& [prefix, count] : matches)
+        if (count > matches.at(best) || (count == matches.at(best) && prefix.size() < best.size()))
+            best = prefix;
+    return best;
+}
+
+bool isTrainingState(const std::string& key) {
+    return startsWith(key, "optimizer.") || startsWith(key, "scaler.");
+}
+
+// The classifier: the last layer with parameters, whose shape follows the class count.
+std::string headLayerOf(const Graph& graph) {
+    std::string head;
+    for (Layer* layer : graph.layers())
+        if (!layer->params().empty())
+            head = layer->name();
+    return head;
+}
+
+// The file's values as `dtype` (a float type), on the host.
+Tensor asFloat(const Tensor& src, DType dtype, const std::string& path, const std::string& key) {
+    if (src.dtype() == dtype)
+        return src;
+    if (dtype != DType::F32 || (src.dtype() != DType::F16 && src.dtype() != DType::BF16))
+        throw ConfigError(kField, path + ": tensor '" + key + "' holds " +
+                                      std::string(dtypeName(src.dtype())) +
+                                      " values; the model's is " + std::string(dtypeName(dtype)));
+    Tensor out = Tensor::host(src.shape(), dtype);
+    const uint16_t* in = src.data<uint16_t>();
+    float* o = out.data<float>();
+    for (int64_t i = 0; i < src.numel(); ++i)
+        o[i] = src.dtype() == DType::F16 ? halfToFloat(in[i]) : bf16ToFloat(in[i]);
+    return out;
+}
+
+std::string joined(const std::vector<std::string>& names, std::size_t most) {
+    std::string text;
+    for (std::size_t i = 0; i < names.size() && i < most; ++i)
+        text += (i ? ", " : "") + names[i];
+    if (names.size() > most)
+        text += " and " + std::to_string(names.size() - most) + " more";
+    return text;
+}
+
+} // namespace
+
+PretrainedLoad loadPretrained(const std::string& path, Graph& graph, bool strict) {
+    const std::map<std::string, Tensor> file = readWeights(path);
+    std::map<std::string, Tensor*> model;
+    std::set<std::string> names;
+    for (const NamedTensor& t : graph.stateDict()) {
+        model[t.name] = t.tensor;
+        names.insert(t.name);
+    }
+    PretrainedLoad load;
+    load.path = path;
+    load.prefix = bestPrefix(file, names);
+    const std::string head = headLayerOf(graph);
+
+    std::map<std::string, const Tensor*> matched; // model name -> the file's tensor
+    bool dataParallelNames = false;
+    for (const auto& [key, tensor] : file) {
+        if (!startsWith(key, load.prefix) || isTrainingState(key)) {
+            ++load.ignored;
+            continue;
+        }
+        dataParallelNames |= startsWith(key.substr(load.prefix.size()), "module.");
+        const std::string name = modelNameOf(key, load.prefix);
+        const auto dot = name.rfind('.');
+        if (names.count(name)) {
+            matched[name] = &tensor;
+        } else if (dot != std::string::npos && name.substr(dot + 1) == "num_batches_tracked" &&
+                   graph.layer(name.substr(0, dot)) != nullptr) {
+            ++load.ignored; // BN here always uses momentum 0.1, so the count changes nothing
+        } else {
+            load.unexpected.push_back(name);
+        }
+    }
+    if (dataParallelNames)
+        load.prefix += "module.";
+    for (const std::string& name : names)
+        if (!matched.count(name))
+            load.missing.push_back(name);
+    if (strict && (!load.missing.empty() || !load.unexpected.empty()))
+        throw ConfigError(
+            kField,
+            path + " does not match the model (model.pretrained_strict): " +
+                (load.missing.empty() ? std::string() : "missing " + joined(load.missing, 8)) +
+                (!load.missing.empty() && !load.unexpected.empty() ? "; " : "") +
+                (load.unexpected.empty() ? std::string()
+                                         : "unexpected " + joined(load.unexpected, 8)));
+
+    // Shapes first, so a mismatch fails before anything is copied.
+    bool headDiffers = false;
+    for (const auto& [name, tensor] : matched) {
+        const Shape& want = model[name]->shape();
+        if (tensor->shape() == want)
+            continue;
+        if (!head.empty() && startsWith(name, head + ".")) {
+            headDiffers = true;
+            load.replacedHead += (load.replacedHead.empty() ? head + ": " : ", ") +
+                                 name.substr(head.size() + 1) + " " + tensor->shape().toString() +
+                                 " in the file, " + want.toString() + " here";
+            continue;
+        }
+        throw ConfigError(kField, path + ": tensor '" + name + "' has shape " +
+                                      tensor->shape().toString() + " in the file; the model's is " +
+                                      want.toString());
+    }
+    Backend& backend = graph.backend();
+    for (const auto& [name, tensor] : matched) {
+        if (headDiffers && startsWith(name, head + "."))
+            continue; // the whole head stays initialised for this dataset's classes
+        Tensor& dst = *model[name];
+        backend.copy(asFloat(*tensor, dst.dtype(), path, name), dst);
+        ++load.loaded;
+    }
+    return load;
+}
+
+std::vector<std::string> describePretrained(const PretrainedLoad& load) {
+    std::string line = "pretrained weights from " + load.path + ": " + std::to_string(load.loaded) +
+                       " tensors loaded";
+    if (!load.prefix.empty())
+        line += " (names under '" + load.prefix + "')";
+    if (load.ignored)
+        line += ", " + std::to_string(load.ignored) +
+                " set aside (training state, batch-norm counters)";
+    if (!load.replacedHead.empty())
+        line += "; the head is new, for this dataset's classes (" + load.replacedHead + ")";
+    std::vector<std::string> lines{line};
+    if (!load.missing.empty())
+        lines.push_back("pretrained: " + std::to_string(load.missing.size()) +
+                        " of the model's tensors are not in the file and keep their "
+                        "initialisation: " +
+                        joined(load.missing, 12));
+    if (!load.unexpected.empty())
+        lines.push_back(
+            "pretrained: " + std::to_string(load.unexpected.size()) +
+            " tensors in the file have no place in the model: " + joined(load.unexpected, 12));
+    return lines;
+}
+
+} // namespace tb

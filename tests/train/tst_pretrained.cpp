@@ -1,0 +1,249 @@
+// model.pretrained: torchvision's own ResNets (saved by Debian's PyTorch) load into the zoo's by
+// name, strictly, from .pth and .safetensors, and then compute what torchvision computes;
+// PyTorch's wrappers (DistributedDataParallel's module., Lightning's state_dict/model.) come
+// off; another class count gets a new head; TrainBench's own checkpoints load; a wrong shape,
+// integer values for a weight, a strict mismatch and a missing file are refused by name.
+#include "train/pretrained.h"
+
+#include "backend/cpu/cpubackend.h"
+#include "core/errors.h"
+#include "io/safetensors.h"
+#include "nn/graph.h"
+#include "nn/modelzoo.h"
+#include "support/layouttensors.h"
+#include "support/testdata.h"
+#include "support/torchreference.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace tb;
+
+namespace {
+
+constexpr int kClasses = 10;
+
+std::map<std::string, Tensor> hostStateOf(Backend& backend, Graph& graph) {
+    std::map<std::string, Tensor> state;
+    for (const NamedTensor& t : graph.stateDict())
+        state.emplace(t.name, test::toHostF32(backend, *t.tensor));
+    return state;
+}
+
+bool sameValues(const Tensor& a, const Tensor& b) {
+    return a.shape() == b.shape() &&
+           std::memcmp(a.data<float>(), b.data<float>(), a.numel() * sizeof(float)) == 0;
+}
+
+QString refusalOf(const std::string& path, Graph& graph, bool strict = false) {
+    try {
+        loadPretrained(path, graph, strict);
+    } catch (const ConfigError& e) {
+        if (e.field() != "model.pretrained")
+            return "wrong field: " + QString::fromStdString(e.field());
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+} // namespace
+
+class TestPretrained : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { m_backend = createCpuBackend(2); }
+
+    // The .pth torch.save wrote, and safetensors of the same tensors: every tensor of the model
+    // found, none left over (num_batches_tracked set aside), and then evaluation logits and
+    // training gradients within float32 noise of torchvision's in float64.
+    void torchvisionModelsLoadAndAgree_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("size");
+        QTest::newRow("resnet18") << "resnet18" << 64;
+        QTest::newRow("resnet34") << "resnet34" << 32;
+        QTest::newRow("resnet50") << "resnet50" << 64;
+    }
+    void torchvisionModelsLoadAndAgree() {
+        QFETCH(QString, model);
+        QFETCH(int, size);
+        requireTorchvision();
+        const QString dir = m_dir.path();
+        test::runTorchScript("torchvision_reference.py",
+                             {"save", dir, model, QString::number(kClasses)});
+        const std::string name = model.toStdString();
+        const Shape input{3, size, size};
+        Graph graph(modelSpec(name, input, kClasses), *m_backend, DType::F32, 1);
+
+        const PretrainedLoad fromPth =
+            loadPretrained((dir + "/" + model + ".pth").toStdString(), graph, true);
+        QVERIFY(fromPth.missing.empty() && fromPth.unexpected.empty());
+        QVERIFY(fromPth.replacedHead.empty());
+        QCOMPARE(fromPth.loaded, static_cast<int64_t>(graph.stateDict().size()));
+        QVERIFY(fromPth.ignored > 0); // num_batches_tracked, one per batch norm
+        const auto loaded = hostStateOf(*m_backend, graph);
+
+        Graph other(modelSpec(name, input, kClasses), *m_backend, DType::F32, 2);
+        loadPretrained((dir + "/" + model + ".safetensors").toStdString(), other, true);
+        for (const auto& [key, value] : hostStateOf(*m_backend, other))
+            QVERIFY2(sameValues(value, loaded.at(key)), key.c_str());
+
+        const Tensor x = test::randomTensor(input.withBatch(4), 7);
+        Tensor y = Tensor::host({4}, DType::I32);
+        for (int i = 0; i < 4; ++i)
+            y.data<int32_t>()[i] = (3 * i + 1) % kClasses;
+        std::vector<SafetensorsEntry> entries{{"x", x}, {"y", y}};
+        entries.push_back({"logits", test::toHostF32(*m_backend, graph.forward(x, false))});
+        Tensor loss = m_backend->empty({2}, DType::F32);
+        m_backend->fill(loss, 0.0f);
+        graph.zeroGrad();
+        const Tensor& logits = graph.forward(x, true);
+        m_backend->softmaxCrossEntropy(logits, y, 0.0f, loss, &graph.logitsGrad(), nullptr, 1.0f);
+        graph.backward(graph.logitsGrad());
+        for (Layer* layer : graph.layers())
+            for (Param* p : layer->params())
+                entries.push_back({"grad." + layer->name() + "." + p->name,
+                                   test::toHostF32(*m_backend, p->grad)});
+        writeSafetensors((dir + "/ours.safetensors").toStdString(), entries, {});
+
+        const QJsonObject r = test::runTorchScript(
+            "torchvision_reference.py", {"compare", dir, model, QString::number(kClasses)});
+        const double gradError = r["worst_gradient_error"].toDouble();
+        const double torchNoise = r["worst_gradient_torch32_error"].toDouble();
+        qInfo("%s at %d px: logits within %.2g of torchvision's in float64 (relative); of %d "
+              "gradients, the farthest against float32's noise is %s: %.2g (PyTorch's float32: "
+              "%.2g)",
+              qPrintable(model), size, r["logits_error"].toDouble(), r["gradients"].toInt(),
+              qPrintable(r["worst_gradient"].toString()), gradError, torchNoise);
+        QCOMPARE(r["missing_gradients"].toArray().size(), 0);
+        QVERIFY(r["logits_error"].toDouble() < 1e-5);
+        // A wrong name, shape or layer puts it near 1; float32 itself is not exact.
+        QVERIFY(gradError < 10 * torchNoise + 1e-4);
+    }
+
+    // Names as PyTorch users have them: under "module." (DistributedDataParallel) and under
+    // "state_dict.model." beside an epoch and optimizer state (Lightning) load the same values.
+    void wrappedNamesLoad() {
+        requireTorchvision();
+        const QString dir = m_dir.path();
+        test::runTorchScript("torchvision_reference.py",
+                             {"save", dir, "resnet18", QString::number(kClasses)});
+        const Shape input{3, 32, 32};
+        Graph plain(modelSpec("resnet18", input, kClasses), *m_backend, DType::F32, 1);
+        loadPretrained((dir + "/resnet18.pth").toStdString(), plain, true);
+        const auto expected = hostStateOf(*m_backend, plain);
+        for (const auto& [file, prefix] :
+             {std::pair{"resnet18-ddp.pth", "module."},
+              std::pair{"resnet18-lightning.pth", "state_dict.model."}}) {
+            Graph g(modelSpec("resnet18", input, kClasses), *m_backend, DType::F32, 5);
+            const PretrainedLoad load = loadPretrained((dir + "/" + file).toStdString(), g, true);
+            QCOMPARE(load.prefix, std::string(prefix));
+            for (const auto& [key, value] : hostStateOf(*m_backend, g))
+                QVERIFY2(sameValues(value, expected.at(key)), (file + (": " + key)).c_str());
+        }
+    }
+
+    // ImageNet's 1000 classes into a 10-class model: the backbone loads, the head keeps a fresh
+    // initialisation (the same as without weights), and the log says what changed.
+    void anotherClassCountGetsANewHead() {
+        requireTorchvision();
+        const QString dir = m_dir.path();
+        test::runTorchScript("torchvision_reference.py",
+                             {"save", dir, "resnet18", QString::number(kClasses)});
+        const Shape input{3, 32, 32};
+        Graph fresh(modelSpec("resnet18", input, kClasses), *m_backend, DType::F32, 9);
+        const auto initial = hostStateOf(*m_backend, fresh);
+        Graph g(modelSpec("resnet18", input, kClasses), *m_backend, DType::F32, 9);
+        const PretrainedLoad load =
+            loadPretrained((dir + "/resnet18-imagenet.pth").toStdString(), g, false);
+        QCOMPARE(load.replacedHead,
+                 std::string("fc: bias 1000 in the file, 10 here, weight 1000x512 in the file, "
+                             "10x512 here"));
+        QCOMPARE(load.loaded, static_cast<int64_t>(g.stateDict().size()) - 2);
+        const auto state = hostStateOf(*m_backend, g);
+        QVERIFY(sameValues(state.at("fc.weight"), initial.at("fc.weight")));
+        QVERIFY(!sameValues(state.at("conv1.weight"), initial.at("conv1.weight")));
+        const std::vector<std::string> log = describePretrained(load);
+        QVERIFY(QString::fromStdString(log[0]).contains("the head is new"));
+    }
+
+    // A checkpoint TrainBench wrote (weights beside optimizer state) starts another run.
+    void ownCheckpointLoads() {
+        const Shape input{1, 28, 28};
+        Graph source(modelSpec("fmnist-cnn", input, kClasses), *m_backend, DType::F32, 3);
+        std::vector<SafetensorsEntry> entries;
+        for (const auto& [key, value] : hostStateOf(*m_backend, source)) {
+            entries.push_back({key, value});
+            entries.push_back({"optimizer." + key + ".momentum", value});
+        }
+        const std::string path = (m_dir.path() + "/own.safetensors").toStdString();
+        writeSafetensors(path, entries, {{"position", "{}"}});
+        Graph g(modelSpec("fmnist-cnn", input, kClasses), *m_backend, DType::F32, 4);
+        const PretrainedLoad load = loadPretrained(path, g, true);
+        QCOMPARE(load.ignored, static_cast<int64_t>(entries.size() / 2));
+        const auto expected = hostStateOf(*m_backend, source);
+        for (const auto& [key, value] : hostStateOf(*m_backend, g))
+            QVERIFY2(sameValues(value, expected.at(key)), key.c_str());
+    }
+
+    // Refusals name the field, the file and the tensor; nothing is half-loaded by a wrong shape.
+    void badFilesAreRefusedByName() {
+        const Shape input{1, 28, 28};
+        Graph g(modelSpec("fmnist-cnn", input, kClasses), *m_backend, DType::F32, 3);
+        const auto before = hostStateOf(*m_backend, g);
+        const std::string dir = m_dir.path().toStdString();
+        QString why = refusalOf(dir + "/absent.pth", g);
+        QVERIFY2(why.contains("model.pretrained") && why.contains("absent.pth"), qPrintable(why));
+
+        std::vector<SafetensorsEntry> entries;
+        for (const auto& [key, value] : before)
+            entries.push_back(
+                {key, key == "block2.conv.weight" ? test::randomTensor({3, 3, 3, 3}, 1) : value});
+        writeSafetensors(dir + "/shape.safetensors", entries, {});
+        const std::string firstKey = before.begin()->first;
+        why = refusalOf(dir + "/shape.safetensors", g);
+        QVERIFY2(why.contains("block2.conv.weight") && why.contains("3x3x3x3") && why.contains("64x32x3x3"),
+                 qPrintable(why));
+        for (const auto& [key, value] : hostStateOf(*m_backend, g))
+            QVERIFY2(sameValues(value, before.at(key)), key.c_str());
+
+        entries = {{firstKey, Tensor::host(before.begin()->second.shape(), DType::I32)}};
+        writeSafetensors(dir + "/ints.safetensors", entries, {});
+        why = refusalOf(dir + "/ints.safetensors", g);
+        QVERIFY2(why.contains(QString::fromStdString(firstKey)) && why.contains("i32"),
+                 qPrintable(why));
+
+        entries = {{firstKey, before.begin()->second},
+                   {"extra.weight", test::randomTensor({2}, 2)}};
+        writeSafetensors(dir + "/partial.safetensors", entries, {});
+        const PretrainedLoad partial = loadPretrained(dir + "/partial.safetensors", g, false);
+        QCOMPARE(partial.loaded, int64_t{1});
+        QCOMPARE(partial.unexpected, std::vector<std::string>{"extra.weight"});
+        QCOMPARE(partial.missing.size(), before.size() - 1);
+        why = refusalOf(dir + "/partial.safetensors", g, true);
+        QVERIFY2(why.contains("missing") && why.contains("unexpected extra.weight"),
+                 qPrintable(why));
+
+        QFile junk(m_dir.filePath("junk.pth"));
+        QVERIFY(junk.open(QIODevice::WriteOnly));
+        junk.write("PK\x03\x04 not really a zip");
+        junk.close();
+        why = refusalOf(junk.fileName().toStdString(), g);
+        QVERIFY2(why.contains("junk.pth"), qPrintable(why));
+    }
+
+private:
+    void requireTorchvision() {
+        if (const QString why = test::torchUnavailableReason(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        if (QProcess::execute("/usr/bin/python3", {"-c", "import torchvision"}) != 0)
+            QSKIP("torchvision is not installed for /usr/bin/python3 (python3-torchvision)");
+    }
+
+    std::unique_ptr<Backend> m_backend;
+    QTemporaryDir m_dir;
+};
+
+QTEST_GUILESS_MAIN(TestPretrained)
+#include "tst_pretrained.moc"
