@@ -8,11 +8,15 @@
 #include "support/testdata.h"
 #include "uitestutil.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QFile>
+#include <QFileDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QTemporaryDir>
+#include <QTimer>
+#include <QToolButton>
 #include <QtTest>
 
 using namespace tb;
@@ -95,6 +99,34 @@ private slots:
         QVERIFY2(panel.findChild<QLabel*>("effective-batch")->text().contains("32 x 4 = 128"),
                  qPrintable(panel.findChild<QLabel*>("effective-batch")->text()));
         QCOMPARE(panel.config().accumulateGradBatches, 4);
+    }
+
+    // Pretrained weights: Browse... beside model.pretrained opens a file dialog whose choice
+    // fills the field, and the path goes into the run's config.
+    void pretrainedWeightsAreChosenInAFileDialog() {
+        SetupPanel panel;
+        panel.show();
+        const QString weights = m_dir.filePath("resnet18.pth");
+        QFile file(weights);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.close();
+        auto* browse = panel.findChild<QToolButton*>("model.pretrained-browse");
+        QVERIFY(browse);
+        bool answered = false;
+        QTimer answer;
+        connect(&answer, &QTimer::timeout, this, [&] {
+            if (auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget())) {
+                dialog->selectFile(weights);
+                QMetaObject::invokeMethod(dialog, "accept"); // a protected slot
+                answered = true;
+                answer.stop();
+            }
+        });
+        answer.start(10);
+        browse->click(); // returns once the dialog is answered
+        QVERIFY(answered);
+        QCOMPARE(panel.findChild<QLineEdit*>("model.pretrained")->text(), weights);
+        QCOMPARE(panel.config().modelOptions.value("pretrained", ""), weights.toStdString());
     }
 
     // An MLP of 16 million hidden units: about 857 GiB of weights, gradients and momentum,

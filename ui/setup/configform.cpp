@@ -7,6 +7,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -132,6 +133,13 @@ QWidget* ConfigForm::createEditor(const ConfigField& field, const QString& key) 
     return editor;
 }
 
+void ConfigForm::placeAfterEditor(const QString& key, QWidget* widget) {
+    if (auto it = m_rows.find(key); it != m_rows.end()) {
+        auto* column = static_cast<QVBoxLayout*>(it->container->layout());
+        static_cast<QHBoxLayout*>(column->itemAt(0)->layout())->addWidget(widget);
+    }
+}
+
 QWidget* ConfigForm::addHelpButton(const QString& key, const QString& tooltip) {
     auto* button = new QToolButton(this);
     button->setText(QStringLiteral("?"));
@@ -139,10 +147,28 @@ QWidget* ConfigForm::addHelpButton(const QString& key, const QString& tooltip) {
     button->setToolTip(tooltip);
     button->setAccessibleName(tr("What %1 does").arg(key));
     button->setAutoRaise(true);
-    if (auto it = m_rows.find(key); it != m_rows.end()) {
-        auto* column = static_cast<QVBoxLayout*>(it->container->layout());
-        static_cast<QHBoxLayout*>(column->itemAt(0)->layout())->addWidget(button);
-    }
+    placeAfterEditor(key, button);
+    return button;
+}
+
+QWidget* ConfigForm::addBrowseButton(const QString& key, const QString& title,
+                                     const QString& filter) {
+    auto* button = new QToolButton(this);
+    button->setText(tr("Browse..."));
+    button->setObjectName(key + QStringLiteral("-browse"));
+    button->setToolTip(title);
+    connect(button, &QToolButton::clicked, this, [this, key, title, filter] {
+        auto it = m_rows.find(key);
+        if (it == m_rows.end())
+            return;
+        const QString file = QFileDialog::getOpenFileName(this, title, textOf(*it), filter);
+        if (file.isEmpty())
+            return;
+        setText(*it, file);
+        validate(key);
+        emit edited(key);
+    });
+    placeAfterEditor(key, button);
     return button;
 }
 

@@ -40,6 +40,9 @@ public:
     bool hasShownRows() const;
     // Adds a "?" button after the key's editor (the caller connects its clicked()).
     QWidget* addHelpButton(const QString& key, const QString& tooltip);
+    // Adds a "Browse..." button after a path key's editor: a file dialog (titled `title`, with
+    // `filter`) that fills the field as if typed.
+    QWidget* addBrowseButton(const QString& key, const QString& title, const QString& filter);
 
     QWidget* editor(const QString& key) const { return m_rows.value(key).editor; }
 
@@ -58,6 +61,7 @@ private:
     void setText(Row& row, const QString& text);
     void validate(const QString& key);
     QWidget* createEditor(const ConfigField& field, const QString& key);
+    void placeAfterEditor(const QString& key, QWidget* widget);
 
     QFormLayout* m_layout;
     QMap<QString, Row> m_rows;

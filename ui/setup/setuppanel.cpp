@@ -99,6 +99,8 @@ QWidget* SetupPanel::buildModelGroup() {
     connect(m_model, &ModelPanel::modelRebuilt, this, &SetupPanel::refresh);
     m_modelOptions = new ConfigForm(schemaKeys(ConfigGroup::Model, {"model"}), content);
     connect(m_modelOptions, &ConfigForm::edited, this, &SetupPanel::refresh);
+    m_modelOptions->addBrowseButton(QStringLiteral("model.pretrained"), tr("Pretrained weights"),
+                                    tr("Weights (*.pth *.pt *.safetensors);;All files (*)"));
     m_model->setOptionsWidget(m_modelOptions);
     auto* layout = new QVBoxLayout(content);
     layout->setContentsMargins(0, 0, 0, 0);
