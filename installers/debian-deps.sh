@@ -25,11 +25,12 @@ packages=(
 )
 if [[ "${TB_WITH_TORCH:-0}" == 1 ]]; then
   packages+=(python3-torch)           # the PyTorch reference: numerics tests and tests/bench
+  packages+=(python3-torchvision)     # torchvision's models: pretrained weights and their numerics
 fi
 
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == "install ok installed" ]] || missing+=("$p")
 done
 if ((${#missing[@]})); then
   echo "installing: ${missing[*]}"
