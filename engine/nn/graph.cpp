@@ -71,6 +71,11 @@ Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint6
         if (byName.count(name))
             throw ConfigError("model", "two layers are named " + quoteUserData(name));
         node->layer->setName(name);
+        if (ls.contains("frozen")) {
+            if (!ls["frozen"].is_boolean())
+                layerError(name, "\"frozen\" must be true or false, got " + ls["frozen"].dump());
+            node->layer->setFrozen(ls["frozen"].get<bool>());
+        }
         std::vector<std::string> inputNames;
         if (ls.contains("inputs")) {
             if (!ls["inputs"].is_array())
@@ -97,11 +102,21 @@ Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint6
         const auto inShapes = inputShapesOf(*node, 1);
         node->unitShape = node->layer->outputShape(inShapes);
         node->layer->init(backend, inShapes, math::mix64(seed, static_cast<uint64_t>(index)));
-        // Like autograd, skip gradients that no parameter needs (e.g. through a leading flatten).
-        node->requiresGrad = !node->layer->params().empty();
+        // Like autograd, skip gradients that no parameter needs (e.g. through a leading flatten
+        // or a frozen backbone).
+        node->requiresGrad = !node->layer->params().empty() && !node->layer->frozen();
         for (int i : node->inputs)
-            if (i >= 0 && m_nodes[static_cast<std::size_t>(i)]->requiresGrad)
+            if (i >= 0 && m_nodes[static_cast<std::size_t>(i)]->requiresGrad) {
+                // Backward through a frozen layer would need what its evaluation-mode forward
+                // does not keep (batch statistics): only the layers before any that train
+                // may be frozen.
+                if (node->layer->frozen())
+                    layerError(name, "is frozen but reads " +
+                                         quoteUserData(
+                                             m_nodes[static_cast<std::size_t>(i)]->layer->name()) +
+                                         ", which trains: freeze only a model's first layers");
                 node->requiresGrad = true;
+            }
         byName[name] = index++;
         m_nodes.push_back(std::move(node));
     }
@@ -330,8 +345,9 @@ void Graph::zeroGrad() {
 std::vector<Param*> Graph::params() {
     std::vector<Param*> out;
     for (auto& node : m_nodes)
-        for (Param* p : node->layer->params())
-            out.push_back(p);
+        if (!node->layer->frozen())
+            for (Param* p : node->layer->params())
+                out.push_back(p);
     return out;
 }
 
@@ -355,6 +371,15 @@ int64_t Graph::parameterCount() const {
     return total;
 }
 
+int64_t Graph::trainableParameterCount() const {
+    int64_t total = 0;
+    for (const auto& node : m_nodes)
+        if (!node->layer->frozen())
+            for (Param* p : node->layer->params())
+                total += p->value.numel();
+    return total;
+}
+
 std::vector<LayerRow> Graph::summary(int64_t batch) const {
     std::vector<LayerRow> rows;
     for (const auto& node : m_nodes) {
@@ -369,6 +394,7 @@ std::vector<LayerRow> Graph::summary(int64_t batch) const {
         r.flops = node->layer->flops(in);
         // A fused ReLU's output is its input's buffer.
         r.inPlace = node->inPlace;
+        r.frozen = node->layer->frozen();
         r.activationBytes =
             (node->inPlace ? 0 : r.output.numel() * static_cast<int64_t>(dtypeSize(m_actDtype))) +
             node->layer->savedBytes(in);

@@ -23,6 +23,7 @@ struct LayerRow {
     int64_t flops = 0;           // forward, for the whole batch
     int64_t activationBytes = 0; // output + what backward keeps, in the activation dtype
     bool inPlace = false;        // a ReLU fused into its input's layer: no buffer of its own
+    bool frozen = false;         // finetune.freeze: its weights do not train
 };
 
 struct NamedTensor {
@@ -55,6 +56,8 @@ public:
     Tensor& logitsGrad();
     void zeroGrad();
 
+    // The parameters that train: those of frozen layers are left out (optimizer, gradient
+    // reduction, clipping and the loss scaler's checks see only these).
     std::vector<Param*> params();
     // Parameters and buffers by qualified name, in a stable order (checkpoints, parity tests).
     std::vector<NamedTensor> stateDict();
@@ -62,7 +65,8 @@ public:
     // Bytes of the gradient buffers a backward pass at this batch uses: the buffers shared by
     // liveness, the logits' gradient, and a second buffer for each output with several consumers.
     int64_t gradientBufferBytes(int64_t batch) const;
-    int64_t parameterCount() const;
+    int64_t parameterCount() const;          // all, frozen ones included
+    int64_t trainableParameterCount() const; // those params() gives
     // Layers by name, for tests and checkpoint state (dropout pass counters).
     Layer* layer(const std::string& name) const;
     // What the named layer output in the last forward, in the backend's layout (for tests: a

@@ -65,9 +65,16 @@ public:
     void fuseRelu() { m_fusedRelu = true; }
     bool fusedRelu() const { return m_fusedRelu; }
 
+    // Fine-tuning: a frozen layer's parameters are not trained (the graph neither computes nor
+    // hands out their gradients) and its batch norm keeps its running statistics (evaluation
+    // mode), as torchvision's fine-tuning recipe does.
+    void setFrozen(bool frozen) { m_frozen = frozen; }
+    bool frozen() const { return m_frozen; }
+
 private:
     std::string m_name;
     bool m_fusedRelu = false;
+    bool m_frozen = false;
 };
 
 // Creates a layer from one entry of a model spec's "layers" array (see resources/docs/

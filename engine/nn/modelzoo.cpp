@@ -3,6 +3,7 @@
 
 #include "core/errors.h"
 #include "io/jsontext.h"
+#include "nn/finetune.h"
 #include "nn/torchvisionzoo.h"
 
 #include <sstream>
@@ -236,9 +237,11 @@ nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int 
         layers = torchvisionResnet(std::stoi(nameOrPath.substr(6)));
     else if (nameOrPath == "vgg-small")
         layers = vggSmall(options);
-    else if (isModelSpecPath(nameOrPath))
-        return loadSpecFile(nameOrPath);
-    else {
+    else if (isModelSpecPath(nameOrPath)) {
+        json spec = loadSpecFile(nameOrPath);
+        freezeLayers(spec, options.value("freeze", "none"));
+        return spec;
+    } else {
         std::string known;
         for (const auto& e : modelZoo())
             known += (known.empty() ? "" : ", ") + e.name;
@@ -248,8 +251,10 @@ nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int 
     for (auto& l : layers)
         if (l.value("out_features", json()) == "CLASSES")
             l["out_features"] = classes;
-    return {
+    json spec = {
         {"name", nameOrPath}, {"input", input.dims()}, {"classes", classes}, {"layers", layers}};
+    freezeLayers(spec, options.value("freeze", "none"));
+    return spec;
 }
 
 } // namespace tb

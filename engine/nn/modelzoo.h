@@ -27,8 +27,8 @@ Shape zooInputShape(const std::string& name, const Shape& fallback);
 bool isModelSpecPath(const std::string& model);
 
 // Options: "hidden" (mlp widths, e.g. "256,128"), "shortcut" ("A" parameter-free or "B"
-// 1x1 conv), "dropout" (mlp, vgg-small). Throws ConfigError("model") for an unknown name or
-// a bad option, listing what is known.
+// 1x1 conv), "dropout" (mlp, vgg-small), "freeze" (finetune.freeze: freezeLayers()). Throws
+// ConfigError("model") for an unknown name or a bad option, listing what is known.
 nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int classes,
                          const nlohmann::json& options = nlohmann::json::object());
 

@@ -36,6 +36,7 @@ nlohmann::json BatchNorm2d::options() const {
 }
 
 void BatchNorm2d::forward(Backend& b, const Inputs& in, Tensor& out, bool training) {
+    training = training && !frozen(); // frozen: the running statistics normalise, unchanged
     if (training && m_group.size > 1)
         forwardSynchronised(b, *in[0], out);
     else if (training && fusedRelu())

@@ -2,6 +2,7 @@ set(TB_MODULE_SOURCES
     activation.cpp
     conv.cpp
     dense.cpp
+    finetune.cpp
     graph.cpp
     layerregistry.cpp
     layerutil.cpp

@@ -6,9 +6,18 @@
 namespace tb {
 
 Optimizer::Optimizer(Backend& backend, std::vector<Param*> params, const OptimizerConfig& config)
-    : m_backend(backend), m_params(std::move(params)), m_config(config) {
+    : Optimizer(backend, std::vector<ParamGroup>{{"all", std::move(params), 1.0f}}, config) {}
+
+Optimizer::Optimizer(Backend& backend, std::vector<ParamGroup> groups,
+                     const OptimizerConfig& config)
+    : m_backend(backend), m_groups(std::move(groups)), m_config(config) {
     if (config.name != "sgd" && config.name != "adamw")
         throw ConfigError("optimizer", "'" + config.name + "' must be sgd or adamw");
+    for (const ParamGroup& g : m_groups)
+        for (Param* p : g.params) {
+            m_params.push_back(p);
+            m_lrMult.push_back(g.lrMult);
+        }
     const bool needsFirst = config.name == "adamw" || config.momentum != 0.0f;
     for (Param* p : m_params) {
         if (needsFirst) {
@@ -30,12 +39,13 @@ void Optimizer::step(float lr, const Tensor* scaleState, const Tensor* foundInf)
     for (std::size_t i = 0; i < m_params.size(); ++i) {
         Param& p = *m_params[i];
         const float decay = p.decay ? m_config.weightDecay : 0.0f;
+        const float groupLr = lr * m_lrMult[i];
         if (m_config.name == "sgd") {
-            SgdParams sp{lr, m_config.momentum, decay, m_config.nesterov};
+            SgdParams sp{groupLr, m_config.momentum, decay, m_config.nesterov};
             m_backend.sgdStep(p.value, p.grad, m_buf1.empty() ? nullptr : &m_buf1[i], sp,
                               scaleState, foundInf);
         } else {
-            AdamWParams ap{lr, m_config.beta1, m_config.beta2, m_config.eps, decay, m_calls};
+            AdamWParams ap{groupLr, m_config.beta1, m_config.beta2, m_config.eps, decay, m_calls};
             m_backend.adamwStep(p.value, p.grad, m_buf1[i], m_buf2[i], ap, scaleState, foundInf,
                                 &m_skipped);
         }

@@ -1,5 +1,6 @@
 // SGD (momentum, Nesterov, weight decay) and AdamW over a graph's parameters, with fused
-// per-parameter updates on the backend. State tensors are exposed for checkpoints.
+// per-parameter updates on the backend, in parameter groups that scale the learning rate (as
+// PyTorch's param_groups do for fine-tuning). State tensors are exposed for checkpoints.
 #pragma once
 
 #include "backend/backend.h"
@@ -18,9 +19,18 @@ struct OptimizerConfig {
     float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
 };
 
+// Parameters that share a learning rate: lr(step) * lrMult.
+struct ParamGroup {
+    std::string name; // "body", "head"
+    std::vector<Param*> params;
+    float lrMult = 1.0f;
+};
+
 class Optimizer {
 public:
+    // One group of every parameter at the schedule's rate.
     Optimizer(Backend& backend, std::vector<Param*> params, const OptimizerConfig& config);
+    Optimizer(Backend& backend, std::vector<ParamGroup> groups, const OptimizerConfig& config);
 
     // One update with learning rate lr. Gradients are divided by scaleState[0] when given, and
     // the update is skipped when foundInf[0] != 0 (both device scalars; no host sync). A skipped
@@ -28,6 +38,7 @@ public:
     // optimizer.step() then: the count of skipped ones stays on the device for AdamW's bias
     // correction.
     void step(float lr, const Tensor* scaleState, const Tensor* foundInf);
+    const std::vector<ParamGroup>& groups() const { return m_groups; }
     // Updates applied so far (PyTorch's state["step"]). Reads the device's count of skipped
     // steps, so it waits for the device: for checkpoints, not for every step.
     int64_t steps();
@@ -37,7 +48,9 @@ public:
 
 private:
     Backend& m_backend;
-    std::vector<Param*> m_params;
+    std::vector<ParamGroup> m_groups;
+    std::vector<Param*> m_params; // the groups' parameters in order (state index i is m_params[i])
+    std::vector<float> m_lrMult;  // per parameter
     OptimizerConfig m_config;
     std::vector<Tensor> m_buf1, m_buf2;
     int64_t m_calls = 0;  // step() calls, skipped ones included

@@ -108,6 +108,9 @@ std::string Checkpointer::save(const Position& pos, Graph& graph, Optimizer& opt
         tensors.push_back({"optimizer." + name, toHost(b, *t)});
     if (scaler)
         tensors.push_back({"scaler.state", toHost(b, scaler->state())});
+    nlohmann::json groups = nlohmann::json::array();
+    for (const ParamGroup& g : optimizer.groups())
+        groups.push_back({{"name", g.name}, {"tensors", g.params.size()}, {"lr_mult", g.lrMult}});
     nlohmann::json dropout = nlohmann::json::object();
     for (Layer* l : graph.layers())
         if (auto* d = dynamic_cast<Dropout*>(l))
@@ -125,6 +128,7 @@ std::string Checkpointer::save(const Position& pos, Graph& graph, Optimizer& opt
                                     {"ranks", pos.ranks},
                                     {"batch_size", pos.batchSize},
                                     {"optimizer_steps", optimizer.steps()},
+                                    {"param_groups", groups},
                                     {"dropout_passes", dropout}}
                          .dump()},
     };
@@ -181,6 +185,27 @@ void restore(Backend& b, const SafetensorsFile& file, const std::string& path,
                                ", the model needs " + dst.shape().toString());
     b.copy(it->second, dst);
 }
+// The optimizer's state is stored by parameter index: it lines up only when the same parameters
+// train (finetune.freeze). Checkpoints from before parameter groups were recorded are not checked.
+void checkParamGroups(const nlohmann::json& position, Optimizer& optimizer,
+                      const std::string& path) {
+    const auto it = position.find("param_groups");
+    if (it == position.end() || !it->is_array())
+        return;
+    auto describe = [](auto tensors) {
+        return std::to_string(tensors) + " parameter tensor" + (tensors == 1 ? "" : "s");
+    };
+    std::size_t saved = 0, now = 0;
+    for (const auto& g : *it)
+        saved += g.value("tensors", std::size_t{0});
+    for (const ParamGroup& g : optimizer.groups())
+        now += g.params.size();
+    if (saved != now)
+        throw DatasetError(path, -1,
+                           "its optimizer trained " + describe(saved) + ", this run trains " +
+                               describe(now) +
+                               ": resume with the finetune.freeze the checkpoint was written with");
+}
 } // namespace
 
 void Checkpointer::loadWeights(const std::string& path, Graph& graph) {
@@ -195,11 +220,12 @@ Position Checkpointer::load(const std::string& path, Graph& graph, Optimizer& op
     Backend& b = graph.backend();
     for (const NamedTensor& t : graph.stateDict())
         restore(b, file, path, t.name, *t.tensor);
+    const auto p = parseJson(metadataOf(file, "position", path), path + ": metadata 'position'");
+    checkParamGroups(p, optimizer, path);
     for (const auto& [name, t] : optimizer.state())
         restore(b, file, path, "optimizer." + name, *t);
     if (scaler)
         restore(b, file, path, "scaler.state", scaler->state());
-    const auto p = parseJson(metadataOf(file, "position", path), path + ": metadata 'position'");
     Position pos;
     try {
         pos.epoch = p.at("epoch");

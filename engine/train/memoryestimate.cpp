@@ -15,7 +15,7 @@ MemoryEstimate estimateTrainingMemory(Graph& graph, int64_t batch,
     MemoryEstimate e;
     for (const NamedTensor& t : graph.stateDict())
         e.weights += static_cast<int64_t>(t.tensor->bytes());
-    const int64_t paramBytes = graph.parameterCount() * 4;
+    const int64_t paramBytes = graph.trainableParameterCount() * 4; // frozen layers have none
     e.gradients = paramBytes;
     if (optimizer.name == "adamw")
         e.optimizerState = 2 * paramBytes;

@@ -346,7 +346,18 @@ std::vector<FieldBinding> makeBindings() {
                          "(matched by name; a head of another shape is new)"),
          TB_MODEL_OPTION("pretrained_strict", "bool", false,
                          "fail when model.pretrained lacks a tensor of the model or has one "
-                         "it does not use")}));
+                         "it does not use"),
+         // Kept with the model options: every spec made from the config (the run, the layer
+         // table, the memory estimate) is made frozen where it should be.
+         FieldBinding{
+             makeField("finetune.freeze", "string",
+                       "layers that keep their weights: none, backbone (all but the "
+                       "classifier head) or a layer's name (it and all before it)"),
+             [](RunConfig& c, const json& v) { c.modelOptions["freeze"] = v; },
+             [](const RunConfig& c) { return c.modelOptions.value("freeze", json("none")); }},
+         TB_FLOAT("finetune.head_lr_mult", headLrMult, 0.0, 1000.0, true,
+                  "the classifier head's learning rate as a multiple of lr, in a parameter "
+                  "group of its own (1 = the same rate)")}));
     groups.push_back(group(
         ConfigGroup::Optimization,
         {TB_INT("max_epochs", maxEpochs, 0, 100000, "epochs to train (0 = bounded by max_steps)"),

@@ -36,6 +36,7 @@ struct RunConfig {
     int64_t maxEpochs = 2;
     int64_t maxSteps = -1; // optimizer steps; -1 = no limit
     float lr = 0.05f;
+    float headLrMult = 1.0f; // finetune.head_lr_mult: the classifier head's lr over lr
     OptimizerConfig optimizer;
     ScheduleConfig schedule;
     float labelSmoothing = 0.0f;

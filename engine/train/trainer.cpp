@@ -7,10 +7,12 @@
 #include "core/floatenv.h"
 #include "core/processmemory.h"
 #include "core/runid.h"
+#include "core/textformat.h"
 #include "data/dataloader.h"
 #include "data/datasets.h"
 #include "dist/dataparallel.h"
 #include "dist/mpicommunicator.h"
+#include "nn/finetune.h"
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
 #include "train/advisor.h"
@@ -283,6 +285,17 @@ void Trainer::State::setup() {
         throw ConfigError("model", "the model takes " + graph->inputShape().toString() +
                                        " samples but " + config.data.name + " has " +
                                        data.train->sampleShape().toString());
+    if (graph->trainableParameterCount() < graph->parameterCount()) {
+        int frozen = 0;
+        for (const Layer* layer : graph->layers())
+            frozen += layer->frozen();
+        log(LogLevel::Info,
+            "finetune.freeze=" + config.modelOptions.value("freeze", std::string()) + ": " +
+                formatCount(graph->trainableParameterCount()) + " of " +
+                formatCount(graph->parameterCount()) + " parameters train; " +
+                std::to_string(frozen) +
+                " layers keep their weights, their batch norms their running statistics");
+    }
     const std::string pretrained = config.modelOptions.value("pretrained", "");
     if (!pretrained.empty() && options.resumeFrom.empty()) // a resumed run has its own weights
         for (const std::string& line : describePretrained(loadPretrained(
@@ -323,7 +336,10 @@ void Trainer::State::setup() {
     const StepPlan plan = planStepsFromBatches(config, trainLoader->batchesPerEpoch());
     stepsPerEpoch = plan.stepsPerEpoch;
     totalSteps = plan.totalSteps;
-    optimizer = std::make_unique<Optimizer>(*backend, graph->params(), config.optimizer);
+    optimizer = std::make_unique<Optimizer>(
+        *backend, fineTuneParamGroups(*graph, config.headLrMult), config.optimizer);
+    if (config.headLrMult != 1.0f)
+        log(LogLevel::Info, describeParamGroups(optimizer->groups(), config.headLrMult));
     const uint64_t deviceBytes = backend->memoryStats().deviceTotal;
     log(LogLevel::Info,
         "training memory estimate at batch " + std::to_string(config.batchSize) + ": about " +

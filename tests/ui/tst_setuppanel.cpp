@@ -14,6 +14,7 @@
 #include <QFileDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QToolButton>
@@ -129,6 +130,26 @@ private slots:
         QCOMPARE(panel.config().modelOptions.value("pretrained", ""), weights.toStdString());
     }
 
+    // finetune.freeze=backbone: the layer table greys the frozen layers and the total says how
+    // many parameters still train (fmnist-cnn's head on the 3 classes of shapes: 128 x 3 + 3).
+    void frozenLayersAreGreyedAndCounted() {
+        SetupPanel panel;
+        RunConfig config;
+        config.data.name = "shapes";
+        config.model = "fmnist-cnn";
+        panel.setConfig(config);
+        typeInto(panel, "finetune.freeze", "backbone");
+        auto* total = panel.findChild<QLabel*>("model-total");
+        QTRY_VERIFY2(total->text().contains("387 of them train"), qPrintable(total->text()));
+        auto* table = panel.findChild<QTableWidget*>("model-layers");
+        QCOMPARE(table->item(0, 0)->text(), QString("block1.conv"));
+        QVERIFY(table->item(0, 0)->toolTip().contains("Frozen"));
+        const int last = table->rowCount() - 1;
+        QCOMPARE(table->item(last, 0)->text(), QString("fc2"));
+        QVERIFY(table->item(last, 0)->toolTip().isEmpty());
+        QCOMPARE(panel.config().modelOptions.value("freeze", ""), std::string("backbone"));
+    }
+
     // An MLP of 16 million hidden units: about 857 GiB of weights, gradients and momentum,
     // more than the memory of any GPU or host this runs on (device auto picks either).
     void memoryBarTurnsRedWhenTheRunWillNotFit() {
@@ -156,6 +177,12 @@ private slots:
         QCOMPARE(preview->pointCount(), 400); // 2 epochs of 938 steps, sampled
         typeInto(panel, "max_steps", "50");
         QCOMPARE(preview->pointCount(), 50);
+        QCOMPARE(preview->headPointCount(), 0);
+        // A classifier head of its own rate is a second curve.
+        typeInto(panel, "finetune.head_lr_mult", "10");
+        QCOMPARE(preview->headPointCount(), 50);
+        typeInto(panel, "finetune.head_lr_mult", "1");
+        QCOMPARE(preview->headPointCount(), 0);
     }
 
     // A truncated IDX file: the panel shows the reader's error with the file name and offset,

@@ -14,9 +14,13 @@ class LrPreview : public QWidget {
 public:
     explicit LrPreview(QWidget* parent = nullptr);
 
-    // Samples the schedule at up to 400 points over [0, totalSteps).
-    void setSchedule(const ScheduleConfig& schedule, float baseLr, int64_t totalSteps);
+    // Samples the schedule at up to 400 points over [0, totalSteps). With a head multiplier other
+    // than 1 (finetune.head_lr_mult) the classifier head's group is a second curve.
+    void setSchedule(const ScheduleConfig& schedule, float baseLr, int64_t totalSteps,
+                     float headLrMult = 1.0f);
     int pointCount() const;
+    // The head group's curve: empty when it is the base rate (for tests).
+    int headPointCount() const;
 
 protected:
     void changeEvent(QEvent* event) override;

@@ -164,7 +164,7 @@ void ModelPanel::rebuild() {
         emit modelRebuilt();
         return;
     }
-    int64_t flops = 0;
+    int64_t flops = 0, trainable = 0;
     const auto rows = m_plan->layers(1);
     m_table->setRowCount(static_cast<int>(rows.size()));
     for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
@@ -175,16 +175,24 @@ void ModelPanel::rebuild() {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c >= 3)
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (r.frozen) { // greyed, as a disabled control: it will not change
+                item->setForeground(palette().brush(QPalette::Disabled, QPalette::Text));
+                item->setToolTip(tr("Frozen (finetune.freeze): keeps its weights"));
+            }
             m_table->setItem(i, c, item);
         }
         m_params += r.params;
+        trainable += r.frozen ? 0 : r.params;
         flops += r.flops;
     }
     m_table->resizeRowsToContents();
-    m_total->setWrappedText(tr("%1 parameters (%L2), %3 FLOPs per sample forward")
-                                .arg(humanCount(m_params))
-                                .arg(m_params)
-                                .arg(humanCount(flops)));
+    QString total = tr("%1 parameters (%L2), %3 FLOPs per sample forward")
+                        .arg(humanCount(m_params))
+                        .arg(m_params)
+                        .arg(humanCount(flops));
+    if (trainable < m_params)
+        total += tr("; %L1 of them train, the greyed layers are frozen").arg(trainable);
+    m_total->setWrappedText(total);
     emit modelRebuilt();
 }
 

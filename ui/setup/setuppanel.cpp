@@ -284,7 +284,7 @@ void SetupPanel::refresh() {
                           .arg(c.batchSize)
                           .arg(c.accumulateGradBatches)
                           .arg(effective));
-    m_lrPreview->setSchedule(c.schedule, c.lr, totalSteps(c));
+    m_lrPreview->setSchedule(c.schedule, c.lr, totalSteps(c), c.headLrMult);
     m_memory->setEstimate(m_model->estimate(c.batchSize, c.optimizer), deviceMemoryBytes(c.device),
                           QString::fromStdString(c.device));
 
