@@ -68,7 +68,8 @@ private slots:
     void torchvisionModelsLoadAndAgree() {
         QFETCH(QString, model);
         QFETCH(int, size);
-        requireTorchvision();
+        if (const QString why = torchvisionMissing(); !why.isEmpty())
+            QSKIP(qPrintable(why));
         const QString dir = m_dir.path();
         test::runTorchScript("torchvision_reference.py",
                              {"save", dir, model, QString::number(kClasses)});
@@ -125,7 +126,8 @@ private slots:
     // Names as PyTorch users have them: under "module." (DistributedDataParallel) and under
     // "state_dict.model." beside an epoch and optimizer state (Lightning) load the same values.
     void wrappedNamesLoad() {
-        requireTorchvision();
+        if (const QString why = torchvisionMissing(); !why.isEmpty())
+            QSKIP(qPrintable(why));
         const QString dir = m_dir.path();
         test::runTorchScript("torchvision_reference.py",
                              {"save", dir, "resnet18", QString::number(kClasses)});
@@ -147,7 +149,8 @@ private slots:
     // ImageNet's 1000 classes into a 10-class model: the backbone loads, the head keeps a fresh
     // initialisation (the same as without weights), and the log says what changed.
     void anotherClassCountGetsANewHead() {
-        requireTorchvision();
+        if (const QString why = torchvisionMissing(); !why.isEmpty())
+            QSKIP(qPrintable(why));
         const QString dir = m_dir.path();
         test::runTorchScript("torchvision_reference.py",
                              {"save", dir, "resnet18", QString::number(kClasses)});
@@ -234,11 +237,14 @@ private slots:
     }
 
 private:
-    void requireTorchvision() {
+    // Why the comparisons with torchvision cannot run, or empty. (QSKIP must be in the test
+    // function itself: from a helper it would return only from the helper.)
+    static QString torchvisionMissing() {
         if (const QString why = test::torchUnavailableReason(); !why.isEmpty())
-            QSKIP(qPrintable(why));
+            return why;
         if (QProcess::execute("/usr/bin/python3", {"-c", "import torchvision"}) != 0)
-            QSKIP("torchvision is not installed for /usr/bin/python3 (python3-torchvision)");
+            return "torchvision is not installed for /usr/bin/python3 (python3-torchvision)";
+        return {};
     }
 
     std::unique_ptr<Backend> m_backend;
