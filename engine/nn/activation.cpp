@@ -16,6 +16,8 @@ std::string ActivationLayer::type() const {
         return "leakyrelu";
     case Activation::GELU:
         return "gelu";
+    case Activation::ReLU6:
+        return "relu6";
     }
     return "?";
 }

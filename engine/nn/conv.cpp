@@ -12,7 +12,7 @@ Conv2d::Conv2d(const nlohmann::json& spec)
       m_kernel(intOption(spec, "kernel", 3, 1, kMaxKernel)),
       m_stride(intOption(spec, "stride", 1, 1, kMaxKernel)),
       m_padding(intOption(spec, "padding", 0, 0, kMaxKernel)),
-      m_hasBias(boolOption(spec, "bias", true)) {
+      m_groups(intOption(spec, "groups", 1)), m_hasBias(boolOption(spec, "bias", true)) {
     if (m_outChannels <= 0)
         layerError(layerLabel(spec), "needs out_channels");
 }
@@ -27,6 +27,7 @@ ConvDesc Conv2d::describe(const Shape& x) const {
     d.r = d.s = m_kernel;
     d.stride = m_stride;
     d.pad = m_padding;
+    d.groups = m_groups;
     return d;
 }
 
@@ -34,6 +35,10 @@ Shape Conv2d::outputShape(const std::vector<Shape>& in) const {
     if (in[0].rank() != 4)
         layerError(name(), "expects (N, C, H, W) input, got " + in[0].toString());
     const ConvDesc d = describe(in[0]);
+    if (d.c % m_groups != 0 || d.k % m_groups != 0)
+        layerError(name(), "groups " + std::to_string(m_groups) + " must divide both its " +
+                               std::to_string(d.c) + " input and " + std::to_string(d.k) +
+                               " output channels");
     if (d.outH() < 1 || d.outW() < 1)
         layerError(name(), "kernel " + std::to_string(m_kernel) + " does not fit input " +
                                in[0].dropBatch().toString());
@@ -41,7 +46,7 @@ Shape Conv2d::outputShape(const std::vector<Shape>& in) const {
 }
 
 void Conv2d::init(Backend& b, const std::vector<Shape>& in, uint64_t seed) {
-    const int64_t c = in[0][1];
+    const int64_t c = in[0][1] / m_groups; // input channels each output channel sees
     const Shape ws{m_outChannels, c, m_kernel, m_kernel};
     const float bound = 1.0f / std::sqrt(static_cast<float>(c * m_kernel * m_kernel));
     m_weight.value = b.empty(ws, DType::F32);
@@ -62,15 +67,18 @@ std::vector<Param*> Conv2d::params() {
 
 int64_t Conv2d::flops(const std::vector<Shape>& in) const {
     const ConvDesc d = describe(in[0]);
-    return 2 * d.n * d.k * d.outH() * d.outW() * d.c * d.r * d.s;
+    return 2 * d.n * d.k * d.outH() * d.outW() * (d.c / d.groups) * d.r * d.s;
 }
 
 nlohmann::json Conv2d::options() const {
-    return {{"out_channels", m_outChannels},
-            {"kernel", m_kernel},
-            {"stride", m_stride},
-            {"padding", m_padding},
-            {"bias", m_hasBias}};
+    nlohmann::json o = {{"out_channels", m_outChannels},
+                        {"kernel", m_kernel},
+                        {"stride", m_stride},
+                        {"padding", m_padding},
+                        {"bias", m_hasBias}};
+    if (m_groups != 1)
+        o["groups"] = m_groups;
+    return o;
 }
 
 void Conv2d::forward(Backend& b, const Inputs& in, Tensor& out, bool) {

@@ -1,4 +1,5 @@
-// Conv2d: square kernel, stride, zero padding, dilation 1, optional bias.
+// Conv2d: square kernel, stride, zero padding, dilation 1, groups (depthwise when groups equals
+// the input channels), optional bias.
 #pragma once
 
 #include "nn/layer.h"
@@ -21,7 +22,7 @@ public:
 private:
     ConvDesc describe(const Shape& x) const;
 
-    int64_t m_outChannels, m_kernel, m_stride, m_padding;
+    int64_t m_outChannels, m_kernel, m_stride, m_padding, m_groups;
     bool m_hasBias;
     Param m_weight{"weight", {}, {}, true};
     Param m_bias{"bias", {}, {}, false};

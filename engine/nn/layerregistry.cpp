@@ -22,6 +22,8 @@ std::unique_ptr<Layer> createLayer(const nlohmann::json& spec) {
          [](const auto& s) { return std::make_unique<ActivationLayer>(Activation::ReLU, s); }},
         {"leakyrelu",
          [](const auto& s) { return std::make_unique<ActivationLayer>(Activation::LeakyReLU, s); }},
+        {"relu6",
+         [](const auto& s) { return std::make_unique<ActivationLayer>(Activation::ReLU6, s); }},
         {"gelu",
          [](const auto& s) { return std::make_unique<ActivationLayer>(Activation::GELU, s); }},
         {"maxpool2d",

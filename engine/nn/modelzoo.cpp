@@ -206,6 +206,9 @@ const std::vector<ZooEntry>& modelZoo() {
         {"resnet18", "torchvision's ResNet-18 (ImageNet), its parameter names", {3, 224, 224}},
         {"resnet34", "torchvision's ResNet-34 (ImageNet)", {3, 224, 224}},
         {"resnet50", "torchvision's ResNet-50 (ImageNet, bottleneck blocks, v1.5)", {3, 224, 224}},
+        {"mobilenet_v2",
+         "torchvision's MobileNetV2 (ImageNet: depthwise convolutions, inverted residuals, ReLU6)",
+         {3, 224, 224}},
     };
     return zoo;
 }
@@ -235,6 +238,8 @@ nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int 
         layers = resnet(std::stoi(nameOrPath.substr(6)), options.value("shortcut", "A"));
     else if (nameOrPath == "resnet18" || nameOrPath == "resnet34" || nameOrPath == "resnet50")
         layers = torchvisionResnet(std::stoi(nameOrPath.substr(6)));
+    else if (nameOrPath == "mobilenet_v2")
+        layers = torchvisionMobileNetV2();
     else if (nameOrPath == "vgg-small")
         layers = vggSmall(options);
     else if (isModelSpecPath(nameOrPath)) {

@@ -1,4 +1,4 @@
-// torchvision.models.resnet, layer by layer: the same modules under the same names.
+// torchvision.models.resnet and mobilenetv2, layer by layer: the same modules under the same names.
 #include "nn/torchvisionzoo.h"
 
 #include "core/errors.h"
@@ -19,15 +19,42 @@ json layer(const std::string& type, const std::string& name, json options = json
 }
 
 json conv(const std::string& name, int64_t out, int64_t kernel, int64_t stride,
-          const std::string& input = {}) {
+          const std::string& input = {}, int64_t groups = 1) {
     json options = {{"out_channels", out},
                     {"kernel", kernel},
                     {"stride", stride},
                     {"padding", kernel / 2},
                     {"bias", false}};
+    if (groups != 1)
+        options["groups"] = groups;
     if (!input.empty())
         options["inputs"] = {input};
     return layer("conv2d", name, options);
+}
+
+// torchvision's Conv2dNormActivation with ReLU6: `name`.0 convolution, .1 batch norm, .2 ReLU6.
+void appendConvBnRelu6(json& layers, const std::string& name, int64_t out, int64_t kernel,
+                       int64_t stride, int64_t groups = 1) {
+    layers.push_back(conv(name + ".0", out, kernel, stride, {}, groups));
+    layers.push_back(layer("batchnorm2d", name + ".1"));
+    layers.push_back(layer("relu6", name + ".2"));
+}
+
+// One InvertedResidual reading the previous layer's output `input`; returns its output's name.
+std::string appendInvertedResidual(json& layers, const std::string& block, const std::string& input,
+                                   int64_t in, int64_t out, int64_t stride, int64_t expansion) {
+    const int64_t hidden = in * expansion;
+    int part = 0;
+    auto next = [&] { return block + ".conv." + std::to_string(part++); };
+    if (expansion != 1)
+        appendConvBnRelu6(layers, next(), hidden, 1, 1);
+    appendConvBnRelu6(layers, next(), hidden, 3, stride, hidden); // depthwise
+    layers.push_back(conv(next(), out, 1, 1));
+    layers.push_back(layer("batchnorm2d", next()));
+    if (stride != 1 || in != out)
+        return layers.back()["name"];
+    layers.push_back(layer("add", block + ".add", {{"inputs", {layers.back()["name"], input}}}));
+    return block + ".add";
 }
 
 // Appends one residual block reading `input`; returns the name of its output. Basic blocks have
@@ -104,6 +131,37 @@ json torchvisionResnet(int depth) {
     layers.push_back(layer("globalavgpool", "avgpool"));
     layers.push_back(layer("flatten", "flatten"));
     layers.push_back(layer("linear", "fc", {{"out_features", "CLASSES"}}));
+    return layers;
+}
+
+json torchvisionMobileNetV2() {
+    struct Stage {
+        int64_t expansion, channels, blocks, stride;
+    };
+    static constexpr std::array<Stage, 7> stages{{{1, 16, 1, 1},
+                                                  {6, 24, 2, 2},
+                                                  {6, 32, 3, 2},
+                                                  {6, 64, 4, 2},
+                                                  {6, 96, 3, 1},
+                                                  {6, 160, 3, 2},
+                                                  {6, 320, 1, 1}}};
+    json layers = json::array();
+    appendConvBnRelu6(layers, "features.0", 32, 3, 2);
+    std::string previous = "features.0.2";
+    int64_t channels = 32;
+    int index = 1;
+    for (const Stage& stage : stages)
+        for (int64_t i = 0; i < stage.blocks; ++i, ++index) {
+            previous = appendInvertedResidual(layers, "features." + std::to_string(index), previous,
+                                              channels, stage.channels, i == 0 ? stage.stride : 1,
+                                              stage.expansion);
+            channels = stage.channels;
+        }
+    appendConvBnRelu6(layers, "features." + std::to_string(index), 1280, 1, 1);
+    layers.push_back(layer("globalavgpool", "avgpool"));
+    layers.push_back(layer("flatten", "flatten"));
+    layers.push_back(layer("dropout", "classifier.0", {{"p", 0.2}}));
+    layers.push_back(layer("linear", "classifier.1", {{"out_features", "CLASSES"}}));
     return layers;
 }
 

@@ -110,14 +110,20 @@ private slots:
         QTest::addColumn<int>("stride");
         QTest::addColumn<int>("pad");
         QTest::addColumn<bool>("bias");
+        QTest::addColumn<int>("groups");
         for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
             const std::string d(dtypeName(dt));
             QTest::newRow((d + "-3x3-s1-p1-bias").c_str())
-                << static_cast<int>(dt) << 3 << 1 << 1 << true;
+                << static_cast<int>(dt) << 3 << 1 << 1 << true << 1;
             QTest::newRow((d + "-3x3-s2-p1").c_str())
-                << static_cast<int>(dt) << 3 << 2 << 1 << false;
+                << static_cast<int>(dt) << 3 << 2 << 1 << false << 1;
             QTest::newRow((d + "-1x1-s2-p0").c_str())
-                << static_cast<int>(dt) << 1 << 2 << 0 << false;
+                << static_cast<int>(dt) << 1 << 2 << 0 << false << 1;
+            // MobileNet's depthwise 3x3 (one group per channel) and a grouped one.
+            QTest::newRow((d + "-3x3-s2-p1-depthwise").c_str())
+                << static_cast<int>(dt) << 3 << 2 << 1 << false << 8;
+            QTest::newRow((d + "-3x3-s1-p1-groups2-bias").c_str())
+                << static_cast<int>(dt) << 3 << 1 << 1 << true << 2;
         }
     }
     void conv() {
@@ -126,11 +132,13 @@ private slots:
         QFETCH(int, stride);
         QFETCH(int, pad);
         QFETCH(bool, bias);
+        QFETCH(int, groups);
         const DType dt = static_cast<DType>(dtype);
         ConvDesc d;
-        d.n = 4, d.c = 8, d.h = 12, d.w = 12, d.k = 16, d.r = kernel, d.s = kernel;
-        d.stride = stride, d.pad = pad;
-        const Shape xs{d.n, d.c, d.h, d.w}, ws{d.k, d.c, d.r, d.s},
+        d.n = 4, d.c = 8, d.h = 12, d.w = 12, d.k = groups == 8 ? 8 : 16, d.r = kernel,
+        d.s = kernel;
+        d.stride = stride, d.pad = pad, d.groups = groups;
+        const Shape xs{d.n, d.c, d.h, d.w}, ws{d.k, d.c / groups, d.r, d.s},
             ys{d.n, d.k, d.outH(), d.outW()};
         const Tensor hx = rnd(xs, 11), hw = rnd(ws, 12, -0.2f, 0.2f), hb = rnd({d.k}, 13),
                      hdy = rnd(ys, 14), hdw = rnd(ws, 15), hdb = rnd({d.k}, 16);
@@ -235,10 +243,12 @@ private slots:
         QTest::addColumn<int>("dtype");
         QTest::addColumn<int>("act");
         for (DType dt : {DType::F32, DType::F16, DType::BF16})
-            for (Activation a : {Activation::ReLU, Activation::LeakyReLU, Activation::GELU}) {
+            for (Activation a :
+                 {Activation::ReLU, Activation::LeakyReLU, Activation::GELU, Activation::ReLU6}) {
                 const char* an = a == Activation::ReLU        ? "relu"
                                  : a == Activation::LeakyReLU ? "leaky"
-                                                              : "gelu";
+                                 : a == Activation::GELU      ? "gelu"
+                                                              : "relu6";
                 QTest::newRow((std::string(dtypeName(dt)) + "-" + an).c_str())
                     << static_cast<int>(dt) << static_cast<int>(a);
             }
@@ -248,7 +258,8 @@ private slots:
         QFETCH(int, act);
         const DType dt = static_cast<DType>(dtype);
         const Activation a = static_cast<Activation>(act);
-        const Tensor hx = rnd({4, 333}, 41, -3.0f, 3.0f), hdy = rnd({4, 333}, 42);
+        // Past ReLU6's upper bound too.
+        const Tensor hx = rnd({4, 333}, 41, -8.0f, 8.0f), hdy = rnd({4, 333}, 42);
         compareRuns("activation", dt, [&](Backend& b) {
             Tensor x = upload(b, hx, dt), dy = upload(b, hdy, dt);
             Tensor y = b.empty(x.shape(), dt), dx = b.empty(x.shape(), dt);

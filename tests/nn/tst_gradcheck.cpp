@@ -32,12 +32,23 @@ private slots:
             << "2x3x7x7";
         QTest::newRow("conv2d-1x1") << R"({"type":"conv2d","out_channels":2,"kernel":1})"
                                     << "1x3x4x4";
+        QTest::newRow("conv2d-depthwise")
+            << R"({"type":"conv2d","out_channels":4,"kernel":3,"padding":1,"groups":4})"
+            << "2x4x5x5";
+        QTest::newRow("conv2d-groups2-stride2-nobias")
+            << R"({"type":"conv2d","out_channels":6,"kernel":3,"stride":2,"groups":2,"bias":false})"
+            << "2x4x7x7";
+        QTest::newRow("conv2d-depthwise-multiplier2")
+            << R"({"type":"conv2d","out_channels":6,"kernel":1,"groups":3})"
+            << "1x3x4x4";
         QTest::newRow("batchnorm2d") << R"({"type":"batchnorm2d"})"
                                      << "4x3x3x3";
         QTest::newRow("relu") << R"({"type":"relu"})"
                               << "2x10";
         QTest::newRow("leakyrelu") << R"({"type":"leakyrelu","negative_slope":0.2})"
                                    << "2x10";
+        QTest::newRow("relu6") << R"({"type":"relu6"})"
+                               << "2x10";
         QTest::newRow("gelu") << R"({"type":"gelu"})"
                               << "2x10";
         QTest::newRow("maxpool2d") << R"({"type":"maxpool2d","kernel":2})"
@@ -139,6 +150,22 @@ private slots:
         } catch (const Error& e) {
             QVERIFY2(std::string(e.what()).find("geometry") != std::string::npos, e.what());
         }
+    }
+
+    // ReLU6 as PyTorch's (hardtanh between 0 and 6): clipped at both ends, no gradient at
+    // either bound or past it (finite differences above stay clear of the kinks).
+    void relu6ClipsAtBothEnds() {
+        Tensor x = Tensor::host({6}, DType::F32), dy = Tensor::host({6}, DType::F32);
+        const float values[] = {-1.0f, 0.0f, 3.0f, 5.99f, 6.0f, 7.5f};
+        std::copy(std::begin(values), std::end(values), x.data<float>());
+        std::fill(dy.data<float>(), dy.data<float>() + 6, 1.0f);
+        Tensor y = Tensor::host({6}, DType::F32), dx = Tensor::host({6}, DType::F32);
+        m_backend->activationForward(Activation::ReLU6, 0.0f, x, y);
+        m_backend->activationBackward(Activation::ReLU6, 0.0f, x, dy, dx);
+        const std::vector<float> forward(y.data<float>(), y.data<float>() + 6),
+            backward(dx.data<float>(), dx.data<float>() + 6);
+        QCOMPARE(forward, (std::vector<float>{0.0f, 0.0f, 3.0f, 5.99f, 6.0f, 6.0f}));
+        QCOMPARE(backward, (std::vector<float>{0.0f, 0.0f, 1.0f, 1.0f, 0.0f, 0.0f}));
     }
 
 private:

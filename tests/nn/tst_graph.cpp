@@ -27,6 +27,7 @@ private slots:
         QTest::newRow("resnet18") << "resnet18" << qint64(11181642);
         QTest::newRow("resnet34") << "resnet34" << qint64(21289802);
         QTest::newRow("resnet50") << "resnet50" << qint64(23528522);
+        QTest::newRow("mobilenet_v2") << "mobilenet_v2" << qint64(2236682);
     }
     void zooMatchesPyTorchParameterCounts() {
         QFETCH(QString, model);
@@ -196,6 +197,11 @@ private slots:
         QTest::newRow("conv-channels-string")
             << with(R"({"type":"conv2d","name":"c","out_channels":"4"})")
             << "layer 'c': option 'out_channels' must be a whole number from 1 to";
+        QTest::newRow("conv-groups-uneven")
+            << with(R"({"type":"conv2d","name":"dw","out_channels":6,"groups":4})")
+            << "layer 'dw': groups 4 must divide both its 1 input and 6 output channels";
+        QTest::newRow("conv-groups-0")
+            << with(R"({"type":"conv2d","out_channels":2,"groups":0})") << "'groups'";
         QTest::newRow("conv-stride-0")
             << with(R"({"type":"conv2d","out_channels":2,"stride":0})") << "'stride'";
         QTest::newRow("conv-kernel-huge")

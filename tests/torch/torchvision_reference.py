@@ -3,8 +3,9 @@
 
   save DIR MODEL CLASSES      writes, for torchvision.models.MODEL(num_classes=CLASSES) seeded
                               with batch-norm statistics and affine parameters drawn at random
-                              (so evaluation mode uses them): DIR/MODEL.pth (torch.save of its
-                              state dict), DIR/MODEL.safetensors (the same tensors),
+                              (so evaluation mode uses them) and dropout off: DIR/MODEL.pth
+                              (torch.save of its state dict), DIR/MODEL.safetensors (the same
+                              tensors),
                               DIR/MODEL-ddp.pth (names under "module."), DIR/MODEL-lightning.pth
                               ({"state_dict": {"model.<name>": ...}, "epoch": 1, ...}) and
                               DIR/MODEL-imagenet.pth (1000 classes: another head)
@@ -34,6 +35,8 @@ def build(name, classes):
                 module.running_var.uniform_(0.5, 1.5)
                 module.weight.uniform_(0.5, 1.5)
                 module.bias.uniform_(-0.2, 0.2)
+            elif isinstance(module, torch.nn.Dropout):
+                module.p = 0.0  # the training passes compared must be the same computation
     return net
 
 

@@ -183,11 +183,16 @@ CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, DType act, bool bias
     e->bias = bias;
     e->inputLayer = inputLayer;
     const dt a = act == DType::BF16 ? dt::bf16 : dt::f32; // activations and compute weights
-    const memory::dims src{d.n, d.c, d.h, d.w}, wei{d.k, d.c, d.r, d.s},
+    // Grouped weights are (groups, k / groups, c / groups, r, s) to oneDNN: the same memory as
+    // PyTorch's (k, c / groups, r, s).
+    const bool grouped = d.groups > 1;
+    const memory::dims src{d.n, d.c, d.h, d.w},
+        wei = grouped ? memory::dims{d.groups, d.k / d.groups, d.c / d.groups, d.r, d.s}
+                      : memory::dims{d.k, d.c, d.r, d.s},
         dst{d.n, d.k, d.outH(), d.outW()}, b{d.k};
     const memory::dims strides{d.stride, d.stride}, pad{d.pad, d.pad};
-    const memory::desc srcPlain(src, a, tag::nchw), weiPlain(wei, dt::f32, tag::oihw),
-        dstPlain(dst, a, tag::nchw);
+    const memory::desc srcPlain(src, a, tag::nchw),
+        weiPlain(wei, dt::f32, grouped ? tag::goihw : tag::oihw), dstPlain(dst, a, tag::nchw);
     e->biasPlain = memory::desc(b, dt::f32, tag::x);
     const auto algo = dnnl::algorithm::convolution_direct;
     const auto training = dnnl::prop_kind::forward_training;
@@ -265,7 +270,7 @@ CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, DType act, bool bias
     e->wwDiffDst = activation(dstPlain, weiPd.diff_dst_desc(), dstShape);
     e->wwDiffWei = weights(weiPd.diff_weights_desc());
     e->diffDstShared = dataPd.diff_dst_desc() == weiPd.diff_dst_desc();
-    e->diffWeights.resize(static_cast<std::size_t>(d.k * d.c * d.r * d.s));
+    e->diffWeights.resize(static_cast<std::size_t>(d.weightCount()));
     e->diffBias.resize(static_cast<std::size_t>(d.k));
     m_impl->entries.push_back(std::move(e));
     return *m_impl->entries.back();

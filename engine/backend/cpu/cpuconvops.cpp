@@ -17,7 +17,7 @@ LaidOut laidOut(const Tensor& t) {
 
 void CpuBackend::convForward(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor* b,
                              Tensor& y) {
-    if (x.numel() != d.n * d.c * d.h * d.w || w.numel() != d.k * d.c * d.r * d.s ||
+    if (x.numel() != d.n * d.c * d.h * d.w || w.numel() != d.weightCount() ||
         y.numel() != d.n * d.k * d.outH() * d.outW())
         throw Error("convForward: tensors do not match the convolution's shape");
     if (x.dtype() != y.dtype())
@@ -42,9 +42,9 @@ void CpuBackend::convBackward(const ConvDesc& d, const Tensor& x, const Tensor& 
     float* dbias = db ? db->data<float>() : nullptr;
     if (computesNatively(x.dtype()) && dy.dtype() == x.dtype() &&
         (!dx || dx->dtype() == x.dtype())) {
-        const int layout = m_conv->backward(d, x.dtype(), laidOut(x), w.data<float>(),
-                                            laidOut(dy), dx ? dx->raw() : nullptr,
-                                            dx && mayBlock(*dx), dw.data<float>(), dbias, true);
+        const int layout = m_conv->backward(d, x.dtype(), laidOut(x), w.data<float>(), laidOut(dy),
+                                            dx ? dx->raw() : nullptr, dx && mayBlock(*dx),
+                                            dw.data<float>(), dbias, true);
         if (dx)
             setLayout(*dx, layout);
         return;

@@ -29,6 +29,8 @@ TB_HD float activate(Activation a, float alpha, float x) {
         return x > 0.0f ? x : alpha * x;
     case Activation::GELU:
         return gelu(x);
+    case Activation::ReLU6:
+        return x > 0.0f ? (x < 6.0f ? x : 6.0f) : 0.0f;
     }
     return x;
 }
@@ -42,6 +44,8 @@ TB_HD float activateBackward(Activation a, float alpha, float x, float dy) {
         return x > 0.0f ? dy : alpha * dy;
     case Activation::GELU:
         return dy * geluGrad(x);
+    case Activation::ReLU6: // PyTorch's hardtanh: no gradient at either bound
+        return x > 0.0f && x < 6.0f ? dy : 0.0f;
     }
     return dy;
 }
