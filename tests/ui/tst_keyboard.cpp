@@ -56,9 +56,17 @@ QString describe(const QWidget* w) {
                                          w->objectName());
 }
 
+// What a screen reader says for the widget: the labels related to it (a form row's label, its
+// buddy) and then its name. On Linux a combo box's name is its current value, so two rows whose
+// values read "auto" are still told apart by their labels, as Orca tells them apart.
 QString accessibleName(QWidget* w) {
     QAccessibleInterface* a = QAccessible::queryAccessibleInterface(w);
-    return a ? a->text(QAccessible::Name) : QString();
+    if (!a)
+        return {};
+    QString said;
+    for (const auto& [label, relation] : a->relations(QAccessible::Label))
+        said += label->text(QAccessible::Name) + QLatin1Char(' ');
+    return said + a->text(QAccessible::Name);
 }
 
 // The message box a failed write opened, once it is there.

@@ -94,6 +94,13 @@ ConfigForm::ConfigForm(const QStringList& keys, QWidget* parent)
         row.label = new QLabel(key, this);
         row.label->setToolTip(tip);
         row.label->setBuddy(row.editor);
+        // Qt relates a label to the widget it names only among that widget's siblings, and the
+        // row's label is not the editor's (the editor sits in the row's container). A hidden
+        // twin beside the editor gives screen readers the relation; without it a combo box is
+        // announced by its value alone on Linux ("auto", twice in one form).
+        auto* named = new QLabel(key, row.container);
+        named->setBuddy(row.editor);
+        named->hide();
         m_layout->addRow(row.label, row.container);
         m_rows.insert(key, row);
         m_order << key;
