@@ -21,8 +21,12 @@ struct DataConfig {
     // Training-time augmentation: random crop with padding + horizontal flip for 32x32 images,
     // random resized crop + flip for ImageFolder. Off for the default run.
     bool augment = false;
-    // Subtract the per-channel mean and divide by the std (computed once and cached).
+    // Subtract the per-channel mean and divide by the std.
     bool normalize = true;
+    // Whose statistics: "dataset" (computed once from its images and cached), "imagenet"
+    // (torchvision's, which its pretrained weights expect; RGB only) or "auto": ImageNet's for a
+    // run from pretrained weights on RGB images, else the dataset's.
+    std::string normStats = "auto";
     // Side length that ImageFolder and the synthetic shapes produce.
     int imageSize = 32;
     // CSV: label column by name or 0-based index; empty = last column. Header: auto|yes|no.

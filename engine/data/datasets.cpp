@@ -73,19 +73,38 @@ RawSplits openRawSplits(const DataConfig& config, uint64_t seed) {
     return family->open(config, seed);
 }
 
-DatasetSplits openDatasets(const DataConfig& config, uint64_t seed) {
+std::string resolveNormStats(const DataConfig& config, const Shape& sample, bool pretrained) {
+    if (!config.normalize)
+        return {};
+    const bool rgb = sample.rank() == 3 && sample[0] == 3;
+    if (config.normStats == "imagenet" && !rgb)
+        throw ConfigError("data.norm_stats", "ImageNet's statistics are for RGB images; " +
+                                                 config.name + " samples are " + sample.toString() +
+                                                 ": use dataset or auto");
+    return config.normStats == "imagenet" || (config.normStats == "auto" && pretrained && rgb)
+               ? "imagenet"
+               : "dataset";
+}
+
+DatasetSplits openDatasets(const DataConfig& config, uint64_t seed, bool pretrained) {
     RawSplits raw = openRawSplits(config, seed);
-    DatasetSplits out{raw.train, raw.validation, {}, {}};
+    DatasetSplits out{raw.train, raw.validation, {}, {}, {}};
     if (config.augment && raw.cropPadding > 0)
         out.train = std::make_shared<RandomCropFlipDataset>(out.train, raw.cropPadding, raw.flip);
-    if (config.normalize) {
+    out.normStats = resolveNormStats(config, raw.train->sampleShape(), pretrained);
+    if (out.normStats.empty())
+        return out;
+    if (out.normStats == "imagenet") {
+        out.mean = kImageNetMean;
+        out.stdDev = kImageNetStd;
+    } else {
         const ChannelStats st = cachedChannelStats(raw.statsSource ? *raw.statsSource : *raw.train,
                                                    raw.statsKey, raw.statsSamples);
-        out.train = std::make_shared<NormalizeDataset>(out.train, st.mean, st.stdDev);
-        out.validation = std::make_shared<NormalizeDataset>(out.validation, st.mean, st.stdDev);
         out.mean = st.mean;
         out.stdDev = st.stdDev;
     }
+    out.train = std::make_shared<NormalizeDataset>(out.train, out.mean, out.stdDev);
+    out.validation = std::make_shared<NormalizeDataset>(out.validation, out.mean, out.stdDev);
     return out;
 }
 

@@ -102,6 +102,46 @@ void resampleCrop(const RgbImage& img, float x0, float y0, float w, float h, int
     }
 }
 
+CropBox randomResizedCrop(int width, int height, uint64_t seed) {
+    const auto W = static_cast<float>(width), H = static_cast<float>(height);
+    const float minRatio = 3.0f / 4.0f, maxRatio = 4.0f / 3.0f;
+    for (uint64_t attempt = 0; attempt < 10; ++attempt) {
+        const float area = W * H * (0.08f + 0.92f * math::uniform01(seed, 4 * attempt));
+        const float ratio =
+            std::exp(std::log(minRatio) +
+                     std::log(maxRatio / minRatio) * math::uniform01(seed, 4 * attempt + 1));
+        const float w = std::round(std::sqrt(area * ratio));
+        const float h = std::round(std::sqrt(area / ratio));
+        if (w >= 1 && h >= 1 && w <= W && h <= H)
+            return {std::floor((W - w + 1) * math::uniform01(seed, 4 * attempt + 2)),
+                    std::floor((H - h + 1) * math::uniform01(seed, 4 * attempt + 3)), w, h};
+    }
+    // A very long or tall image: the whole of it, cut to the nearest allowed ratio, centred.
+    float w = W, h = H;
+    if (W / H < minRatio)
+        h = std::round(W / minRatio);
+    else if (W / H > maxRatio)
+        w = std::round(H * maxRatio);
+    return {std::floor((W - w) / 2), std::floor((H - h) / 2), w, h};
+}
+
+CropBox centerCrop(int width, int height, int size) {
+    const auto resized = static_cast<float>(std::lround(size * 8.0 / 7.0)); // the shorter side
+    const float shorter = static_cast<float>(std::min(width, height));
+    const float scale = shorter / resized; // stored pixels per resized pixel
+    // torchvision: the longer side becomes int(resized * longer / shorter), the crop starts at
+    // round((side - size) / 2) of the resized image.
+    const auto resizedSide = [&](int side) {
+        return side == std::min(width, height)
+                   ? resized
+                   : std::floor(resized * static_cast<float>(side) / shorter);
+    };
+    const auto s = static_cast<float>(size);
+    // Python's round, halves to even, as torchvision's CenterCrop has it.
+    return {std::nearbyint((resizedSide(width) - s) / 2) * scale,
+            std::nearbyint((resizedSide(height) - s) / 2) * scale, s * scale, s * scale};
+}
+
 ImageFolderDataset::ImageFolderDataset(std::shared_ptr<const ImageFolderIndex> index, int size,
                                        bool augment, std::string description)
     : m_index(std::move(index)), m_size(size), m_augment(augment),
@@ -113,31 +153,28 @@ int32_t ImageFolderDataset::label(int64_t index) const {
 
 int32_t ImageFolderDataset::get(int64_t index, float* out, uint64_t seed) const {
     const std::string& path = m_index->files[static_cast<std::size_t>(index)];
-    const RgbImage img = decodeImage(readWholeFile(path), path);
-    const auto W = static_cast<float>(img.width), H = static_cast<float>(img.height);
-    float x0 = 0, y0 = 0, w = W, h = H;
-    bool flip = false;
-    if (m_augment) {
-        // torchvision RandomResizedCrop: area in [0.08, 1], log-uniform aspect in [3/4, 4/3].
-        bool found = false;
-        for (uint64_t attempt = 0; attempt < 10 && !found; ++attempt) {
-            const float area = W * H * (0.08f + 0.92f * math::uniform01(seed, 4 * attempt));
-            const float logRatio = std::log(3.0f / 4.0f) +
-                                   std::log(16.0f / 9.0f) * math::uniform01(seed, 4 * attempt + 1);
-            const float ratio = std::exp(logRatio);
-            const float cw = std::round(std::sqrt(area * ratio));
-            const float ch = std::round(std::sqrt(area / ratio));
-            if (cw >= 1 && ch >= 1 && cw <= W && ch <= H) {
-                x0 = std::floor((W - cw + 1) * math::uniform01(seed, 4 * attempt + 2));
-                y0 = std::floor((H - ch + 1) * math::uniform01(seed, 4 * attempt + 3));
-                w = cw;
-                h = ch;
-                found = true;
-            }
-        }
-        flip = math::uniform01(seed, 100) < 0.5f;
-    }
-    resampleCrop(img, x0, y0, w, h, static_cast<int>(m_size), flip, out);
+    // Each loader worker reuses its buffers: no allocation per sample once they have grown.
+    thread_local std::vector<uint8_t> bytes;
+    thread_local RgbImage img;
+    readWholeFileInto(path, bytes);
+    struct Choice {
+        const ImageFolderDataset* self;
+        uint64_t seed;
+        CropBox box;
+    } choice{this, seed, {}};
+    // The crop is drawn from the stored size alone, so the decoder can skip what it does not need.
+    decodeImageInto(bytes, path, img, [&choice](int width, int height) {
+        const auto size = static_cast<int>(choice.self->m_size);
+        choice.box = choice.self->m_augment ? randomResizedCrop(width, height, choice.seed)
+                                            : centerCrop(width, height, size);
+        return dctScaleFor(choice.box.width, choice.box.height, size);
+    });
+    const bool flip = m_augment && math::uniform01(seed, 100) < 0.5f;
+    const float sx = static_cast<float>(img.width) / static_cast<float>(img.storedWidth);
+    const float sy = static_cast<float>(img.height) / static_cast<float>(img.storedHeight);
+    const CropBox& b = choice.box;
+    resampleCrop(img, b.x * sx, b.y * sy, b.width * sx, b.height * sy, static_cast<int>(m_size),
+                 flip, out);
     return label(index);
 }
 

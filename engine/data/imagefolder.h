@@ -1,6 +1,7 @@
 // ImageFolder: root/<class>/<image>.png|jpg, classes in sorted folder order, each image decoded
-// on demand, made RGB and resized (bilinear) to size x size, with random resized crop + flip as
-// training augmentation.
+// on demand in the loader's workers and made RGB, size x size, as torchvision's recipe for
+// ImageNet-style training has it: RandomResizedCrop(size) + horizontal flip when augmenting,
+// else Resize(size * 8/7) + CenterCrop(size). A JPEG is decoded only as large as its crop needs.
 #pragma once
 
 #include "data/dataset.h"
@@ -22,6 +23,18 @@ struct ImageFolderIndex {
 // Scans root. Throws DatasetError for a missing root, a root with no class folders, or a class
 // folder holding no PNG/JPEG files.
 ImageFolderIndex scanImageFolder(const std::string& root);
+
+// A crop of an image, in its stored pixels.
+struct CropBox {
+    float x = 0, y = 0, width = 0, height = 0;
+};
+
+// torchvision's RandomResizedCrop (area 8% to 100% of the image, aspect ratio log-uniform in
+// [3/4, 4/3], ten tries, then a centre crop at the nearest allowed ratio), drawn from `seed`.
+CropBox randomResizedCrop(int width, int height, uint64_t seed);
+// Resize(round(size * 8/7)) of the shorter side followed by CenterCrop(size), as one crop of the
+// stored image (224 px: torchvision's Resize(256) + CenterCrop(224)).
+CropBox centerCrop(int width, int height, int size);
 
 // Bilinear resample of the crop (x0, y0, w, h), in source pixels, of img into a {3, size, size}
 // float image in [0, 1], mirrored left-right when flip.

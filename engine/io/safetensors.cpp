@@ -150,11 +150,12 @@ void writeSafetensors(const std::string& path, const std::vector<SafetensorsEntr
         fail("cannot move checkpoint into place at " + path + ": " + ec.message());
 }
 
-SafetensorsFile readSafetensors(const std::string& path) {
-    const uint64_t size = regularFileSize(path);
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw DatasetError(path, -1, "cannot open the checkpoint");
+namespace {
+
+// Reads and checks the header of an open file of `size` bytes; *dataStart is where the tensors'
+// bytes begin.
+SafetensorsHeader readHeader(std::ifstream& in, uint64_t size, const std::string& path,
+                             uint64_t* dataStart) {
     unsigned char len[8];
     if (size < 8 || !in.read(reinterpret_cast<char*>(len), 8))
         throw DatasetError(path, 0, "too short to be a safetensors file");
@@ -167,10 +168,33 @@ SafetensorsFile readSafetensors(const std::string& path) {
                                " exceeds the file size " + std::to_string(size));
     std::string text(headerLen, '\0');
     in.read(text.data(), static_cast<std::streamsize>(headerLen));
-    const uint64_t dataStart = 8 + headerLen;
-    SafetensorsHeader header = parseSafetensorsHeader(text, size - dataStart, path);
+    *dataStart = 8 + headerLen;
+    return parseSafetensorsHeader(text, size - *dataStart, path);
+}
+
+std::ifstream openSafetensors(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw DatasetError(path, -1, "cannot open the checkpoint");
+    return in;
+}
+
+} // namespace
+
+std::map<std::string, std::string> readSafetensorsMetadata(const std::string& path) {
+    const uint64_t size = regularFileSize(path);
+    std::ifstream in = openSafetensors(path);
+    uint64_t dataStart = 0;
+    return readHeader(in, size, path, &dataStart).metadata;
+}
+
+SafetensorsFile readSafetensors(const std::string& path) {
+    const uint64_t size = regularFileSize(path);
+    std::ifstream in = openSafetensors(path);
+    uint64_t dataStart = 0;
+    const SafetensorsHeader header = readHeader(in, size, path, &dataStart);
     SafetensorsFile file;
-    file.metadata = std::move(header.metadata);
+    file.metadata = header.metadata;
     for (const SafetensorsTensorInfo& info : header.tensors) {
         Tensor t = Tensor::host(info.shape, info.dtype);
         in.seekg(static_cast<std::streamoff>(dataStart + info.begin));

@@ -49,5 +49,7 @@ struct SafetensorsFile {
 // Reads a whole file, validating the header against the file size before allocating. Throws
 // DatasetError(path, offset, ...) on malformed input.
 SafetensorsFile readSafetensors(const std::string& path);
+// Only the header's metadata (a checkpoint's config), checked as readSafetensors checks it.
+std::map<std::string, std::string> readSafetensorsMetadata(const std::string& path);
 
 } // namespace tb

@@ -16,7 +16,10 @@ namespace tb {
 
 Predictor::Predictor(const std::string& checkpointPath)
     : m_checkpoint(checkpointPath), m_config(Checkpointer::configOf(checkpointPath)) {
-    const DatasetSplits data = openDatasets(m_config.data, m_config.seed);
+    // Normalised as the run trained (ImageNet's statistics when it started from pretrained
+    // weights).
+    const DatasetSplits data = openDatasets(m_config.data, m_config.seed,
+                                            !m_config.modelOptions.value("pretrained", "").empty());
     m_shape = data.validation->sampleShape();
     const int classes = data.validation->numClasses();
     m_classNames = data.validation->classNames();

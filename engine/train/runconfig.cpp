@@ -309,6 +309,10 @@ std::vector<FieldBinding> makeBindings() {
                        "held-out fraction for sets without a test split")),
          TB_BOOL("data.augment", data.augment, "random crop + flip while training"),
          TB_BOOL("data.normalize", data.normalize, "per-channel mean/std normalisation"),
+         when("data.normalize", {"true"},
+              TB_CHOICE("data.norm_stats", data.normStats, (Choices{"auto", "dataset", "imagenet"}),
+                        "whose mean/std: the dataset's, ImageNet's (what pretrained weights "
+                        "expect) or auto (ImageNet's with model.pretrained on RGB images)")),
          when("dataset", {"imagefolder", "shapes"},
               TB_INT("data.image_size", data.imageSize, kMinImageSize, kMaxImageSize,
                      "image side for imagefolder and shapes")),

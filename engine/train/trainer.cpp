@@ -20,6 +20,7 @@
 #include "train/devicebatchslots.h"
 #include "train/memoryestimate.h"
 #include "train/pretrained.h"
+#include "train/pretrainedinput.h"
 #include "train/runfailure.h"
 #include "train/stepplan.h"
 #include "train/validation.h"
@@ -264,7 +265,15 @@ void Trainer::State::setup() {
     backend->setDeterministic(config.deterministic);
     backend->setFlushDenormals(config.flushDenormals); // this thread and the compute pool
     backend->setMemoryFormat(memoryFormatOf(config.memoryFormat));
-    const DatasetSplits data = openDatasets(config.data, config.seed);
+    const std::string pretrained = config.modelOptions.value("pretrained", "");
+    const DatasetSplits data = openDatasets(config.data, config.seed, !pretrained.empty());
+    if (data.normStats == "imagenet")
+        log(LogLevel::Info,
+            "inputs normalised with ImageNet's mean (0.485, 0.456, 0.406) and std (0.229, 0.224, "
+            "0.225), as torchvision's pretrained weights expect (data.norm_stats=" +
+                config.data.normStats + ")");
+    for (const std::string& warning : pretrainedInputWarnings(config, data.train->sampleShape()))
+        log(LogLevel::Warning, "model.pretrained: " + warning);
     requireTrainingStep(config, *data.train, *data.validation);
     // Before the model takes memory and time: a folder that cannot be written fails now, not at
     // the first save after an epoch of training.
@@ -296,7 +305,6 @@ void Trainer::State::setup() {
                 std::to_string(frozen) +
                 " layers keep their weights, their batch norms their running statistics");
     }
-    const std::string pretrained = config.modelOptions.value("pretrained", "");
     if (!pretrained.empty() && options.resumeFrom.empty()) // a resumed run has its own weights
         for (const std::string& line : describePretrained(loadPretrained(
                  pretrained, *graph, config.modelOptions.value("pretrained_strict", false))))

@@ -1,11 +1,16 @@
-// ImageFolder: PNG and JPEG decoding, grey to RGB, bilinear resize, random resized crop, the
-// seeded split, and empty folders, empty classes and undecodable images.
+// ImageFolder: PNG and JPEG decoding, grey to RGB, bilinear resize, torchvision's random resized
+// crop and evaluation centre crop (checked against torchvision itself where it is installed),
+// JPEGs decoded at the DCT scale their crop needs, the seeded split, ImageNet's statistics, and
+// empty folders, empty classes and undecodable images.
 #include "core/errors.h"
 #include "data/datasets.h"
 #include "data/imagefolder.h"
 #include "imagefiles.h"
+#include "io/safetensors.h"
 #include "support/testdata.h"
+#include "support/torchreference.h"
 
+#include <QProcess>
 #include <QtTest>
 
 using namespace tb;
@@ -186,6 +191,164 @@ private slots:
         const DatasetSplits s = openDatasets(config, 1);
         std::vector<float> out(3 * 32 * 32);
         QVERIFY_THROWS_EXCEPTION(DatasetError, s.train->get(4, out.data(), 0));
+    }
+
+    void randomResizedCropStaysInItsBounds() {
+        for (const auto& [w, h] : {std::pair{640, 480}, std::pair{50, 400}, std::pair{33, 33}})
+            for (uint64_t seed = 0; seed < 200; ++seed) {
+                const CropBox b = randomResizedCrop(w, h, seed);
+                QVERIFY(b.x >= 0 && b.y >= 0 && b.width >= 1 && b.height >= 1);
+                QVERIFY(b.x + b.width <= static_cast<float>(w) &&
+                        b.y + b.height <= static_cast<float>(h));
+                if (w == 640) { // large enough for rounding not to matter
+                    const float ratio = b.width / b.height, area = b.width * b.height;
+                    QVERIFY2(ratio > 0.74f && ratio < 1.34f, qPrintable(QString::number(ratio)));
+                    QVERIFY(area >= 0.079f * 640 * 480);
+                }
+            }
+        // No crop of an allowed ratio fits 1000 x 10: the centre, cut to 4:3.
+        const CropBox wide = randomResizedCrop(1000, 10, 1);
+        QCOMPARE(wide.width, 13.0f);
+        QCOMPARE(wide.height, 10.0f);
+        QCOMPARE(wide.x, 493.0f);
+        QCOMPARE(wide.y, 0.0f);
+    }
+
+    // Resize(256) + CenterCrop(224) of a 500 x 375 photo: the shorter side becomes 256, the
+    // longer int(256 x 500 / 375) = 341, and the crop starts at round((341 - 224) / 2): 58.5,
+    // to even as Python rounds.
+    void centerCropIsTorchvisionsResizeAndCrop() {
+        const float s = 375.0f / 256.0f; // stored pixels per resized pixel
+        const CropBox landscape = centerCrop(500, 375, 224);
+        QCOMPARE(landscape.x, 58 * s);
+        QCOMPARE(landscape.y, 16 * s);
+        QCOMPARE(landscape.width, 224 * s);
+        QCOMPARE(landscape.height, 224 * s);
+        const CropBox portrait = centerCrop(375, 500, 224);
+        QCOMPARE(portrait.x, 16 * s);
+        QCOMPARE(portrait.y, 58 * s);
+    }
+
+    void dctScaleKeepsTheCropAtLeastTheOutputSize() {
+        QCOMPARE(dctScaleFor(100, 100, 224), 1);
+        QCOMPARE(dctScaleFor(447, 447, 224), 1);
+        QCOMPARE(dctScaleFor(448, 448, 224), 2);
+        QCOMPARE(dctScaleFor(1000, 800, 224), 2);
+        QCOMPARE(dctScaleFor(4000, 3000, 224), 8);
+        QCOMPARE(dctScaleFor(4000, 300, 32), 8);
+    }
+
+    // A JPEG is decoded at the scale the decoder is told, and through the dataset at the scale
+    // its crop allows: within a few levels of decoding it whole and resampling the same crop.
+    void jpegDecodesAtTheScaleItsCropNeeds() {
+        QTemporaryDir dir;
+        QDir().mkpath(dir.path() + "/g");
+        const std::string path = (dir.path() + "/g/ramp.jpg").toStdString();
+        writeRgbRamp(path, 640, 480);
+        const std::vector<uint8_t> bytes = readWholeFile(path);
+        RgbImage img;
+        int toldWidth = 0, toldHeight = 0;
+        decodeImageInto(bytes, path, img, [&](int w, int h) {
+            toldWidth = w;
+            toldHeight = h;
+            return 4;
+        });
+        QCOMPARE(toldWidth, 640);
+        QCOMPARE(toldHeight, 480);
+        QCOMPARE(img.width, 160);
+        QCOMPARE(img.height, 120);
+        QCOMPARE(img.storedWidth, 640);
+
+        ImageFolderDataset ds(
+            std::make_shared<ImageFolderIndex>(scanImageFolder(dir.path().toStdString())), 32,
+            false, "t");
+        std::vector<float> scaled(3 * 32 * 32), whole(3 * 32 * 32);
+        ds.get(0, scaled.data(), 0);
+        const CropBox box = centerCrop(640, 480, 32);
+        QCOMPARE(dctScaleFor(box.width, box.height, 32), 8);
+        resampleCrop(decodeImage(bytes, path), box.x, box.y, box.width, box.height, 32, false,
+                     whole.data());
+        float worst = 0.0f;
+        for (std::size_t i = 0; i < whole.size(); ++i)
+            worst = std::max(worst, std::abs(scaled[i] - whole[i]));
+        qInfo("1/8-scale decode vs whole decode, 32 px centre crop: worst %.4f", worst);
+        QVERIFY(worst < 0.03f);
+    }
+
+    // The evaluation transform against torchvision's Resize + CenterCrop + ToTensor on a ramp
+    // image, where only the geometry can differ: a crop one resized pixel off moves every value
+    // by about 0.02. The JPEG goes through the 1/8-scale decode.
+    void evalTransformMatchesTorchvision_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("width");
+        QTest::addColumn<int>("height");
+        QTest::addColumn<double>("tolerance");
+        QTest::newRow("png-landscape") << "ramp.png" << 80 << 60 << 0.01;
+        QTest::newRow("png-portrait") << "ramp.png" << 45 << 90 << 0.01;
+        QTest::newRow("jpeg-1/8-scale") << "ramp.jpg" << 640 << 480 << 0.03;
+    }
+    void evalTransformMatchesTorchvision() {
+        QFETCH(QString, file);
+        QFETCH(int, width);
+        QFETCH(int, height);
+        QFETCH(double, tolerance);
+        if (const QString why = test::torchUnavailableReason(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        if (QProcess::execute("/usr/bin/python3", {"-c", "import torchvision"}) != 0)
+            QSKIP("torchvision is not installed for /usr/bin/python3 (python3-torchvision)");
+        QTemporaryDir dir;
+        QDir().mkpath(dir.path() + "/g");
+        const QString image = dir.path() + "/g/" + file;
+        writeRgbRamp(image.toStdString(), width, height);
+        ImageFolderDataset ds(
+            std::make_shared<ImageFolderIndex>(scanImageFolder(dir.path().toStdString())), 32,
+            false, "t");
+        Tensor x = Tensor::host({3, 32, 32}, DType::F32);
+        ds.get(0, x.data<float>(), 0);
+        const QString ours = dir.path() + "/ours.safetensors";
+        writeSafetensors(ours.toStdString(), {{"x", x}}, {});
+        const QJsonObject r =
+            test::runTorchScript("imagefolder_reference.py", {"eval", image, "32", ours});
+        qInfo("%s %dx%d at 32 px against torchvision: worst %.4f, mean %.4f", qPrintable(file),
+              width, height, r["max_abs_diff"].toDouble(), r["mean_abs_diff"].toDouble());
+        QVERIFY(r["max_abs_diff"].toDouble() < tolerance);
+    }
+
+    // ImageNet's statistics: asked for, or (auto) for a run from pretrained weights on RGB
+    // images; other samples keep their own, and asking ImageNet's of them is refused.
+    void imageNetStatisticsForPretrainedWeights() {
+        QTemporaryDir dir;
+        writeFolder(dir.path());
+        DataConfig config;
+        config.name = "imagefolder";
+        config.root = dir.path().toStdString();
+        config.imageSize = 8;
+        config.valFraction = 0.0;
+        QCOMPARE(openDatasets(config, 1).normStats, std::string("dataset"));
+        const DatasetSplits pretrained = openDatasets(config, 1, true);
+        QCOMPARE(pretrained.normStats, std::string("imagenet"));
+        QCOMPARE(pretrained.mean, kImageNetMean);
+        QCOMPARE(pretrained.stdDev, kImageNetStd);
+        std::vector<float> out(3 * 8 * 8);
+        pretrained.train->get(0, out.data(), 0); // cat/a.png, all red
+        QCOMPARE(out[0], (1.0f - 0.485f) / 0.229f);
+        QCOMPARE(out[64], (0.0f - 0.456f) / 0.224f);
+        config.normStats = "dataset";
+        QCOMPARE(openDatasets(config, 1, true).normStats, std::string("dataset"));
+        config.normStats = "imagenet";
+        QCOMPARE(openDatasets(config, 1).normStats, std::string("imagenet"));
+
+        DataConfig spirals;
+        spirals.name = "spirals";
+        QCOMPARE(openDatasets(spirals, 1, true).normStats, std::string("dataset"));
+        spirals.normStats = "imagenet";
+        try {
+            openDatasets(spirals, 1);
+            QFAIL("ImageNet's statistics for 2-feature samples");
+        } catch (const ConfigError& e) {
+            QCOMPARE(e.field(), std::string("data.norm_stats"));
+            QVERIFY2(QString(e.what()).contains("RGB"), e.what());
+        }
     }
 
 private:

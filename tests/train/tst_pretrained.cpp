@@ -13,6 +13,7 @@
 #include "support/layouttensors.h"
 #include "support/testdata.h"
 #include "support/torchreference.h"
+#include "train/pretrainedinput.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -64,6 +65,7 @@ private slots:
         QTest::newRow("resnet18") << "resnet18" << 64;
         QTest::newRow("resnet34") << "resnet34" << 32;
         QTest::newRow("resnet50") << "resnet50" << 64;
+        QTest::newRow("mobilenet_v2") << "mobilenet_v2" << 32;
     }
     void torchvisionModelsLoadAndAgree() {
         QFETCH(QString, model);
@@ -75,7 +77,13 @@ private slots:
                              {"save", dir, model, QString::number(kClasses)});
         const std::string name = model.toStdString();
         const Shape input{3, size, size};
-        Graph graph(modelSpec(name, input, kClasses), *m_backend, DType::F32, 1);
+        // No dropout (MobileNetV2's head has one): both sides then compute the same training
+        // pass, as the reference script's models do.
+        nlohmann::json spec = modelSpec(name, input, kClasses);
+        for (auto& layer : spec["layers"])
+            if (layer["type"] == "dropout")
+                layer["p"] = 0.0;
+        Graph graph(spec, *m_backend, DType::F32, 1);
 
         const PretrainedLoad fromPth =
             loadPretrained((dir + "/" + model + ".pth").toStdString(), graph, true);
@@ -172,6 +180,50 @@ private slots:
     }
 
     // A checkpoint TrainBench wrote (weights beside optimizer state) starts another run.
+    // Weights fed other images than they learned from are named: torchvision's (any .pth) saw
+    // 224 px RGB with ImageNet's statistics; a TrainBench checkpoint says what its run used.
+    void inputMismatchesAreNamed() {
+        RunConfig config;
+        config.set("dataset", "imagefolder");
+        config.set("data.image_size", "64");
+        const Shape photos{3, 64, 64};
+        QVERIFY(pretrainedInputWarnings(config, photos).empty()); // no pretrained weights
+        config.set("model.pretrained", "resnet18.pth"); // not read: a PyTorch file is ImageNet's
+        auto warnings = pretrainedInputWarnings(config, photos);
+        QCOMPARE(warnings.size(), std::size_t{1});
+        QVERIFY2(QString::fromStdString(warnings[0])
+                         .contains("learned from 224 px images; this run gives them 64 px") &&
+                     QString::fromStdString(warnings[0]).contains("data.image_size=224"),
+                 warnings[0].c_str());
+        QVERIFY(pretrainedInputWarnings(config, Shape{3, 200, 200}).empty()); // auto: ImageNet's
+        config.set("data.norm_stats", "dataset");
+        warnings = pretrainedInputWarnings(config, Shape{3, 224, 224});
+        QCOMPARE(warnings.size(), std::size_t{1});
+        QVERIFY2(QString::fromStdString(warnings[0])
+                     .contains("ImageNet's mean and std; this run "
+                               "uses their dataset's own"),
+                 warnings[0].c_str());
+
+        // A checkpoint of a CIFAR-10 run, normalised with its own statistics, at 32 px.
+        RunConfig cifar;
+        cifar.set("dataset", "cifar10");
+        const std::string path = (m_dir.path() + "/cifar-run.safetensors").toStdString();
+        writeSafetensors(path, {{"fc.weight", Tensor::host({2, 2}, DType::F32)}},
+                         {{"config", cifar.toJson().dump()}, {"run_id", "run-7"}});
+        RunConfig tune;
+        tune.set("dataset", "imagefolder");
+        tune.set("model.pretrained", path);
+        tune.set("data.norm_stats", "dataset");
+        QVERIFY(pretrainedInputWarnings(tune, Shape{3, 32, 32}).empty());
+        warnings = pretrainedInputWarnings(tune, Shape{3, 96, 96});
+        QCOMPARE(warnings.size(), std::size_t{1});
+        QVERIFY2(QString::fromStdString(warnings[0]).contains("run run-7 learned from 32 px"),
+                 warnings[0].c_str());
+        // A file that cannot be read warns of nothing: loading it says what is wrong.
+        tune.set("model.pretrained", (m_dir.path() + "/missing.safetensors").toStdString());
+        QVERIFY(pretrainedInputWarnings(tune, Shape{3, 96, 96}).empty());
+    }
+
     void ownCheckpointLoads() {
         const Shape input{1, 28, 28};
         Graph source(modelSpec("fmnist-cnn", input, kClasses), *m_backend, DType::F32, 3);
@@ -206,7 +258,8 @@ private slots:
         writeSafetensors(dir + "/shape.safetensors", entries, {});
         const std::string firstKey = before.begin()->first;
         why = refusalOf(dir + "/shape.safetensors", g);
-        QVERIFY2(why.contains("block2.conv.weight") && why.contains("3x3x3x3") && why.contains("64x32x3x3"),
+        QVERIFY2(why.contains("block2.conv.weight") && why.contains("3x3x3x3") &&
+                     why.contains("64x32x3x3"),
                  qPrintable(why));
         for (const auto& [key, value] : hostStateOf(*m_backend, g))
             QVERIFY2(sameValues(value, before.at(key)), key.c_str());

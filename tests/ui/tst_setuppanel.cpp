@@ -3,6 +3,7 @@
 #include "setup/datasetpanel.h"
 #include "setup/lrpreview.h"
 #include "setup/memorybar.h"
+#include "setup/modelpanel.h"
 #include "setup/setuppanel.h"
 #include "status/wrappinglabel.h"
 #include "support/testdata.h"
@@ -29,7 +30,10 @@ void typeInto(SetupPanel& panel, const QString& key, const QString& text) {
     auto* edit = panel.findChild<QLineEdit*>(key);
     QVERIFY2(edit, qPrintable(key));
     edit->selectAll();
-    QTest::keyClicks(edit, text);
+    if (text.isEmpty())
+        QTest::keyClick(edit, Qt::Key_Backspace);
+    else
+        QTest::keyClicks(edit, text);
 }
 
 } // namespace
@@ -148,6 +152,28 @@ private slots:
         QCOMPARE(table->item(last, 0)->text(), QString("fc2"));
         QVERIFY(table->item(last, 0)->toolTip().isEmpty());
         QCOMPARE(panel.config().modelOptions.value("freeze", ""), std::string("backbone"));
+    }
+
+    // ImageNet weights on small grey shapes: the model panel says both what differs in size and
+    // in normalisation, and says nothing once the weights are gone.
+    void pretrainedWeightsOfOtherImagesAreWarnedOf() {
+        SetupPanel panel;
+        RunConfig config;
+        config.data.name = "shapes";
+        config.model = "fmnist-cnn";
+        panel.setConfig(config);
+        auto* warnings = panel.findChild<QLabel*>("model-warnings");
+        QVERIFY(warnings->isHidden());
+        typeInto(panel, "model.pretrained", "resnet18.pth");
+        QTRY_VERIFY(!warnings->isHidden());
+        auto* model = panel.findChild<ui::ModelPanel*>();
+        QVERIFY2(
+            model->warnings().contains("learned from 224 px images; this run gives them 32 px"),
+            qPrintable(model->warnings()));
+        QVERIFY2(model->warnings().contains("this run uses their dataset's own mean and std"),
+                 qPrintable(model->warnings()));
+        typeInto(panel, "model.pretrained", "");
+        QTRY_VERIFY(warnings->isHidden());
     }
 
     // An MLP of 16 million hidden units: about 857 GiB of weights, gradients and momentum,

@@ -23,7 +23,7 @@ namespace tb::ui {
 
 ModelPanel::ModelPanel(QWidget* parent)
     : QWidget(parent), m_picker(new QComboBox(this)), m_table(new QTableWidget(0, 5, this)),
-      m_total(new WrappingLabel(this)) {
+      m_total(new WrappingLabel(this)), m_warnings(new WrappingLabel(this)) {
     m_picker->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_picker->setMinimumContentsLength(16); // spec paths can be long
     m_picker->setObjectName(QStringLiteral("model"));
@@ -76,6 +76,9 @@ ModelPanel::ModelPanel(QWidget* parent)
     m_table->setFont(small);
     m_table->horizontalHeader()->setFont(small);
     m_total->setObjectName(QStringLiteral("model-total"));
+    m_warnings->setObjectName(QStringLiteral("model-warnings"));
+    m_warnings->setStyleSheet(QStringLiteral("color: #c27c0e;")); // amber on light and dark
+    m_warnings->hide();
 
     auto* row = new QHBoxLayout;
     row->addWidget(m_picker, 1);
@@ -83,6 +86,7 @@ ModelPanel::ModelPanel(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(row);
+    layout->addWidget(m_warnings); // the options widget goes above it
     layout->addWidget(m_table, 1);
     layout->addWidget(m_total);
 }
@@ -117,6 +121,18 @@ void ModelPanel::setModel(const QString& nameOrPath, const nlohmann::json& optio
 
 void ModelPanel::setOptionsWidget(QWidget* options) {
     static_cast<QVBoxLayout*>(layout())->insertWidget(1, options);
+}
+
+void ModelPanel::setWarnings(const QStringList& warnings) {
+    const QString text = warnings.join(QStringLiteral("\n"));
+    if (text == m_warnings->wrappedText())
+        return;
+    m_warnings->setWrappedText(text);
+    m_warnings->setVisible(!text.isEmpty());
+}
+
+QString ModelPanel::warnings() const {
+    return m_warnings->wrappedText();
 }
 
 void ModelPanel::setInput(const Shape& sampleShape, int numClasses) {

@@ -7,6 +7,7 @@
 #include "train/memoryestimate.h"
 #include "train/modelplan.h"
 
+#include <QStringList>
 #include <QWidget>
 
 #include <memory>
@@ -38,6 +39,10 @@ public:
     void setInput(const Shape& sampleShape, int numClasses);
     // The activation dtype follows `precision` (32 | 16-mixed | bf16-mixed).
     void setPrecision(const QString& precision);
+    // What the pretrained weights were not trained on (pretrainedInputWarnings): shown above
+    // the layer table in a warning colour, hidden when empty.
+    void setWarnings(const QStringList& warnings);
+    QString warnings() const;
 
     QString model() const { return m_model; }
     // "Open Model Spec...": the panel's button and the window's File menu share it.
@@ -66,6 +71,7 @@ private:
     QComboBox* m_picker;
     QTableWidget* m_table;
     WrappingLabel* m_total;
+    WrappingLabel* m_warnings;
     QAction* m_openSpec;
 };
 

@@ -10,6 +10,7 @@
 #include "memorybar.h"
 #include "modelpanel.h"
 #include "train/devicechoices.h"
+#include "train/pretrainedinput.h"
 #include "train/stepplan.h"
 
 #include <QComboBox>
@@ -272,6 +273,11 @@ void SetupPanel::refresh() {
         m_dataset->setDataConfig(c.data); // reopens; factsChanged() refreshes again
     m_model->setModel(QString::fromStdString(c.model), c.modelOptions);
     m_model->setPrecision(QString::fromStdString(c.precision));
+    QStringList pretrainedWarnings;
+    if (const DatasetFacts& f = m_dataset->facts(); f.ok)
+        for (const std::string& w : pretrainedInputWarnings(c, f.sampleShape))
+            pretrainedWarnings << QString::fromStdString(w);
+    m_model->setWarnings(pretrainedWarnings);
 
     const int64_t effective = c.ranks * c.batchSize * c.accumulateGradBatches;
     m_effectiveBatch->setText(
