@@ -33,6 +33,7 @@ int cmdBench(const Argv& argv);
 int cmdDatasets(const Argv& argv);
 int cmdDatasetInfo(const Argv& argv);
 int cmdBenchData(const Argv& argv);
+int cmdDatasetExport(const Argv& argv);
 int cmdRuns(const Argv& argv);
 int cmdDoctor(const Argv& argv);
 int cmdExperiment(const Argv& argv);

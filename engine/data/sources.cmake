@@ -16,4 +16,5 @@ set(TB_MODULE_SOURCES
     batchpool.cpp
     dataloader.cpp
     datasets.cpp
-    datasetinfo.cpp)
+    datasetinfo.cpp
+    datasetexport.cpp)

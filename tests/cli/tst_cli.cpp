@@ -1,5 +1,7 @@
 // trainbench-cli as a user runs it: exit codes, error messages naming the key, and the JSON
 // last lines that scripts read.
+#include "data/imagecodec.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -56,8 +58,8 @@ QByteArray safetensors(const QByteArray& header) {
     return out + header;
 }
 
-const QStringList kCommands{"train",        "models",     "summary", "bench", "datasets",
-                            "dataset-info", "bench-data", "runs",    "doctor"};
+const QStringList kCommands{"train",        "models",         "summary",    "bench", "datasets",
+                            "dataset-info", "dataset-export", "bench-data", "runs",  "doctor"};
 
 QJsonObject lastJsonLine(const QString& out) {
     const QStringList lines = out.trimmed().split('\n');
@@ -423,6 +425,48 @@ private slots:
                                  "data.root=" + home.path() + "/d.csv", "--json"},
                                 home.path());
         QVERIFY2(r.code == 0, qPrintable(r.err));
+    }
+
+    // A built-in set written out as an ImageFolder of JPEGs: a folder per class, the files
+    // decode at the size asked, and the folder trains; a second export into it is refused (it
+    // would overwrite), as is a format there is no writer for.
+    void datasetExportWritesAFolderThatTrains() {
+        QTemporaryDir home;
+        const QString out = home.path() + "/shapes-jpeg";
+        const Result r =
+            runCli({"dataset-export", "shapes", out, "--size", "40", "--limit", "30", "--json"},
+                   home.path());
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject summary = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(summary["images"].toInt(), 30);
+        QCOMPARE(summary["size"].toInt(), 40);
+        const QStringList classes = QDir(out).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        QCOMPARE(classes.size(), summary["classes"].toInt());
+        int files = 0;
+        for (const QString& c : classes)
+            for (const QString& f : QDir(out + "/" + c).entryList({"*.jpg"}, QDir::Files)) {
+                const std::string path = (out + "/" + c + "/" + f).toStdString();
+                const tb::RgbImage img = tb::decodeImage(tb::readWholeFile(path), path);
+                QCOMPARE(img.width, 40);
+                QCOMPARE(img.height, 40);
+                ++files;
+            }
+        QCOMPARE(files, 30);
+        const Result trained =
+            runCli({"train", "--no-db", "--json", "--set", "dataset=imagefolder", "--set",
+                    "data.root=" + out, "--set", "data.image_size=40", "--set", "model=mlp",
+                    "--set", "max_epochs=1", "--set", "batch_size=8"},
+                   home.path());
+        QVERIFY2(trained.code == 0, qPrintable(trained.err));
+        QCOMPARE(lastJsonLine(trained.out)["status"].toString(), QString("completed"));
+
+        const Result again = runCli({"dataset-export", "shapes", out, "--limit", "3"}, home.path());
+        QCOMPARE(again.code, 1);
+        QVERIFY2(again.err.contains("is not empty"), qPrintable(again.err));
+        const Result gif = runCli(
+            {"dataset-export", "shapes", home.path() + "/gif", "--format", "gif"}, home.path());
+        QCOMPARE(gif.code, 1);
+        QVERIFY2(gif.err.contains("--format: 'gif' must be jpeg or png"), qPrintable(gif.err));
     }
 
     // Each used to end in "internal error" or a bare nlohmann message, or trained to NaN.

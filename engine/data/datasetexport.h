@@ -1,0 +1,37 @@
+// A dataset written out as an ImageFolder of image files (trainbench-cli dataset-export): a
+// built-in set becomes what a user's own photos are, files to decode, crop and resize on every
+// sample, so the DataLoader's workers have work that shows.
+#pragma once
+
+#include "data/dataconfig.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tb {
+
+struct DatasetExportOptions {
+    std::string format = "jpeg"; // jpeg | png
+    int size = 0;                // side of the written images; 0 = the samples' own
+    int quality = 90;            // JPEG quality, 1 to 100
+    int64_t limit = 0;           // the first N samples of the train split; 0 = all
+    int threads = 0;             // encoding threads; 0 = one per hardware thread
+};
+
+struct DatasetExportResult {
+    int64_t images = 0;
+    int classes = 0; // folders written: the classes among the images
+    int size = 0;
+    uint64_t bytes = 0;
+};
+
+// Writes the train split of `data` (un-normalised, un-augmented) into `folder`: one sub-folder
+// per class among the samples written, named by the class, and in it the samples numbered in the
+// split's order (00042.jpg), resized bilinearly to size x size, grey samples as grey images. Throws
+// ConfigError naming the option for a bad format, size, quality or a set whose samples are not
+// images, and Error naming the folder when it exists and is not empty (nothing is overwritten)
+// or a file cannot be written.
+DatasetExportResult exportImageFolder(const DataConfig& data, const std::string& folder,
+                                      const DatasetExportOptions& options);
+
+} // namespace tb
