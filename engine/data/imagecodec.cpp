@@ -36,6 +36,14 @@ void jpegErrorExit(j_common_ptr cinfo) {
 
 void jpegSilence(j_common_ptr, int) {}
 
+// libjpeg's errors longjmp back to err.jump with their text in err.message; warnings are dropped.
+jpeg_error_mgr* routeErrors(JpegError& err) {
+    jpeg_std_error(&err.mgr);
+    err.mgr.error_exit = jpegErrorExit;
+    err.mgr.emit_message = jpegSilence;
+    return &err.mgr;
+}
+
 // Decodes into *out. No automatic object with a destructor lives in this frame, so the
 // longjmp from libjpeg's error handler skips nothing that needs cleaning up. Returns false
 // and fills *message / *offset on error.
@@ -43,9 +51,7 @@ bool decodeJpeg(const uint8_t* data, std::size_t size, const DecodeScale* scale,
                 std::string* message, int64_t* offset) {
     jpeg_decompress_struct cinfo;
     JpegError err;
-    cinfo.err = jpeg_std_error(&err.mgr);
-    err.mgr.error_exit = jpegErrorExit;
-    err.mgr.emit_message = jpegSilence;
+    cinfo.err = routeErrors(err);
     if (setjmp(err.jump)) {
         *offset = cinfo.src ? static_cast<int64_t>(size - cinfo.src->bytes_in_buffer) : -1;
         message->assign(err.message);
@@ -108,9 +114,7 @@ bool encodeJpeg(std::FILE* f, int width, int height, int channels, const uint8_t
                 int quality, std::string* message) {
     jpeg_compress_struct cinfo;
     JpegError err;
-    cinfo.err = jpeg_std_error(&err.mgr);
-    err.mgr.error_exit = jpegErrorExit;
-    err.mgr.emit_message = jpegSilence;
+    cinfo.err = routeErrors(err);
     if (setjmp(err.jump)) {
         message->assign(err.message);
         jpeg_destroy_compress(&cinfo);

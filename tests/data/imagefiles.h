@@ -3,10 +3,7 @@
 
 #include "data/imagecodec.h"
 
-#include <cstdio>
-#include <jpeglib.h>
-
-#include <stdexcept>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -21,33 +18,14 @@ inline void writeSolidPng(const std::string& path, int width, int height, int ch
     writePng(path, width, height, channels, px);
 }
 
-// A grey JPEG with a horizontal gradient.
+// A grey JPEG (quality 95) with a horizontal gradient.
 inline void writeGreyJpeg(const std::string& path, int width, int height) {
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f)
-        throw std::runtime_error("cannot write " + path);
-    jpeg_compress_struct c;
-    jpeg_error_mgr err;
-    c.err = jpeg_std_error(&err);
-    jpeg_create_compress(&c);
-    jpeg_stdio_dest(&c, f);
-    c.image_width = static_cast<JDIMENSION>(width);
-    c.image_height = static_cast<JDIMENSION>(height);
-    c.input_components = 1;
-    c.in_color_space = JCS_GRAYSCALE;
-    jpeg_set_defaults(&c);
-    jpeg_set_quality(&c, 95, TRUE);
-    jpeg_start_compress(&c, TRUE);
-    std::vector<uint8_t> row(static_cast<std::size_t>(width));
-    for (int x = 0; x < width; ++x)
-        row[static_cast<std::size_t>(x)] = static_cast<uint8_t>(x * 255 / std::max(width - 1, 1));
-    while (c.next_scanline < c.image_height) {
-        JSAMPROW r = row.data();
-        jpeg_write_scanlines(&c, &r, 1);
-    }
-    jpeg_finish_compress(&c);
-    jpeg_destroy_compress(&c);
-    std::fclose(f);
+    std::vector<uint8_t> px;
+    px.reserve(static_cast<std::size_t>(width) * height);
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x)
+            px.push_back(static_cast<uint8_t>(x * 255 / std::max(width - 1, 1)));
+    writeJpeg(path, width, height, 1, px, 95);
 }
 
 // An RGB image with red rising left to right and green top to bottom (blue 128): a linear ramp
@@ -62,32 +40,10 @@ inline void writeRgbRamp(const std::string& path, int width, int height) {
             px.push_back(static_cast<uint8_t>(y * 255 / std::max(height - 1, 1)));
             px.push_back(128);
         }
-    if (!path.ends_with(".jpg")) {
+    if (path.ends_with(".jpg"))
+        writeJpeg(path, width, height, 3, px, 95);
+    else
         writePng(path, width, height, 3, px);
-        return;
-    }
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f)
-        throw std::runtime_error("cannot write " + path);
-    jpeg_compress_struct c;
-    jpeg_error_mgr err;
-    c.err = jpeg_std_error(&err);
-    jpeg_create_compress(&c);
-    jpeg_stdio_dest(&c, f);
-    c.image_width = static_cast<JDIMENSION>(width);
-    c.image_height = static_cast<JDIMENSION>(height);
-    c.input_components = 3;
-    c.in_color_space = JCS_RGB;
-    jpeg_set_defaults(&c);
-    jpeg_set_quality(&c, 95, TRUE);
-    jpeg_start_compress(&c, TRUE);
-    while (c.next_scanline < c.image_height) {
-        JSAMPROW r = px.data() + static_cast<std::size_t>(c.next_scanline) * width * 3;
-        jpeg_write_scanlines(&c, &r, 1);
-    }
-    jpeg_finish_compress(&c);
-    jpeg_destroy_compress(&c);
-    std::fclose(f);
 }
 
 } // namespace tb::test

@@ -21,19 +21,10 @@
 #include <cstring>
 
 using namespace tb;
+using test::hostStateOf;
+using test::sameValues;
 
 namespace {
-
-std::map<std::string, Tensor> hostStateOf(Backend& backend, Graph& graph) {
-    std::map<std::string, Tensor> state;
-    for (const NamedTensor& t : graph.stateDict())
-        state.emplace(t.name, test::toHostF32(backend, *t.tensor));
-    return state;
-}
-
-bool sameValues(const Tensor& a, const Tensor& b) {
-    return std::memcmp(a.data<float>(), b.data<float>(), a.numel() * sizeof(float)) == 0;
-}
 
 nlohmann::json frozenSpec(const std::string& freeze) {
     return modelSpec("fmnist-cnn", {1, 28, 28}, 10, {{"freeze", freeze}});

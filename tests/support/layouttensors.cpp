@@ -2,6 +2,9 @@
 #include "support/layouttensors.h"
 
 #include "backend/backend.h"
+#include "nn/graph.h"
+
+#include <cstring>
 
 namespace tb::test {
 
@@ -29,6 +32,18 @@ Tensor toHostF32(Backend& backend, const Tensor& t) {
     else
         backend.cast(t, h);
     return h;
+}
+
+std::map<std::string, Tensor> hostStateOf(Backend& backend, Graph& graph) {
+    std::map<std::string, Tensor> state;
+    for (const NamedTensor& t : graph.stateDict())
+        state.emplace(t.name, toHostF32(backend, *t.tensor));
+    return state;
+}
+
+bool sameValues(const Tensor& a, const Tensor& b) {
+    return a.shape() == b.shape() &&
+           std::memcmp(a.data<float>(), b.data<float>(), a.numel() * sizeof(float)) == 0;
 }
 
 } // namespace tb::test

@@ -21,22 +21,12 @@
 #include <QtTest>
 
 using namespace tb;
+using test::hostStateOf;
+using test::sameValues;
 
 namespace {
 
 constexpr int kClasses = 10;
-
-std::map<std::string, Tensor> hostStateOf(Backend& backend, Graph& graph) {
-    std::map<std::string, Tensor> state;
-    for (const NamedTensor& t : graph.stateDict())
-        state.emplace(t.name, test::toHostF32(backend, *t.tensor));
-    return state;
-}
-
-bool sameValues(const Tensor& a, const Tensor& b) {
-    return a.shape() == b.shape() &&
-           std::memcmp(a.data<float>(), b.data<float>(), a.numel() * sizeof(float)) == 0;
-}
 
 QString refusalOf(const std::string& path, Graph& graph, bool strict = false) {
     try {
