@@ -14,6 +14,7 @@
 #include "train/stepplan.h"
 
 #include <QComboBox>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
@@ -245,6 +246,29 @@ RunConfig SetupPanel::config() const {
     return m_current;
 }
 
+void SetupPanel::refreshPretrainedWarnings(const RunConfig& config) {
+    const DatasetFacts& facts = m_dataset->facts();
+    const QString path = QString::fromStdString(config.modelOptions.value("pretrained", ""));
+    const DataConfig& d = config.data;
+    const QString inputs =
+        QStringList{path,
+                    QFileInfo(path).lastModified().toString(Qt::ISODateWithMs),
+                    QString::fromStdString(d.name),
+                    QString::number(d.imageSize),
+                    QString::fromStdString(d.normStats),
+                    QString::number(d.normalize),
+                    facts.ok ? QString::fromStdString(facts.sampleShape.toString()) : QString()}
+            .join(QLatin1Char('\n'));
+    if (inputs == m_pretrainedWarningsFor)
+        return;
+    m_pretrainedWarningsFor = inputs;
+    QStringList warnings;
+    if (facts.ok)
+        for (const std::string& w : pretrainedInputWarnings(config, facts.sampleShape))
+            warnings << QString::fromStdString(w);
+    m_model->setWarnings(warnings);
+}
+
 int64_t SetupPanel::totalSteps(const RunConfig& c) const {
     const DatasetFacts& f = m_dataset->facts();
     if (!f.ok)
@@ -273,11 +297,7 @@ void SetupPanel::refresh() {
         m_dataset->setDataConfig(c.data); // reopens; factsChanged() refreshes again
     m_model->setModel(QString::fromStdString(c.model), c.modelOptions);
     m_model->setPrecision(QString::fromStdString(c.precision));
-    QStringList pretrainedWarnings;
-    if (const DatasetFacts& f = m_dataset->facts(); f.ok)
-        for (const std::string& w : pretrainedInputWarnings(c, f.sampleShape))
-            pretrainedWarnings << QString::fromStdString(w);
-    m_model->setWarnings(pretrainedWarnings);
+    refreshPretrainedWarnings(c);
 
     const int64_t effective = c.ranks * c.batchSize * c.accumulateGradBatches;
     m_effectiveBatch->setText(

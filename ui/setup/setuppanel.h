@@ -57,12 +57,16 @@ private:
     QWidget* buildPerformanceGroup();
     void fillDevices();
     void refresh(); // recompute the config, previews, memory bar and blocker
+    // The model panel's warnings on the pretrained weights, worked out again only when what they
+    // depend on changed (a checkpoint's header is read from disk).
+    void refreshPretrainedWarnings(const RunConfig& config);
     int64_t totalSteps(const RunConfig& config) const;
     std::vector<ConfigForm*> forms() const; // in the order their keys are applied
 
     RunConfig m_base;
     RunConfig m_current;
     QString m_blocker;
+    QString m_pretrainedWarningsFor; // what the shown warnings were worked out from
     DatasetPanel* m_dataset = nullptr;
     ModelPanel* m_model = nullptr;
     ConfigForm* m_data = nullptr;         // data.* keys beside the dataset picker
