@@ -223,7 +223,8 @@ private slots:
         auto loader = std::make_unique<DataLoader>(ds, o, *m_backend);
         loader->startEpoch(0);
         Batch held = takeBatch(*loader);
-        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        // Stopped while the workers are at work on later batches (each has begun one).
+        QTRY_VERIFY(ds->m_calls.load() >= 32 + workers);
         QElapsedTimer timer;
         timer.start();
         if (how == "destroy") {
