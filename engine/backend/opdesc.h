@@ -2,6 +2,8 @@
 // activation layout a backend is asked to keep.
 #pragma once
 
+#include "core/hostdevice.h"
+
 #include <cstdint>
 
 namespace tb {
@@ -31,17 +33,33 @@ struct ConvDesc {
 
 enum class PoolKind { Max, Avg };
 
+// Adaptive pooling's bins, as PyTorch's AdaptiveAvgPool2d: output i of `out` covers inputs
+// [floor(i * in / out), ceil((i + 1) * in / out)) of `in`. Bins differ in size and may overlap;
+// an output larger than the input repeats inputs.
+TB_HD constexpr int64_t adaptiveBegin(int64_t i, int64_t in, int64_t out) {
+    return i * in / out;
+}
+TB_HD constexpr int64_t adaptiveEnd(int64_t i, int64_t in, int64_t out) {
+    return ((i + 1) * in + out - 1) / out;
+}
+
 // 2-D pooling over NCHW; average pooling counts padding like PyTorch's default
-// (count_include_pad=True). Global average pooling is kernel = h x w.
+// (count_include_pad=True). Global average pooling is kernel = h x w. Adaptive average pooling
+// (adaptiveH, adaptiveW > 0) has that output size and adaptiveBegin/End's bins, each averaged
+// over its own area; kh, kw, stride and pad are then unused.
 struct PoolDesc {
     PoolKind kind = PoolKind::Max;
     int64_t n = 0, c = 0, h = 0, w = 0;
     int64_t kh = 2, kw = 2, stride = 2, pad = 0;
-    int64_t outH() const { return slidingOutput(h, kh, stride, pad); }
-    int64_t outW() const { return slidingOutput(w, kw, stride, pad); }
+    int64_t adaptiveH = 0, adaptiveW = 0;
+    bool adaptive() const { return adaptiveH > 0 || adaptiveW > 0; }
+    int64_t outH() const { return adaptive() ? adaptiveH : slidingOutput(h, kh, stride, pad); }
+    int64_t outW() const { return adaptive() ? adaptiveW : slidingOutput(w, kw, stride, pad); }
     // As PyTorch: padding at most half the kernel, so no window lies wholly in the padding (a
-    // max-pool window there would have no argmax).
+    // max-pool window there would have no argmax). Adaptive pooling here is average pooling.
     bool valid() const {
+        if (adaptive())
+            return kind == PoolKind::Avg && adaptiveH > 0 && adaptiveW > 0 && h > 0 && w > 0;
         return kh > 0 && kw > 0 && stride > 0 && pad >= 0 && 2 * pad <= kh && 2 * pad <= kw &&
                outH() > 0 && outW() > 0;
     }

@@ -27,11 +27,21 @@ std::unique_ptr<Layer> createLayer(const nlohmann::json& spec) {
         {"gelu",
          [](const auto& s) { return std::make_unique<ActivationLayer>(Activation::GELU, s); }},
         {"maxpool2d",
-         [](const auto& s) { return std::make_unique<Pool2d>(PoolKind::Max, false, s); }},
+         [](const auto& s) {
+             return std::make_unique<Pool2d>(PoolKind::Max, PoolExtent::Window, s);
+         }},
         {"avgpool2d",
-         [](const auto& s) { return std::make_unique<Pool2d>(PoolKind::Avg, false, s); }},
+         [](const auto& s) {
+             return std::make_unique<Pool2d>(PoolKind::Avg, PoolExtent::Window, s);
+         }},
         {"globalavgpool",
-         [](const auto& s) { return std::make_unique<Pool2d>(PoolKind::Avg, true, s); }},
+         [](const auto& s) {
+             return std::make_unique<Pool2d>(PoolKind::Avg, PoolExtent::Global, s);
+         }},
+        {"adaptiveavgpool2d",
+         [](const auto& s) {
+             return std::make_unique<Pool2d>(PoolKind::Avg, PoolExtent::Adaptive, s);
+         }},
         {"dropout", [](const auto& s) { return std::make_unique<Dropout>(s); }},
         {"flatten", [](const auto&) { return std::make_unique<Flatten>(); }},
         {"add", [](const auto&) { return std::make_unique<Add>(); }},

@@ -173,7 +173,8 @@ json vggSmall(const json& options) {
     layers.push_back(layer("flatten", "flatten"));
     layers.push_back(layer("linear", "fc1", {{"out_features", 128}}));
     layers.push_back(layer("relu", "fc1.relu"));
-    layers.push_back(layer("dropout", "fc1.dropout", {{"p", options.value("dropout", 0.5f)}}));
+    layers.push_back(layer("dropout", "fc1.dropout",
+                           {{"p", options.value("dropout", defaultDropout("vgg-small"))}}));
     layers.push_back(layer("linear", "fc2", {{"out_features", "CLASSES"}}));
     return layers;
 }
@@ -209,8 +210,16 @@ const std::vector<ZooEntry>& modelZoo() {
         {"mobilenet_v2",
          "torchvision's MobileNetV2 (ImageNet: depthwise convolutions, inverted residuals, ReLU6)",
          {3, 224, 224}},
+        {"vgg11_bn",
+         "torchvision's VGG-11 with batch norm (ImageNet: 7x7 adaptive pooling, 4096-wide "
+         "classifier with dropout: model.dropout)",
+         {3, 224, 224}},
     };
     return zoo;
+}
+
+float defaultDropout(const std::string& model) {
+    return model == "vgg-small" || model == "vgg11_bn" ? 0.5f : 0.0f;
 }
 
 Shape zooInputShape(const std::string& name, const Shape& fallback) {
@@ -240,6 +249,8 @@ nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int 
         layers = torchvisionResnet(std::stoi(nameOrPath.substr(6)));
     else if (nameOrPath == "mobilenet_v2")
         layers = torchvisionMobileNetV2();
+    else if (nameOrPath == "vgg11_bn")
+        layers = torchvisionVgg11Bn(options.value("dropout", defaultDropout(nameOrPath)));
     else if (nameOrPath == "vgg-small")
         layers = vggSmall(options);
     else if (isModelSpecPath(nameOrPath)) {

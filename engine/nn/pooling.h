@@ -1,14 +1,18 @@
-// MaxPool2d, AvgPool2d and GlobalAvgPool (average over the whole plane, output N x C x 1 x 1).
+// MaxPool2d, AvgPool2d, GlobalAvgPool (average over the whole plane, output N x C x 1 x 1) and
+// AdaptiveAvgPool2d (a fixed output size from any input, torchvision's VGG head).
 #pragma once
 
 #include "nn/layer.h"
 
 namespace tb {
 
+// Window: a kernel sliding at a stride; Global: kernel = the input's H x W; Adaptive: the
+// "output_size" option's H x W from whatever input comes (average pooling only).
+enum class PoolExtent { Window, Global, Adaptive };
+
 class Pool2d final : public Layer {
 public:
-    // global: kernel = the input's H x W.
-    Pool2d(PoolKind kind, bool global, const nlohmann::json& spec);
+    Pool2d(PoolKind kind, PoolExtent extent, const nlohmann::json& spec);
     std::string type() const override;
     Shape outputShape(const std::vector<Shape>& in) const override;
     int64_t flops(const std::vector<Shape>& in) const override { return in[0].numel(); }
@@ -22,8 +26,9 @@ private:
     PoolDesc describe(const Shape& x) const;
 
     PoolKind m_kind;
-    bool m_global;
+    PoolExtent m_extent;
     int64_t m_kernel, m_stride, m_padding;
+    int64_t m_outH = 0, m_outW = 0; // Adaptive's output size
     Tensor m_indices;
 };
 

@@ -1,4 +1,5 @@
-// torchvision.models.resnet and mobilenetv2, layer by layer: the same modules under the same names.
+// torchvision.models.resnet, mobilenetv2 and vgg, layer by layer: the same modules under the same
+// names.
 #include "nn/torchvisionzoo.h"
 
 #include "core/errors.h"
@@ -19,12 +20,12 @@ json layer(const std::string& type, const std::string& name, json options = json
 }
 
 json conv(const std::string& name, int64_t out, int64_t kernel, int64_t stride,
-          const std::string& input = {}, int64_t groups = 1) {
+          const std::string& input = {}, int64_t groups = 1, bool bias = false) {
     json options = {{"out_channels", out},
                     {"kernel", kernel},
                     {"stride", stride},
                     {"padding", kernel / 2},
-                    {"bias", false}};
+                    {"bias", bias}};
     if (groups != 1)
         options["groups"] = groups;
     if (!input.empty())
@@ -162,6 +163,34 @@ json torchvisionMobileNetV2() {
     layers.push_back(layer("flatten", "flatten"));
     layers.push_back(layer("dropout", "classifier.0", {{"p", 0.2}}));
     layers.push_back(layer("linear", "classifier.1", {{"out_features", "CLASSES"}}));
+    return layers;
+}
+
+json torchvisionVgg11Bn(float dropout) {
+    // Configuration "A": output channels of each 3x3 convolution, 0 for a 2x2 max pooling.
+    static constexpr std::array<int64_t, 13> config{64,  0,   128, 0,   256, 256, 0,
+                                                    512, 512, 0,   512, 512, 0};
+    json layers = json::array();
+    int index = 0;
+    auto next = [&] { return "features." + std::to_string(index++); };
+    for (int64_t channels : config) {
+        if (channels == 0) {
+            layers.push_back(layer("maxpool2d", next(), {{"kernel", 2}, {"stride", 2}}));
+            continue;
+        }
+        layers.push_back(conv(next(), channels, 3, 1, {}, 1, true));
+        layers.push_back(layer("batchnorm2d", next()));
+        layers.push_back(layer("relu", next()));
+    }
+    layers.push_back(layer("adaptiveavgpool2d", "avgpool", {{"output_size", 7}}));
+    layers.push_back(layer("flatten", "flatten"));
+    layers.push_back(layer("linear", "classifier.0", {{"out_features", 4096}}));
+    layers.push_back(layer("relu", "classifier.1"));
+    layers.push_back(layer("dropout", "classifier.2", {{"p", dropout}}));
+    layers.push_back(layer("linear", "classifier.3", {{"out_features", 4096}}));
+    layers.push_back(layer("relu", "classifier.4"));
+    layers.push_back(layer("dropout", "classifier.5", {{"p", dropout}}));
+    layers.push_back(layer("linear", "classifier.6", {{"out_features", "CLASSES"}}));
     return layers;
 }
 

@@ -1,6 +1,7 @@
-// torchvision's ImageNet ResNets and MobileNetV2 as specs, with its module and parameter names
-// (conv1.weight, layer1.0.bn1.running_mean, features.2.conv.1.0.weight, fc.weight), so a state
-// dict that torchvision saved loads by name and one saved here loads into torchvision.
+// torchvision's ImageNet ResNets, MobileNetV2 and VGG-11 with batch norm as specs, with its module
+// and parameter names (conv1.weight, layer1.0.bn1.running_mean, features.2.conv.1.0.weight,
+// fc.weight), so a state dict that torchvision saved loads by name and one saved here loads into
+// torchvision.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -17,5 +18,12 @@ nlohmann::json torchvisionResnet(int depth);
 // expansion, 3x3 depthwise, linear 1x1 projection; ReLU6 after the first two), a 1x1 to 1280
 // channels, global average pooling and a dropout (p 0.2) + linear classifier.
 nlohmann::json torchvisionMobileNetV2();
+
+// vgg11_bn (Simonyan and Zisserman 2015, configuration A, with batch norm): eight 3x3
+// convolutions (with biases) + BN + ReLU in five stages closed by 2x2 max pooling, adaptive
+// average pooling to 7 x 7 (a 32 px input's 1 x 1 map is repeated 49 times, as torchvision
+// does), and a classifier of two 4096-wide linear layers with ReLU and dropout (`dropout`,
+// torchvision's 0.5) before the last.
+nlohmann::json torchvisionVgg11Bn(float dropout);
 
 } // namespace tb

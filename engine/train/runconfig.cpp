@@ -339,10 +339,17 @@ std::vector<FieldBinding> makeBindings() {
               withChoices({"A", "B"},
                           TB_MODEL_OPTION("shortcut", "choice", "A",
                                           "ResNet shortcut: A parameter-free, B 1x1 conv"))),
-         when("model", {"mlp", "vgg-small"},
-              withRange(0.0, 0.99,
-                        TB_MODEL_OPTION("dropout", "float", 0.0,
-                                        "dropout probability in mlp / vgg-small classifiers"))),
+         when("model", {"mlp", "vgg-small", "vgg11_bn"},
+              withRange(
+                  0.0, 0.99,
+                  FieldBinding{makeField("model.dropout", "float",
+                                         "dropout probability in the classifier (mlp 0, "
+                                         "vgg-small and vgg11_bn 0.5 unless set)"),
+                               [](RunConfig& c, const json& v) { c.modelOptions["dropout"] = v; },
+                               [](const RunConfig& c) {
+                                   return c.modelOptions.value("dropout",
+                                                               json(defaultDropout(c.model)));
+                               }})),
          // Opened when a run starts, not here: a stored run's config stays readable after its
          // weights file is gone.
          TB_MODEL_OPTION("pretrained", "string", "",

@@ -11,6 +11,8 @@
 
 #include <QtTest>
 
+#include <vector>
+
 using namespace tb;
 
 namespace {
@@ -186,32 +188,37 @@ private slots:
         const Shape s{kN, kC, kH, kW};
         const Tensor x = test::randomTensor(s, 9), xb = blocked(x, DType::F32),
                      xp = plain(x, DType::F32);
+        std::vector<PoolDesc> pools;
         for (PoolKind kind : {PoolKind::Max, PoolKind::Avg}) {
-            PoolDesc d;
-            d.kind = kind;
-            d.n = kN, d.c = kC, d.h = kH, d.w = kW;
-            d.stride = 2;
             for (int64_t k : {int64_t{3}, int64_t{2}}) {
+                PoolDesc d;
+                d.kind = kind;
+                d.n = kN, d.c = kC, d.h = kH, d.w = kW;
+                d.stride = 2;
                 d.kh = d.kw = k;
                 d.pad = k == 3 ? 1 : 0; // 2x2 at stride 2 takes the fast path
-                const Shape o{kN, kC, d.outH(), d.outW()};
-                Tensor y = m_backend->empty(o, DType::F32), ref = m_backend->empty(o, DType::F32);
-                Tensor idx = m_backend->empty(o, DType::I32),
-                       refIdx = m_backend->empty(o, DType::I32);
-                m_backend->poolForward(d, xb, y, idx);
-                m_backend->poolForward(d, xp, ref, refIdx);
-                QCOMPARE(maxDiff(y, ref), 0.0f);
-                QCOMPARE(y.buffer()->layout(), m_block);
-                const Tensor dy = test::randomTensor(o, 10);
-                Tensor dx = m_backend->empty(s, DType::F32),
-                       refDx = m_backend->empty(s, DType::F32);
-                // dx is stored as the forward input was, whatever layout dy comes in.
-                m_backend->poolBackward(d, xb, plain(dy, DType::F32), idx, dx);
-                m_backend->poolBackward(d, xp, blocked(dy, DType::F32), refIdx, refDx);
-                QCOMPARE(dx.buffer()->layout(), m_block);
-                QCOMPARE(refDx.buffer()->layout(), 0);
-                QVERIFY(maxDiff(dx, refDx) < 1e-6f);
+                pools.push_back(d);
             }
+        }
+        PoolDesc adaptive = pools.back(); // 6 -> 4: overlapping bins
+        adaptive.adaptiveH = adaptive.adaptiveW = 4;
+        pools.push_back(adaptive);
+        for (const PoolDesc& d : pools) {
+            const Shape o{kN, kC, d.outH(), d.outW()};
+            Tensor y = m_backend->empty(o, DType::F32), ref = m_backend->empty(o, DType::F32);
+            Tensor idx = m_backend->empty(o, DType::I32), refIdx = m_backend->empty(o, DType::I32);
+            m_backend->poolForward(d, xb, y, idx);
+            m_backend->poolForward(d, xp, ref, refIdx);
+            QCOMPARE(maxDiff(y, ref), 0.0f);
+            QCOMPARE(y.buffer()->layout(), m_block);
+            const Tensor dy = test::randomTensor(o, 10);
+            Tensor dx = m_backend->empty(s, DType::F32), refDx = m_backend->empty(s, DType::F32);
+            // dx is stored as the forward input was, whatever layout dy comes in.
+            m_backend->poolBackward(d, xb, plain(dy, DType::F32), idx, dx);
+            m_backend->poolBackward(d, xp, blocked(dy, DType::F32), refIdx, refDx);
+            QCOMPARE(dx.buffer()->layout(), m_block);
+            QCOMPARE(refDx.buffer()->layout(), 0);
+            QVERIFY(maxDiff(dx, refDx) < 1e-6f);
         }
         const Shape o{kN, 2 * kC, kH / 2, kW / 2};
         Tensor y = m_backend->empty(o, DType::F32), ref = m_backend->empty(o, DType::F32);

@@ -162,14 +162,18 @@ private slots:
         QTest::addColumn<int>("kernel");
         QTest::addColumn<int>("stride");
         QTest::addColumn<int>("pad");
+        QTest::addColumn<int>("adaptive"); // output side of adaptive pooling, 0: a fixed window
         for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
             const std::string d(dtypeName(dt));
+            const int t = static_cast<int>(dt);
             const int mx = static_cast<int>(PoolKind::Max), av = static_cast<int>(PoolKind::Avg);
-            QTest::newRow((d + "-max-2x2").c_str()) << static_cast<int>(dt) << mx << 2 << 2 << 0;
-            QTest::newRow((d + "-max-3x3-s2-p1").c_str())
-                << static_cast<int>(dt) << mx << 3 << 2 << 1;
-            QTest::newRow((d + "-avg-2x2").c_str()) << static_cast<int>(dt) << av << 2 << 2 << 0;
-            QTest::newRow((d + "-avg-global").c_str()) << static_cast<int>(dt) << av << 9 << 1 << 0;
+            QTest::newRow((d + "-max-2x2").c_str()) << t << mx << 2 << 2 << 0 << 0;
+            QTest::newRow((d + "-max-3x3-s2-p1").c_str()) << t << mx << 3 << 2 << 1 << 0;
+            QTest::newRow((d + "-avg-2x2").c_str()) << t << av << 2 << 2 << 0 << 0;
+            QTest::newRow((d + "-avg-global").c_str()) << t << av << 9 << 1 << 0 << 0;
+            // 9 -> 4: bins of 3 overlapping by one; 9 -> 12: inputs repeated.
+            QTest::newRow((d + "-adaptive-4").c_str()) << t << av << 0 << 0 << 0 << 4;
+            QTest::newRow((d + "-adaptive-12").c_str()) << t << av << 0 << 0 << 0 << 12;
         }
     }
     void pool() {
@@ -178,11 +182,13 @@ private slots:
         QFETCH(int, kernel);
         QFETCH(int, stride);
         QFETCH(int, pad);
+        QFETCH(int, adaptive);
         const DType dt = static_cast<DType>(dtype);
         PoolDesc d;
         d.kind = static_cast<PoolKind>(kind);
         d.n = 3, d.c = 5, d.h = 9, d.w = 9, d.kh = kernel, d.kw = kernel, d.stride = stride;
         d.pad = pad;
+        d.adaptiveH = d.adaptiveW = adaptive;
         const Shape xs{d.n, d.c, d.h, d.w}, ys{d.n, d.c, d.outH(), d.outW()};
         const Tensor hx = rnd(xs, 21), hdy = rnd(ys, 22);
         const bool isMax = d.kind == PoolKind::Max;

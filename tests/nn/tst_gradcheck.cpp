@@ -60,6 +60,13 @@ private slots:
                                    << "2x2x4x4";
         QTest::newRow("globalavgpool") << R"({"type":"globalavgpool"})"
                                        << "2x3x4x4";
+        // Uneven, overlapping bins (5 -> 3: rows 0-1, 1-3, 3-4), and a plane repeated (2 -> 3).
+        QTest::newRow("adaptiveavgpool2d-overlapping")
+            << R"({"type":"adaptiveavgpool2d","output_size":3})"
+            << "2x2x5x5";
+        QTest::newRow("adaptiveavgpool2d-upsampling")
+            << R"({"type":"adaptiveavgpool2d","output_size":[3,4]})"
+            << "1x2x2x3";
         QTest::newRow("dropout") << R"({"type":"dropout","p":0.3})"
                                  << "4x8";
         QTest::newRow("flatten") << R"({"type":"flatten"})"

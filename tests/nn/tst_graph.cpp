@@ -28,6 +28,7 @@ private slots:
         QTest::newRow("resnet34") << "resnet34" << qint64(21289802);
         QTest::newRow("resnet50") << "resnet50" << qint64(23528522);
         QTest::newRow("mobilenet_v2") << "mobilenet_v2" << qint64(2236682);
+        QTest::newRow("vgg11_bn") << "vgg11_bn" << qint64(128812810);
     }
     void zooMatchesPyTorchParameterCounts() {
         QFETCH(QString, model);

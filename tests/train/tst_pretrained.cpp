@@ -56,6 +56,9 @@ private slots:
         QTest::newRow("resnet34") << "resnet34" << 32;
         QTest::newRow("resnet50") << "resnet50" << 64;
         QTest::newRow("mobilenet_v2") << "mobilenet_v2" << 32;
+        // At 32 px its adaptive pooling repeats a 1 x 1 map into 7 x 7; at 48 px, 1 x 1 too,
+        // so 64 px (2 x 2 into 7 x 7: overlapping bins) is the one that tests the bins.
+        QTest::newRow("vgg11_bn") << "vgg11_bn" << 64;
     }
     void torchvisionModelsLoadAndAgree() {
         QFETCH(QString, model);

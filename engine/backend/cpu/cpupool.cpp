@@ -7,6 +7,7 @@
 #include "backend/cpu/parallel.h"
 #include "core/errors.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -27,6 +28,26 @@ void checkPool(const PoolDesc& d, const Tensor& full, const Tensor& pooled, cons
     if (d.kind == PoolKind::Max &&
         (indices.dtype() != DType::I32 || indices.numel() != pooled.numel()))
         throw Error(std::string(op) + ": indices must be i32 of the pooled size");
+}
+
+// The input rows [h0, h1) and columns [w0, w1) that output (i, j) reads, clipped to the
+// plane, and the factor an average multiplies their sum by: 1 / the full window (padding
+// included) for a fixed window, 1 / the bin's own area for adaptive pooling.
+struct Window {
+    int64_t h0, h1, w0, w1;
+    float scale;
+};
+
+Window windowOf(const PoolDesc& d, int64_t i, int64_t j) {
+    if (d.adaptive()) {
+        Window win{adaptiveBegin(i, d.h, d.adaptiveH), adaptiveEnd(i, d.h, d.adaptiveH),
+                   adaptiveBegin(j, d.w, d.adaptiveW), adaptiveEnd(j, d.w, d.adaptiveW), 0.0f};
+        win.scale = 1.0f / static_cast<float>((win.h1 - win.h0) * (win.w1 - win.w0));
+        return win;
+    }
+    const int64_t h0 = i * d.stride - d.pad, w0 = j * d.stride - d.pad;
+    return {std::max<int64_t>(h0, 0), std::min(h0 + d.kh, d.h), std::max<int64_t>(w0, 0),
+            std::min(w0 + d.kw, d.w), 1.0f / static_cast<float>(d.kh * d.kw)};
 }
 
 // Max pooling with 2x2 windows at stride 2 and no padding (every CNN in the zoo): four loads
@@ -74,8 +95,8 @@ void CpuBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tens
     const float* px = xf.data<float>();
     float* py = yf.data<float>();
     int32_t* pidx = d.kind == PoolKind::Max ? indices.data<int32_t>() : nullptr;
-    const float invArea = 1.0f / static_cast<float>(d.kh * d.kw);
-    const bool twoByTwo = pidx && d.kh == 2 && d.kw == 2 && d.stride == 2 && d.pad == 0;
+    const bool twoByTwo =
+        pidx && !d.adaptive() && d.kh == 2 && d.kw == 2 && d.stride == 2 && d.pad == 0;
     parallelFor(
         planes,
         [&](int64_t plane) {
@@ -87,18 +108,12 @@ void CpuBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tens
             }
             for (int64_t i = 0; i < oh; ++i) {
                 for (int64_t j = 0; j < ow; ++j) {
-                    const int64_t h0 = i * d.stride - d.pad, w0 = j * d.stride - d.pad;
+                    const Window win = windowOf(d, i, j);
                     float best = -std::numeric_limits<float>::infinity();
                     int64_t bestIdx = -1;
                     float sum = 0.0f;
-                    for (int64_t a = 0; a < d.kh; ++a) {
-                        const int64_t hh = h0 + a;
-                        if (hh < 0 || hh >= d.h)
-                            continue;
-                        for (int64_t b = 0; b < d.kw; ++b) {
-                            const int64_t ww = w0 + b;
-                            if (ww < 0 || ww >= d.w)
-                                continue;
+                    for (int64_t hh = win.h0; hh < win.h1; ++hh) {
+                        for (int64_t ww = win.w0; ww < win.w1; ++ww) {
                             const float v = in[(hh * d.w + ww) * es];
                             sum += v;
                             // The first maximum wins; a NaN propagates (as PyTorch).
@@ -112,7 +127,7 @@ void CpuBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tens
                         out[(i * ow + j) * os] = best;
                         pidx[plane * oh * ow + i * ow + j] = static_cast<int32_t>(bestIdx);
                     } else {
-                        out[(i * ow + j) * os] = sum * invArea;
+                        out[(i * ow + j) * os] = sum * win.scale;
                     }
                 }
             }
@@ -137,7 +152,6 @@ void CpuBackend::poolBackward(const PoolDesc& d, const Tensor& x, const Tensor& 
     const float* pdy = dyf.data<float>();
     float* pdx = dxf.data<float>();
     const int32_t* pidx = d.kind == PoolKind::Max ? indices.data<int32_t>() : nullptr;
-    const float invArea = 1.0f / static_cast<float>(d.kh * d.kw);
     parallelFor(
         planes,
         [&](int64_t plane) {
@@ -152,17 +166,10 @@ void CpuBackend::poolBackward(const PoolDesc& d, const Tensor& x, const Tensor& 
                         out[pidx[plane * oh * ow + i * ow + j] * es] += v;
                         continue;
                     }
-                    const int64_t h0 = i * d.stride - d.pad, w0 = j * d.stride - d.pad;
-                    for (int64_t a = 0; a < d.kh; ++a) {
-                        const int64_t hh = h0 + a;
-                        if (hh < 0 || hh >= d.h)
-                            continue;
-                        for (int64_t b = 0; b < d.kw; ++b) {
-                            const int64_t ww = w0 + b;
-                            if (ww >= 0 && ww < d.w)
-                                out[(hh * d.w + ww) * es] += v * invArea;
-                        }
-                    }
+                    const Window win = windowOf(d, i, j);
+                    for (int64_t hh = win.h0; hh < win.h1; ++hh)
+                        for (int64_t ww = win.w0; ww < win.w1; ++ww)
+                            out[(hh * d.w + ww) * es] += v * win.scale;
                 }
             }
         },

@@ -12,12 +12,31 @@ namespace {
 
 struct PoolGeometry {
     int64_t planes, h, w, oh, ow, kh, kw, stride, pad;
-    bool max;
+    bool max, adaptive;
 };
 
 PoolGeometry geometryOf(const PoolDesc& d) {
-    return {d.n * d.c, d.h,  d.w,      d.outH(), d.outW(),
-            d.kh,      d.kw, d.stride, d.pad,    d.kind == PoolKind::Max};
+    return {d.n * d.c,   d.h,  d.w,      d.outH(), d.outW(),
+            d.kh,        d.kw, d.stride, d.pad,    d.kind == PoolKind::Max,
+            d.adaptive()};
+}
+
+// The input rows [h0, h1) x columns [w0, w1) output (oh, ow) reads, clipped to the plane, and
+// the factor its average multiplies the sum by (as the CPU backend's windowOf).
+struct Window {
+    int64_t h0, h1, w0, w1;
+    float scale;
+};
+
+__device__ Window windowOf(const PoolGeometry& g, int64_t oh, int64_t ow) {
+    if (g.adaptive) {
+        const int64_t h0 = adaptiveBegin(oh, g.h, g.oh), h1 = adaptiveEnd(oh, g.h, g.oh);
+        const int64_t w0 = adaptiveBegin(ow, g.w, g.ow), w1 = adaptiveEnd(ow, g.w, g.ow);
+        return {h0, h1, w0, w1, 1.0f / static_cast<float>((h1 - h0) * (w1 - w0))};
+    }
+    const int64_t h0 = oh * g.stride - g.pad, w0 = ow * g.stride - g.pad;
+    return {h0 < 0 ? 0 : h0, h0 + g.kh < g.h ? h0 + g.kh : g.h, w0 < 0 ? 0 : w0,
+            w0 + g.kw < g.w ? w0 + g.kw : g.w, 1.0f / static_cast<float>(g.kh * g.kw)};
 }
 
 // One thread per output element y(plane, oh, ow).
@@ -29,18 +48,15 @@ __global__ void poolForwardKernel(const typename Io::Storage* x, typename Io::St
         const int64_t ow = i % g.ow;
         const int64_t oh = (i / g.ow) % g.oh;
         const int64_t plane = i / (g.ow * g.oh);
-        const int64_t h0 = oh * g.stride - g.pad, w0 = ow * g.stride - g.pad;
-        const int64_t hs = h0 < 0 ? 0 : h0, ws = w0 < 0 ? 0 : w0;
-        const int64_t he = h0 + g.kh < g.h ? h0 + g.kh : g.h;
-        const int64_t we = w0 + g.kw < g.w ? w0 + g.kw : g.w;
+        const Window win = windowOf(g, oh, ow);
         const int64_t base = plane * g.h * g.w;
         if (g.max) {
             // As PyTorch and the CPU: the first maximum wins (the first element even when it
             // is -inf), a NaN always propagates.
             float best = -INFINITY;
             int64_t bestIndex = -1;
-            for (int64_t ih = hs; ih < he; ++ih) {
-                for (int64_t iw = ws; iw < we; ++iw) {
+            for (int64_t ih = win.h0; ih < win.h1; ++ih) {
+                for (int64_t iw = win.w0; iw < win.w1; ++iw) {
                     const float v = Io::load(x, base + ih * g.w + iw);
                     if (v > best || bestIndex < 0 || isnan(v)) {
                         best = v;
@@ -51,12 +67,11 @@ __global__ void poolForwardKernel(const typename Io::Storage* x, typename Io::St
             Io::store(y, i, best);
             indices[i] = static_cast<int32_t>(bestIndex);
         } else {
-            // count_include_pad=True: the divisor is the full window.
             float sum = 0.0f;
-            for (int64_t ih = hs; ih < he; ++ih)
-                for (int64_t iw = ws; iw < we; ++iw)
+            for (int64_t ih = win.h0; ih < win.h1; ++ih)
+                for (int64_t iw = win.w0; iw < win.w1; ++iw)
                     sum += Io::load(x, base + ih * g.w + iw);
-            Io::store(y, i, sum * (1.0f / static_cast<float>(g.kh * g.kw)));
+            Io::store(y, i, sum * win.scale);
         }
     }
 }
@@ -71,20 +86,27 @@ __global__ void poolBackwardKernel(const typename Io::Storage* dy, const int32_t
         const int64_t iw = i % g.w;
         const int64_t ih = (i / g.w) % g.h;
         const int64_t plane = i / (g.w * g.h);
-        // Windows oh with oh*stride - pad <= ih < oh*stride - pad + kh.
-        const int64_t ohs = ih + g.pad < g.kh ? 0 : (ih + g.pad - g.kh) / g.stride + 1;
-        const int64_t ohe = (ih + g.pad) / g.stride + 1 < g.oh ? (ih + g.pad) / g.stride + 1 : g.oh;
-        const int64_t ows = iw + g.pad < g.kw ? 0 : (iw + g.pad - g.kw) / g.stride + 1;
-        const int64_t owe = (iw + g.pad) / g.stride + 1 < g.ow ? (iw + g.pad) / g.stride + 1 : g.ow;
+        // The outputs whose windows cover (ih, iw): rows [ohs, ohe), columns [ows, owe).
+        int64_t ohs, ohe, ows, owe;
+        if (g.adaptive) {
+            // Bin oh covers ih iff floor(oh * h / OH) <= ih < ceil((oh + 1) * h / OH).
+            ohs = adaptiveBegin(ih, g.oh, g.h), ohe = adaptiveEnd(ih, g.oh, g.h);
+            ows = adaptiveBegin(iw, g.ow, g.w), owe = adaptiveEnd(iw, g.ow, g.w);
+        } else {
+            // Windows oh with oh*stride - pad <= ih < oh*stride - pad + kh.
+            ohs = ih + g.pad < g.kh ? 0 : (ih + g.pad - g.kh) / g.stride + 1;
+            ohe = (ih + g.pad) / g.stride + 1 < g.oh ? (ih + g.pad) / g.stride + 1 : g.oh;
+            ows = iw + g.pad < g.kw ? 0 : (iw + g.pad - g.kw) / g.stride + 1;
+            owe = (iw + g.pad) / g.stride + 1 < g.ow ? (iw + g.pad) / g.stride + 1 : g.ow;
+        }
         const int64_t outBase = plane * g.oh * g.ow;
         const int32_t self = static_cast<int32_t>(ih * g.w + iw);
-        const float invArea = 1.0f / static_cast<float>(g.kh * g.kw);
         float sum = 0.0f;
         for (int64_t oh = ohs; oh < ohe; ++oh) {
             for (int64_t ow = ows; ow < owe; ++ow) {
                 const int64_t o = outBase + oh * g.ow + ow;
                 if (!g.max)
-                    sum += Io::load(dy, o) * invArea;
+                    sum += Io::load(dy, o) * windowOf(g, oh, ow).scale;
                 else if (indices[o] == self)
                     sum += Io::load(dy, o);
             }
