@@ -160,6 +160,11 @@ int cmdExperiment(const Argv& argv) {
     if (!quiet)
         std::fprintf(out, "%s: %s (%zu arms x %d repeats, %d steps each)\n", preset.title.c_str(),
                      preset.question.c_str(), preset.arms.size(), preset.repeats, preset.steps);
+    options.onData = [&](const std::string& note) {
+        if (!quiet)
+            std::fprintf(out, "%s\n", note.c_str());
+        std::fflush(out);
+    };
 
     std::stop_source stopSource;
     g_stop = false;

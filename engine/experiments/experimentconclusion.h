@@ -62,6 +62,7 @@ struct ConclusionFacts {
     std::string cpuIsa; // oneDNN's ("avx2")
     bool cpuF16Native = true;
     bool cpuBf16Native = true;
+    int cpuThreads = 1; // hardware threads, which the loader's workers share with the compute
 };
 ConclusionFacts conclusionFactsOfThisMachine();
 
@@ -71,7 +72,9 @@ ConclusionFacts conclusionFactsOfThisMachine();
 // most (from the recorded breakdown); a part is said to rise or fall only when it did beyond
 // the repeats' noise and by more than its printed resolution. The preset's further measures
 // (`also`) are answered too (accumulation: memory, and whether it learns alike), and a setting
-// that is emulated or cannot act on this machine is named as the reason.
+// that is emulated or cannot act on this machine is named as the reason. Arms alike in speed
+// whose steps changed inside say what fell and what rose (fewer waits for data, paid for in
+// compute on cores the workers share).
 std::string concludeExperiment(const ExperimentPreset& preset, const std::vector<ArmResult>& arms,
                                const ConclusionFacts& facts = conclusionFactsOfThisMachine());
 

@@ -3,6 +3,7 @@
 #include "experiments/experimentpreset.h"
 
 #include "core/errors.h"
+#include "data/dataconfig.h"
 #include "experiments/builtinexperimentfiles.h"
 #include "experiments/jsonfields.h"
 #include "io/jsontext.h"
@@ -45,6 +46,20 @@ ExperimentPreset parseExperimentPreset(const nlohmann::json& json, const std::st
     p.steps = r.count("steps", 200, 1, 100000);
     p.repeats = r.count("repeats", 3, 1, 20);
     p.needsGpu = r.flag("needs_gpu");
+    if (const auto images = json.find("images"); images != json.end()) {
+        if (!images->is_object())
+            r.fail("images", "must be an object such as {\"format\": \"jpeg\", \"size\": 224}");
+        const JsonFields fields(*images, source, "images.");
+        ExperimentImages out;
+        if (const std::string format = fields.text("format", false); !format.empty()) {
+            if (format != "jpeg" && format != "png")
+                fields.fail("format", "'" + format + "' must be jpeg or png");
+            out.format = format;
+        }
+        out.size = fields.count("size", out.size, kMinImageSize, kMaxImageSize);
+        out.limit = fields.count("limit", static_cast<int>(out.limit), 0, 10'000'000);
+        p.images = out;
+    }
     const auto arms = json.find("arms");
     if (arms == json.end() || !arms->is_array() || arms->size() < 2)
         r.fail("arms", "must list at least two arms, each {\"label\": ..., \"set\": {...}}");

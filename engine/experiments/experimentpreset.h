@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +28,13 @@ enum class ExperimentMeasure {
     Memory, // peak memory
 };
 
+// "images": the arms read the set-up's images as files of this kind (experimentimages.h).
+struct ExperimentImages {
+    std::string format = "jpeg"; // jpeg | png
+    int size = 224;              // side of the written files
+    int64_t limit = 6000;        // the first N training samples; 0 = all
+};
+
 struct ExperimentPreset {
     std::string id;    // the file's name without .json
     std::string title; // "DataLoader workers"
@@ -38,6 +47,7 @@ struct ExperimentPreset {
     int steps = 200;       // optimizer steps per arm and repeat
     int repeats = 3;       // at least 1; 3 or more to tell a difference from noise
     bool needsGpu = false; // the knob acts only on a GPU run (pin_memory)
+    std::optional<ExperimentImages> images;
     std::vector<ExperimentArm> arms;
 };
 

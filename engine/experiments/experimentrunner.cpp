@@ -2,6 +2,7 @@
 #include "experiments/experimentrunner.h"
 
 #include "core/errors.h"
+#include "experiments/experimentimages.h"
 #include "session/localjobsession.h"
 
 #include <algorithm>
@@ -70,6 +71,10 @@ ArmRepeat measureRepeat(const std::vector<StepEvent>& steps, const RunFinishedEv
 
 ExperimentResult runExperiment(const ExperimentPreset& preset, const RunConfig& base,
                                const ExperimentOptions& options, std::stop_token stop) {
+    const ExperimentData data = experimentData(
+        preset, base, options.exportsRoot.empty() ? defaultExportsRoot() : options.exportsRoot);
+    if (options.onData && !data.note.empty())
+        options.onData(data.note);
     ExperimentResult result;
     for (const ExperimentArm& arm : preset.arms)
         result.arms.push_back({arm, {}});
@@ -81,12 +86,12 @@ ExperimentResult runExperiment(const ExperimentPreset& preset, const RunConfig& 
                 break;
             }
             const ExperimentArm& arm = preset.arms[a];
-            RunConfig config = armConfig(base, preset, arm);
+            RunConfig config = armConfig(data.config, preset, arm);
             config.set("name", preset.id + ": " + arm.label + " #" + std::to_string(repeat + 1));
             config.set("tags", "experiment:" + preset.id + ",arm:" + arm.label);
             // Each repeat its own seed (initial weights, shuffling): the spread of the repeats
             // is then what a result would vary by, not zero.
-            config.set("seed", std::to_string(base.seed + static_cast<uint64_t>(repeat)));
+            config.set("seed", std::to_string(data.config.seed + static_cast<uint64_t>(repeat)));
             RepeatSink sink;
             std::vector<EventSink*> sinks = options.sinks;
             sinks.push_back(&sink);
@@ -123,6 +128,8 @@ ExperimentResult runExperiment(const ExperimentPreset& preset, const RunConfig& 
         }
     }
     result.conclusion = concludeExperiment(preset, result.arms);
+    if (!data.note.empty())
+        result.conclusion = data.note + " " + result.conclusion;
     return result;
 }
 

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <stop_token>
+#include <string>
 #include <vector>
 
 namespace tb {
@@ -18,6 +19,11 @@ struct ExperimentOptions {
     std::vector<EventSink*> sinks;
     // After each repeat: the arm's index and what it measured.
     std::function<void(std::size_t arm, const ArmRepeat&)> onRepeat;
+    // Where a preset with "images" writes the set-up's images (experimentimages.h); empty:
+    // defaultExportsRoot().
+    std::string exportsRoot;
+    // Before the first arm, with what the arms train on when the preset chose it (its "images").
+    std::function<void(const std::string& note)> onData;
 };
 
 struct ExperimentResult {
@@ -26,9 +32,10 @@ struct ExperimentResult {
     bool stopped = false; // cancelled: the arms are what ran before
 };
 
-// Trains the arms on `base` (repeat r with seed base.seed + r); a stop request ends the repeat
-// in progress and the experiment.
-// An arm whose run fails is reported in its repeats (and in the conclusion), not thrown.
+// Trains the arms on `base` (repeat r with seed base.seed + r), or on its images as files when
+// the preset asks for them (experimentData(); the conclusion then begins with why); a stop
+// request ends the repeat in progress and the experiment. An arm whose run fails is reported in
+// its repeats (and in the conclusion), not thrown; images that cannot be written are thrown.
 ExperimentResult runExperiment(const ExperimentPreset& preset, const RunConfig& base,
                                const ExperimentOptions& options, std::stop_token stop = {});
 

@@ -18,11 +18,12 @@ inline std::string setValueText(const nlohmann::json& v) {
 
 class JsonFields {
 public:
-    JsonFields(const nlohmann::json& json, std::string source)
-        : m_json(json), m_source(std::move(source)) {}
+    // `prefix` names a nested object in errors: "images." gives "mine.json: images.size: ...".
+    JsonFields(const nlohmann::json& json, std::string source, std::string prefix = {})
+        : m_json(json), m_source(std::move(source)), m_prefix(std::move(prefix)) {}
 
     [[noreturn]] void fail(const std::string& key, const std::string& message) const {
-        throw ConfigError(m_source + ": " + key, message);
+        throw ConfigError(m_source + ": " + m_prefix + key, message);
     }
     std::string text(const std::string& key, bool required) const {
         const auto it = m_json.find(key);
@@ -72,6 +73,7 @@ public:
 private:
     const nlohmann::json& m_json;
     std::string m_source;
+    std::string m_prefix;
 };
 
 } // namespace tb

@@ -1,2 +1,2 @@
 set(TB_MODULE_SOURCES experimentpreset.cpp experimentconclusion.cpp experimentrunner.cpp
-                      lrfinder.cpp batchfinder.cpp lesson.cpp)
+                      lrfinder.cpp batchfinder.cpp lesson.cpp experimentimages.cpp)

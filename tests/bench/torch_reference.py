@@ -77,12 +77,20 @@ def resnet(depth):
     return nn.Sequential(*layers)
 
 
+def torchvision_model(name):
+    import torchvision  # only these models need it: python3-torchvision
+    return getattr(torchvision.models, name)(weights=None, num_classes=10)
+
+
 MODELS = {
     "mlp": (mlp, (1, 28, 28)),
     "lenet5": (lenet5, (1, 28, 28)),
     "fmnist-cnn": (fmnist_cnn, (1, 28, 28)),
     "resnet20": (lambda: resnet(20), (3, 32, 32)),
     "resnet32": (lambda: resnet(32), (3, 32, 32)),
+    # torchvision's ImageNet models at their 224 px, as the zoo's copies of them.
+    **{name: (lambda name=name: torchvision_model(name), (3, 224, 224))
+       for name in ("resnet18", "resnet34", "resnet50", "mobilenet_v2", "vgg11_bn")},
 }
 
 
