@@ -9,16 +9,17 @@
 #include "support/testdata.h"
 #include "uitestutil.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTimer>
-#include <QToolButton>
 #include <QtTest>
 
 using namespace tb;
@@ -106,8 +107,9 @@ private slots:
         QCOMPARE(panel.config().accumulateGradBatches, 4);
     }
 
-    // Pretrained weights: Browse... beside model.pretrained opens a file dialog whose choice
-    // fills the field, and the path goes into the run's config.
+    // Pretrained weights: "Pretrained weights..." beside "Open spec..." (and File > Open
+    // Pretrained Weights..., the same action) opens a file dialog whose choice fills
+    // model.pretrained, and the path goes into the run's config.
     void pretrainedWeightsAreChosenInAFileDialog() {
         SetupPanel panel;
         panel.show();
@@ -115,8 +117,9 @@ private slots:
         QFile file(weights);
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.close();
-        auto* browse = panel.findChild<QToolButton*>("model.pretrained-browse");
+        auto* browse = panel.findChild<QPushButton*>("model-open-weights");
         QVERIFY(browse);
+        QVERIFY(panel.openActions().contains(panel.findChild<QAction*>("action-open-weights")));
         bool answered = false;
         QTimer answer;
         connect(&answer, &QTimer::timeout, this, [&] {

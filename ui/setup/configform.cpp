@@ -158,25 +158,16 @@ QWidget* ConfigForm::addHelpButton(const QString& key, const QString& tooltip) {
     return button;
 }
 
-QWidget* ConfigForm::addBrowseButton(const QString& key, const QString& title,
-                                     const QString& filter) {
-    auto* button = new QToolButton(this);
-    button->setText(tr("Browse..."));
-    button->setObjectName(key + QStringLiteral("-browse"));
-    button->setToolTip(title);
-    connect(button, &QToolButton::clicked, this, [this, key, title, filter] {
-        auto it = m_rows.find(key);
-        if (it == m_rows.end())
-            return;
-        const QString file = QFileDialog::getOpenFileName(this, title, textOf(*it), filter);
-        if (file.isEmpty())
-            return;
-        setText(*it, file);
-        validate(key);
-        emit edited(key);
-    });
-    placeAfterEditor(key, button);
-    return button;
+void ConfigForm::chooseFile(const QString& key, const QString& title, const QString& filter) {
+    auto it = m_rows.find(key);
+    if (it == m_rows.end())
+        return;
+    const QString file = QFileDialog::getOpenFileName(this, title, textOf(*it), filter);
+    if (file.isEmpty())
+        return;
+    setText(*it, file);
+    validate(key);
+    emit edited(key);
 }
 
 QString ConfigForm::textOf(const Row& row) const {

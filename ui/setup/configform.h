@@ -40,9 +40,9 @@ public:
     bool hasShownRows() const;
     // Adds a "?" button after the key's editor (the caller connects its clicked()).
     QWidget* addHelpButton(const QString& key, const QString& tooltip);
-    // Adds a "Browse..." button after a path key's editor: a file dialog (titled `title`, with
-    // `filter`) that fills the field as if typed.
-    QWidget* addBrowseButton(const QString& key, const QString& title, const QString& filter);
+    // A file dialog (titled `title`, with `filter`, opening where the key's path is) whose
+    // choice fills the key's field as if typed.
+    void chooseFile(const QString& key, const QString& title, const QString& filter);
 
     QWidget* editor(const QString& key) const { return m_rows.value(key).editor; }
 

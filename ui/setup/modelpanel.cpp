@@ -80,12 +80,12 @@ ModelPanel::ModelPanel(QWidget* parent)
     m_warnings->setStyleSheet(QStringLiteral("color: #c27c0e;")); // amber on light and dark
     m_warnings->hide();
 
-    auto* row = new QHBoxLayout;
-    row->addWidget(m_picker, 1);
-    row->addWidget(open);
+    m_row = new QHBoxLayout;
+    m_row->addWidget(m_picker, 1);
+    m_row->addWidget(open);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(row);
+    layout->addLayout(m_row);
     layout->addWidget(m_warnings); // the options widget goes above it
     layout->addWidget(m_table, 1);
     layout->addWidget(m_total);
@@ -121,6 +121,14 @@ void ModelPanel::setModel(const QString& nameOrPath, const nlohmann::json& optio
 
 void ModelPanel::setOptionsWidget(QWidget* options) {
     static_cast<QVBoxLayout*>(layout())->insertWidget(1, options);
+}
+
+void ModelPanel::addRowAction(QAction* action, const QString& text, const QString& objectName) {
+    auto* button = new QPushButton(text, this);
+    button->setObjectName(objectName);
+    button->setToolTip(action->toolTip());
+    connect(button, &QPushButton::clicked, action, &QAction::trigger);
+    m_row->addWidget(button);
 }
 
 void ModelPanel::setWarnings(const QStringList& warnings) {

@@ -14,6 +14,7 @@
 #include <optional>
 
 class QAction;
+class QHBoxLayout;
 class QComboBox;
 class QTableWidget;
 
@@ -35,6 +36,9 @@ public:
     void setModel(const QString& nameOrPath, const nlohmann::json& options);
     // Shown between the picker and the layer table (the model.* options form).
     void setOptionsWidget(QWidget* options);
+    // A button for `action` at the end of the picker's row, after "Open spec..." (the set-up's
+    // "Pretrained weights..."), with `text` and `objectName`.
+    void addRowAction(QAction* action, const QString& text, const QString& objectName);
     // The samples the model will see; rebuilds the table.
     void setInput(const Shape& sampleShape, int numClasses);
     // The activation dtype follows `precision` (32 | 16-mixed | bf16-mixed).
@@ -73,6 +77,7 @@ private:
     WrappingLabel* m_total;
     WrappingLabel* m_warnings;
     QAction* m_openSpec;
+    QHBoxLayout* m_row; // the picker and its buttons
 };
 
 } // namespace tb::ui

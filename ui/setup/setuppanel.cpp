@@ -13,6 +13,7 @@
 #include "train/pretrainedinput.h"
 #include "train/stepplan.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -101,8 +102,16 @@ QWidget* SetupPanel::buildModelGroup() {
     connect(m_model, &ModelPanel::modelRebuilt, this, &SetupPanel::refresh);
     m_modelOptions = new ConfigForm(schemaKeys(ConfigGroup::Model, {"model"}), content);
     connect(m_modelOptions, &ConfigForm::edited, this, &SetupPanel::refresh);
-    m_modelOptions->addBrowseButton(QStringLiteral("model.pretrained"), tr("Pretrained weights"),
-                                    tr("Weights (*.pth *.pt *.safetensors);;All files (*)"));
+    m_openWeights = new QAction(tr("Open Pretrained &Weights..."), this);
+    m_openWeights->setObjectName(QStringLiteral("action-open-weights"));
+    m_openWeights->setToolTip(tr("Start from pretrained weights: a PyTorch .pth/.pt state dict "
+                                 "or a .safetensors file (model.pretrained)"));
+    connect(m_openWeights, &QAction::triggered, this, [this] {
+        m_modelOptions->chooseFile(QStringLiteral("model.pretrained"), tr("Pretrained weights"),
+                                   tr("Weights (*.pth *.pt *.safetensors);;All files (*)"));
+    });
+    m_model->addRowAction(m_openWeights, tr("Pretrained weights..."),
+                          QStringLiteral("model-open-weights"));
     m_model->setOptionsWidget(m_modelOptions);
     auto* layout = new QVBoxLayout(content);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -235,7 +244,7 @@ QWidget* SetupPanel::editorOf(const QString& key) const {
 }
 
 QList<QAction*> SetupPanel::openActions() const {
-    return m_dataset->openActions() << m_model->openSpecAction();
+    return m_dataset->openActions() << m_model->openSpecAction() << m_openWeights;
 }
 
 bool SetupPanel::busy() const {

@@ -41,7 +41,8 @@ public:
     // hidden (the dataset and model pickers stay); an empty list shows everything again.
     void setLessonControls(const QStringList& keys);
     bool inLessonMode() const { return !m_lessonControls.isEmpty(); }
-    // Open Dataset Folder, Open CSV Dataset and Open Model Spec, for the window's File menu.
+    // Open Dataset Folder, Open CSV Dataset, Open Model Spec and Open Pretrained Weights, for the
+    // window's File menu.
     QList<QAction*> openActions() const;
     // Lists the devices again, keeping the choice: after a run failed because the GPU became
     // unusable (a lost CUDA context), its entry is greyed with the reason.
@@ -69,6 +70,7 @@ private:
     QString m_pretrainedWarningsFor; // what the shown warnings were worked out from
     DatasetPanel* m_dataset = nullptr;
     ModelPanel* m_model = nullptr;
+    QAction* m_openWeights = nullptr;     // fills model.pretrained from a file dialog
     ConfigForm* m_data = nullptr;         // data.* keys beside the dataset picker
     ConfigForm* m_modelOptions = nullptr; // model.* keys of the chosen model
     ConfigForm* m_training = nullptr;
