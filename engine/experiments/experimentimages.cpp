@@ -4,6 +4,7 @@
 
 #include "core/datadirectory.h"
 #include "core/errors.h"
+#include "core/textformat.h"
 #include "data/datasetexport.h"
 #include "data/datasets.h"
 
@@ -20,16 +21,6 @@ namespace fs = std::filesystem;
 namespace tb {
 
 namespace {
-
-std::string count(int64_t n) {
-    std::string digits = std::to_string(n), out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0)
-            out += ',';
-        out += digits[i];
-    }
-    return out;
-}
 
 std::string upper(std::string s) {
     for (char& c : s)
@@ -104,7 +95,7 @@ ExperimentData experimentData(const ExperimentPreset& preset, const RunConfig& b
     std::string note = "The set-up's " + base.data.name +
                        " is held decoded in memory, where a batch costs next to nothing to load "
                        "and workers have nothing to take over; so the arms read " +
-                       count(files) + " of its images as " + upper(images.format) + " files of " +
+                       formatCount(files) + " of its images as " + upper(images.format) + " files of " +
                        std::to_string(images.size) + " px (" + folder +
                        "), each decoded, cropped and resized to " + std::to_string(sample[2]) +
                        " px while training, as photos of your own are.";
