@@ -259,6 +259,8 @@ void MainWindow::connectExperiments() {
                 tr("experiment %1: %n short run(s), one after another", nullptr, runs).arg(title));
             updateActions();
         });
+    connect(m_experiments, &ExperimentController::dataChosen, this,
+            [this](const QString& note) { m_log->addMessage(LogLevel::Info, note); });
     connect(m_experiments, &ExperimentController::repeatFinished, this,
             [this](const QString& arm, const QString& summary) {
                 m_log->addMessage(LogLevel::Info, QStringLiteral("%1: %2").arg(arm, summary));

@@ -88,6 +88,8 @@ private slots:
     void initTestCase() {
         QSettings::setDefaultFormat(QSettings::IniFormat);
         QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath("settings"));
+        // Experiments write their image files under the data folder: keep them in the test's.
+        qputenv("XDG_DATA_HOME", m_dir.filePath("data").toLocal8Bit());
     }
 
     void listsSortsAndFilters() {
@@ -405,12 +407,15 @@ private slots:
         p.repeats = 2;
         p.arms = {{"batch_size=16", {{"batch_size", "16"}}},
                   {"batch_size=32", {{"batch_size", "32"}}}};
+        p.images = ExperimentImages{"png", 32, 0}; // the arms read the shapes as files
         QVERIFY(w.runExperiment(p));
         QVERIFY(!w.findChild<QAction*>("action-train")->isEnabled());
         QVERIFY(w.findChild<QAction*>("action-stop")->isEnabled());
         QVERIFY(!w.runExperiment(p)); // one at a time
         const auto log = [&] { return w.findChild<QTextBrowser*>("log")->toPlainText(); };
         QTRY_VERIFY_WITH_TIMEOUT(log().contains("experiment: "), 120000);
+        QVERIFY2(log().contains("as PNG files of 32 px (" + m_dir.filePath("data")),
+                 qPrintable(log()));
         QVERIFY2(log().contains("batch_size=32 against batch_size=16") ||
                      log().contains("batch_size=32 trained"),
                  qPrintable(log()));

@@ -52,6 +52,11 @@ bool ExperimentController::start(const ExperimentPreset& preset, const RunConfig
             this, [this, label, summary] { emit repeatFinished(label, summary); },
             Qt::QueuedConnection);
     };
+    options.onData = [this](const std::string& note) {
+        const QString text = QString::fromStdString(note);
+        QMetaObject::invokeMethod(
+            this, [this, text] { emit dataChosen(text); }, Qt::QueuedConnection);
+    };
     m_thread = QThread::create([this, preset, base, options, token = m_stop->get_token()] {
         ExperimentResult result;
         try {

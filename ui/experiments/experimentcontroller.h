@@ -31,6 +31,8 @@ public:
 
 signals:
     void started(const QString& title, int runs);
+    // What the arms train on, where the preset chose it (its "images"), before the first arm.
+    void dataChosen(const QString& note);
     // A repeat ended: its arm's label and a one-line summary (or the failure).
     void repeatFinished(const QString& arm, const QString& summary);
     // The experiment ended (completed or stopped): the conclusion and the runs it recorded.
