@@ -18,10 +18,9 @@ trap 'rm -rf "$work"' EXIT
 field() { python3 -c "import json,sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1])$1)"; }
 
 "$cli" dataset-export fashion-mnist "$work/all" --format png --limit 20000 > /dev/null
-mapfile -t classes < <(ls "$work/all")
 mkdir "$work/a" "$work/b"
-for c in "${classes[@]:0:6}"; do mv "$work/all/$c" "$work/a/"; done
-for c in "${classes[@]:6}"; do
+for c in T-shirt_top Trouser Pullover Dress Coat Sandal; do mv "$work/all/$c" "$work/a/"; done
+for c in Shirt Sneaker Bag "Ankle boot"; do
   mkdir "$work/b/$c"
   find "$work/all/$c" -name '*.png' | sort | head -n $((2 * per_class)) | xargs mv -t "$work/b/$c"
 done
