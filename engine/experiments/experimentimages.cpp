@@ -95,8 +95,8 @@ ExperimentData experimentData(const ExperimentPreset& preset, const RunConfig& b
     std::string note = "The set-up's " + base.data.name +
                        " is held decoded in memory, where a batch costs next to nothing to load "
                        "and workers have nothing to take over; so the arms read " +
-                       formatCount(files) + " of its images as " + upper(images.format) + " files of " +
-                       std::to_string(images.size) + " px (" + folder +
+                       formatCount(files) + " of its images as " + upper(images.format) +
+                       " files of " + std::to_string(images.size) + " px (" + folder +
                        "), each decoded, cropped and resized to " + std::to_string(sample[2]) +
                        " px while training, as photos of your own are.";
     return {std::move(config), std::move(note)};
