@@ -67,6 +67,8 @@ public:
     ExperimentController& experiments() { return *m_experiments; }
     PredictionsPanel& predictions() { return *m_predictions; }
     LearnPanel& learn() { return *m_learn; }
+    // Makes `page` (a panel, in its scroll area) the current tab.
+    void showTab(QWidget* page);
 
     // Opens a lesson (File > Lessons): its set-up in the set-up column, lesson mode (only its
     // controls shown) and the lesson in the Learn tab. `folder` holds the lesson's file, for
@@ -106,8 +108,6 @@ private:
     void connectLearn();
     void connectController();
     void updateActions();
-    // Makes `page` (a panel, in its scroll area) the current tab.
-    void showTab(QWidget* page);
     void restoreSettings();
     void saveSettings();
     // A file the window wrote failed: a message box naming the path and the reason, and a log

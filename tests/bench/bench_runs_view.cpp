@@ -82,7 +82,7 @@ int follow(QApplication& app, const QString& path) {
     ui::MainWindow w(path);
     w.resize(1280, 800);
     w.show();
-    w.findChild<QTabWidget*>(QStringLiteral("views"))->setCurrentWidget(&w.runs());
+    w.showTab(&w.runs());
     bool seen = false;
     QTimer poll;
     QObject::connect(&poll, &QTimer::timeout, &app, [&] {
@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
     ui::MainWindow w(path);
     w.resize(1920, 1080);
     w.show();
-    w.findChild<QTabWidget*>(QStringLiteral("views"))->setCurrentWidget(&w.runs());
+    w.showTab(&w.runs());
     ui::RunsTableModel* model = w.runs().model();
     while (model->rowCount() < kListedRuns + kComparedRuns)
         QApplication::processEvents(QEventLoop::WaitForMoreEvents);
