@@ -35,8 +35,10 @@ QString configValueText(const nlohmann::json& value) {
 
 namespace {
 
-// "1 to 65536", "more than 0 up to 100": the schema's range as a placeholder says it.
-QString rangeText(const ConfigField& f) {
+// "1 to 65536", "more than 0, up to 100": the schema's range, shown in an empty field.
+QString placeholderFor(const ConfigField& f) {
+    if (f.type == "string") // a path or a name, empty by default: its meaning is the tooltip
+        return QObject::tr("not set");
     if (f.min.is_null() && f.max.is_null())
         return QString::fromStdString(f.type);
     const QString lo = configValueText(f.min), hi = configValueText(f.max);
@@ -129,7 +131,7 @@ QWidget* ConfigForm::createEditor(const ConfigField& field, const QString& key) 
         editor = combo;
     } else {
         auto* edit = new QLineEdit(this);
-        edit->setPlaceholderText(rangeText(field));
+        edit->setPlaceholderText(placeholderFor(field));
         connect(edit, &QLineEdit::textEdited, this, [this, key] {
             validate(key);
             emit edited(key);
