@@ -5,6 +5,7 @@
 #include "charts/losschart.h"
 #include "charts/rankschart.h"
 #include "darkpalette.h"
+#include "data/datasetexport.h"
 #include "experiments/batchfinderdialog.h"
 #include "experiments/experimentcontroller.h"
 #include "experiments/lrfinderdialog.h"
@@ -18,6 +19,7 @@
 #include "runs/comparisonview.h"
 #include "runs/runstablemodel.h"
 #include "runs/runsview.h"
+#include "session/runsession.h"
 #include "setup/setuppanel.h"
 #include "status/failurebanner.h"
 #include "support/storedruns.h"
@@ -79,6 +81,38 @@ QStringList writeSweep(const QString& path) {
     return ids;
 }
 
+// Fashion-MNIST written as a folder of PNG files per class set: six classes to pretrain on (A)
+// and four others, 200 images each, to fine-tune on (B), as tests/bench/transfer.sh does.
+void writeTransferFolders(const QString& dir) {
+    DatasetExportOptions options;
+    options.format = "png";
+    options.limit = 6000;
+    exportImageFolder(RunConfig().data, dir.toStdString() + "/all", options);
+    QDir all(dir + "/all");
+    QDir(dir).mkpath("a");
+    for (const QString c : {"T-shirt_top", "Trouser", "Pullover", "Dress", "Coat", "Sandal"})
+        QVERIFY(all.rename(c, dir + "/a/" + c));
+    for (const QString c : {"Shirt", "Sneaker", "Bag", "Ankle boot"}) {
+        QVERIFY(QDir(dir).mkpath("b/" + c));
+        const QStringList files = QDir(all.filePath(c)).entryList(QDir::Files, QDir::Name);
+        for (const QString& f : files.mid(0, 200))
+            QVERIFY(QFile::rename(all.filePath(c + "/" + f), dir + "/b/" + c + "/" + f));
+    }
+}
+
+RunConfig transferRun(const QString& root, const QString& checkpoints) {
+    RunConfig c;
+    c.set("dataset", "imagefolder");
+    c.set("data.root", root.toStdString());
+    c.set("data.image_size", "28");
+    c.set("data.norm_stats", "dataset");
+    c.set("model", "fmnist-cnn");
+    c.set("batch_size", "32");
+    c.set("num_workers", "1");
+    c.set("checkpoint_dir", checkpoints.toStdString());
+    return c;
+}
+
 RunConfig showcaseRun(const QString& dir) {
     RunConfig c = test::tinyRunConfig(dir, 4);
     c.set("data.synthetic_samples", "1200");
@@ -109,6 +143,7 @@ private:
 
     QTemporaryDir m_tmp;
     QDir m_out;
+    QString m_pretrained; // fineTuning's checkpoint trained on set A, shared by its rows
 
     void save(QWidget& w, const QString& name) {
         // Layouts settle over a few posted requests (a label's, its panel's, the column's):
@@ -164,10 +199,9 @@ private slots:
         lrField->setFocus(Qt::TabFocusReason);
         save(w, "focus-field-" + tag);
         QApplication::setCursorFlashTime(1000);
-        auto* tabs = w.findChild<QTabWidget*>("views");
-        tabs->setCurrentWidget(w.findChild<QWidget*>("hardware-panel"));
+        w.showTab(w.findChild<QWidget*>("hardware-panel"));
         save(w, "hardware-" + tag);
-        tabs->setCurrentIndex(0);
+        w.showTab(&w.charts());
 
         auto* lr = w.findChild<QLineEdit*>("lr");
         lr->selectAll();
@@ -204,7 +238,7 @@ private slots:
         const QStringList sweep = writeSweep(db);
         ui::MainWindow w(db);
         QVERIFY(showWindow(w, size));
-        w.findChild<QTabWidget*>("views")->setCurrentWidget(&w.runs());
+        w.showTab(&w.runs());
         QTRY_COMPARE_WITH_TIMEOUT(w.runs().model()->rowCount(), 7, 10000);
         save(w, "runs-table-" + tag);
 
@@ -262,8 +296,7 @@ private slots:
                                   60000);
         QVERIFY(w.train());
         QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Idle, 300000);
-        auto* tabs = w.findChild<QTabWidget*>("views");
-        tabs->setCurrentWidget(&w.predictions());
+        w.showTab(&w.predictions());
         ui::TryItPanel* tryIt = w.predictions().tryIt();
         QTRY_VERIFY_WITH_TIMEOUT(tryIt->modelReady(), 60000);
         // A square, drawn as a user would.
@@ -333,6 +366,48 @@ private slots:
         help->search("ranks");
         save(*help, "help-search-" + tag);
         help->close();
+    }
+
+    // Fine-tuning on a folder of images: fmnist-cnn pretrained on six Fashion-MNIST classes,
+    // then its backbone frozen and a new head trained on 100 images of each of four others
+    // (another 100 of each held out for validation).
+    void fineTuning_data() { views_data(); }
+    void fineTuning() {
+        QFETCH(QSize, size);
+        const QString tag = beginView();
+        const QString folders = m_tmp.filePath("transfer");
+        if (!QDir(folders).exists()) {
+            try {
+                writeTransferFolders(folders);
+            } catch (const std::exception& e) {
+                QSKIP(qPrintable(QStringLiteral("needs Fashion-MNIST: %1").arg(e.what())));
+            }
+            if (QTest::currentTestFailed())
+                return;
+            RunConfig pretrain = transferRun(folders + "/a", m_tmp.filePath("ckpt-a"));
+            pretrain.set("max_epochs", "1");
+            RunSession session(pretrain, {}, {});
+            const RunFinishedEvent f = session.run();
+            QCOMPARE(toString(f.status), std::string("completed"));
+            m_pretrained = QString::fromStdString(f.checkpoint);
+        }
+        ui::MainWindow w(m_tmp.filePath("finetune-" + tag + ".db"));
+        QVERIFY(showWindow(w, size));
+        RunConfig c = transferRun(folders + "/b", m_tmp.filePath("ckpt-b"));
+        c.set("data.val_fraction", "0.5");
+        c.set("max_epochs", "10");
+        c.set("model.pretrained", m_pretrained.toStdString());
+        c.set("finetune.freeze", "backbone");
+        c.set("lr", "0.001");
+        c.set("finetune.head_lr_mult", "10");
+        w.setup().setConfig(c);
+        QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
+                                  60000);
+        QVERIFY(w.train());
+        QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Idle, 300000);
+        w.findChild<QScrollArea*>("setup-scroll")
+            ->ensureWidgetVisible(w.findChild<QWidget*>("model-layers"));
+        save(w, "finetune-" + tag);
     }
 };
 
