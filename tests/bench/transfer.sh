@@ -22,7 +22,8 @@ mkdir "$work/a" "$work/b"
 for c in T-shirt_top Trouser Pullover Dress Coat Sandal; do mv "$work/all/$c" "$work/a/"; done
 for c in Shirt Sneaker Bag "Ankle boot"; do
   mkdir "$work/b/$c"
-  find "$work/all/$c" -name '*.png' | sort | head -n $((2 * per_class)) | xargs mv -t "$work/b/$c"
+  mapfile -t files < <(find "$work/all/$c" -name '*.png' | sort)
+  mv -t "$work/b/$c" "${files[@]:0:2 * per_class}"
 done
 
 common=(--no-db --quiet --json --set dataset=imagefolder --set data.image_size=28
