@@ -38,6 +38,7 @@ int cmdRuns(const Argv& argv);
 int cmdDoctor(const Argv& argv);
 int cmdExperiment(const Argv& argv);
 int cmdLrFind(const Argv& argv);
+int cmdProfile(const Argv& argv);
 int cmdBatchFind(const Argv& argv);
 int cmdCompletion(const Argv& argv);
 int cmdMan(const Argv& argv);

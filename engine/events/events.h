@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/systemsample.h"
+#include "events/profilereport.h"
 
 #include <nlohmann/json.hpp>
 
@@ -178,8 +179,14 @@ struct RunFinishedEvent {
     std::string checkpoint; // last checkpoint written
 };
 
+// A profile of a few steps finished (Trainer::requestProfile): each layer's time per pass and
+// its place under the roofline.
+struct ProfileEvent {
+    ProfileReport report;
+};
+
 using Event = std::variant<RunStartedEvent, StepEvent, EpochEvent, SystemSampleEvent, LogEvent,
-                           AdviceEvent, PauseEvent, RunFinishedEvent>;
+                           AdviceEvent, PauseEvent, RunFinishedEvent, ProfileEvent>;
 
 // Where an event came from: the run it belongs to and, in a data-parallel job, the rank that
 // sent it. An empty runId: about no run (telemetry while none trains).

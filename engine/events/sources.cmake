@@ -1,1 +1,1 @@
-set(TB_MODULE_SOURCES eventnames.cpp eventqueue.cpp)
+set(TB_MODULE_SOURCES eventnames.cpp eventqueue.cpp profilereport.cpp)

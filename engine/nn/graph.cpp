@@ -260,6 +260,8 @@ const Tensor& Graph::forward(const Tensor& x, bool training) {
     if (x.dtype() != m_actDtype) {
         m_input = m_inputStorage.slice(0, n);
         m_backend.cast(x, m_input);
+        if (m_timeline)
+            m_timeline->mark("input cast", SpanKind::Phase);
     }
     for (auto& node : m_nodes) {
         if (node->inPlace)
@@ -268,6 +270,8 @@ const Tensor& Graph::forward(const Tensor& x, bool training) {
         for (int i : node->inputs)
             in.push_back(i < 0 ? &m_input : &m_nodes[static_cast<std::size_t>(i)]->out);
         node->layer->forward(m_backend, in, node->out, training);
+        if (m_timeline)
+            m_timeline->mark(node->layer->name(), SpanKind::Forward);
     }
     return m_nodes.back()->out;
 }
@@ -334,6 +338,8 @@ void Graph::backward(const Tensor& dlogits) {
                 m_backend.add(src.grad, temps[t++], src.grad);
             }
         }
+        if (m_timeline)
+            m_timeline->mark(node.layer->name(), SpanKind::Backward);
     }
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "nn/layer.h"
+#include "nn/steptimeline.h"
 
 #include <nlohmann/json.hpp>
 
@@ -52,6 +53,8 @@ public:
     // Called after each layer's backward, once its parameters' gradients are final for this
     // pass (data-parallel training starts their all-reduce there). Empty: none.
     void setBackwardHook(std::function<void(Layer&)> hook) { m_backwardHook = std::move(hook); }
+    // While set, forward and backward mark each layer's span on it (a profiled step); null: off.
+    void setTimeline(StepTimeline* timeline) { m_timeline = timeline; }
     // A buffer shaped like the last logits, for the loss to write its gradient into.
     Tensor& logitsGrad();
     void zeroGrad();
@@ -96,6 +99,7 @@ private:
     Tensor m_logitsGradStorage;
     Tensor m_logitsGrad;
     std::function<void(Layer&)> m_backwardHook;
+    StepTimeline* m_timeline = nullptr;
 };
 
 } // namespace tb

@@ -9,6 +9,7 @@ set(TB_MODULE_SOURCES
     modelzoo.cpp
     norm.cpp
     pooling.cpp
+    steptimeline.cpp
     structural.cpp
     syncbatchnorm.cpp
     torchvisionzoo.cpp)

@@ -64,6 +64,9 @@ public:
     // Thread-safe, as Trainer's.
     void pause() { m_trainer->pause(); }
     void resume() { m_trainer->resume(); }
+    void requestProfile(int steps, int64_t notBeforeStep = 0) {
+        m_trainer->requestProfile(steps, notBeforeStep);
+    }
     // Ends a wait for the store now (from any thread): what is not recorded yet is lost.
     void stopWaitingForStore();
     // After run(): whether every event was recorded (true when not recording), and if not how

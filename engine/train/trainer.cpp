@@ -23,6 +23,7 @@
 #include "train/pretrainedinput.h"
 #include "train/runfailure.h"
 #include "train/stepplan.h"
+#include "train/stepprofiler.h"
 #include "train/validation.h"
 
 #include <atomic>
@@ -188,6 +189,7 @@ struct Trainer::State {
     std::atomic<bool> pauseRequested{false};
     std::mutex pauseMutex;
     std::condition_variable_any pauseChanged;
+    StepProfiler profiler; // requestProfile() from another thread
 
     State(RunConfig c, EventSink& s, TrainerOptions o)
         : config(std::move(c)), sink(s), options(std::move(o)) {}
@@ -215,6 +217,8 @@ struct Trainer::State {
     bool trainEpoch(std::stop_token& stop);
     void logInterval(Interval& interval, float lr, const std::stop_token& stop);
     void waitWhilePaused(Interval& interval, float lr, std::stop_token& stop);
+    // After an optimizer step (or early, at the end of an epoch): a finished profile reported.
+    void profileStepDone(bool early);
     bool evaluate(EpochEvent& epoch, std::stop_token& stop) {
         // Each rank of a job validates alone; one that stopped early would leave the others
         // waiting in the next epoch's collectives, so a job's validation runs to its end.
@@ -425,21 +429,29 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
     if (scaler)
         backend->fill(skippedSteps, 0.0f);
     while (true) {
+        if (pending == 0)
+            profiler.maybeStart(pos.step, *graph, *backend);
         std::optional<Batch> batch = trainLoader->next();
         const bool endOfEpoch = !batch;
+        StepTimeline* timeline = profiler.timeline();
         if (batch) {
+            profiler.microBatch(pending == 0, batch->waitMs);
             Interval::MicroBatchEvents ev;
             ev.start = backend->recordEvent();
             // Issued now, the copy runs while the batch before still computes (double buffered);
             // what the compute stream then waits for of it (start to copied) is its exposed part.
             const auto [x, y] = batchSlots->stage(batch->inputs, batch->labels);
             ev.copied = backend->recordEvent();
+            if (timeline)
+                timeline->mark("h2d", SpanKind::Phase);
             const Tensor& logits = graph->forward(x, true);
             ev.forwarded = backend->recordEvent();
             Tensor& dlogits = graph->logitsGrad();
             backend->softmaxCrossEntropy(logits, y, config.labelSmoothing, lossSum, &dlogits,
                                          scaler ? &scaler->state() : nullptr,
                                          static_cast<float>(k));
+            if (timeline)
+                timeline->mark("loss", SpanKind::Phase);
             if (dp && pending + 1 == k)
                 dp->beginLastBackward();
             graph->backward(dlogits);
@@ -454,8 +466,11 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
             ++pending;
         }
         if (pending == k || (endOfEpoch && pending > 0)) {
-            if (dp)
+            if (dp) {
                 interval.add(dp->reduceGradients());
+                if (timeline)
+                    timeline->mark("all-reduce", SpanKind::Phase);
+            }
             Interval::StepEvents ev;
             ev.start = backend->recordEvent();
             const float lr = schedule->lr(pos.step);
@@ -471,9 +486,12 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
             if (dp)
                 dp->broadcastBuffers();
             ev.end = backend->recordEvent();
+            if (timeline)
+                timeline->mark("optimizer", SpanKind::Phase);
             interval.add(std::move(ev));
             ++pos.step;
             pending = 0;
+            profileStepDone(false);
             const bool last = done() || stopping(stop);
             if (interval.steps == config.logEveryNSteps || last)
                 logInterval(interval, lr, stop);
@@ -485,6 +503,7 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
                 return false;
         }
         if (endOfEpoch) {
+            profileStepDone(true);
             if (interval.steps > 0)
                 logInterval(interval, schedule->lr(pos.step - 1), stop);
             return true;
@@ -553,6 +572,25 @@ void Trainer::State::logInterval(Interval& interval, float lr, const std::stop_t
          advisor->onStep(ev, options.latestSample ? options.latestSample() : std::nullopt))
         sink.onEvent(advice);
     interval.reset();
+}
+
+void Trainer::State::profileStepDone(bool early) {
+    ProfileContext context;
+    context.model = graph->name();
+    context.device = backend->device().toString();
+    context.precision = config.precision;
+    context.optimizer = config.optimizer.name;
+    context.momentum = config.optimizer.momentum;
+    context.batch = config.batchSize;
+    if (!profiler.timeline())
+        return;
+    if (std::optional<ProfileReport> report = profiler.stepDone(context, early)) {
+        // Measured after the steps, so measuring cannot disturb them; cached per machine.
+        report->roofline = machineRoofline(*backend);
+        for (LayerProfile& row : report->rows)
+            placeUnderRoofline(row, report->roofline);
+        sink.onEvent(ProfileEvent{std::move(*report)});
+    }
 }
 
 // Blocks between two optimizer steps while a pause is requested; a stop request ends the wait.
@@ -714,6 +752,10 @@ void Trainer::resume() {
 
 bool Trainer::pauseRequested() const {
     return m_state->pauseRequested.load(std::memory_order_acquire);
+}
+
+void Trainer::requestProfile(int steps, int64_t notBeforeStep) {
+    m_state->profiler.request(steps, notBeforeStep);
 }
 
 RunConfig Trainer::configFromCheckpoint(const std::string& path) {

@@ -54,6 +54,10 @@ public:
     void pause();
     void resume();
     bool pauseRequested() const;
+    // Thread-safe. Profiles the next `steps` optimizer steps once `notBeforeStep` steps are done
+    // (train/stepprofiler.h); a ProfileEvent reports them. A profile cut short by the end of an
+    // epoch reports the steps it has.
+    void requestProfile(int steps, int64_t notBeforeStep = 0);
 
     // The configuration stored in a checkpoint (for `train --resume`).
     static RunConfig configFromCheckpoint(const std::string& path);

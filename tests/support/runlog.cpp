@@ -13,6 +13,8 @@ void RunLog::onEvent(const Event& e) {
         logs.push_back(l->message);
     else if (const auto* a = std::get_if<AdviceEvent>(&e))
         advice.push_back(*a);
+    else if (const auto* p = std::get_if<ProfileEvent>(&e))
+        profiles.push_back(p->report);
 }
 
 namespace {

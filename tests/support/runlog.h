@@ -22,6 +22,7 @@ public:
     std::vector<EpochEvent> epochs;
     std::vector<std::string> logs;
     std::vector<AdviceEvent> advice;
+    std::vector<ProfileReport> profiles;
 };
 
 } // namespace tb::test

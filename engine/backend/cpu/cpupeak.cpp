@@ -1,9 +1,11 @@
-// measureCpuPeakGflops and its cache (an entry per CPU, ISA and threads: the best GFLOP/s seen
-// and when it was last measured). The peak is oneDNN's sgemm on matrices that stay in each
-// core's L2, rather than an FMA loop of our own: the engine is built for baseline x86-64, so a
-// loop compiled here would run SSE while oneDNN JIT-compiles for the widest vectors the CPU has
-// (AVX-512 where present) and its convolutions and matmuls are what a training step runs. So
-// the figure is the achievable peak of the kernels we use, a little under the datasheet's.
+// measureCpuPeakGflops, measureCpuBandwidthGBs and their cache (an entry per CPU, ISA and
+// threads: the best figure seen and when it was last measured). The peak is oneDNN's sgemm on
+// matrices that stay in each core's L2, rather than an FMA loop of our own: the engine is built for
+// baseline x86-64, so a loop compiled here would run SSE while oneDNN JIT-compiles for the widest
+// vectors the CPU has (AVX-512 where present) and its convolutions and matmuls are what a training
+// step runs. So the figure is the achievable peak of the kernels we use, a little under the
+// datasheet's. The bandwidth's triad is our own loop: at 12 bytes per 2 FLOPs even SSE outruns the
+// memory.
 #include "backend/cpu/cpupeak.h"
 
 #include "backend/cpu/cpuisa.h"
@@ -19,6 +21,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <vector>
 
@@ -97,26 +100,80 @@ double measureCpuPeakGflops(int threads) {
     return best;
 }
 
-CpuPeak cachedCpuPeak(int threads, const std::string& cpuModel, const std::string& cachePath,
-                      double achievedGflops) {
-    const std::string key = cacheKey(cpuModel, threads);
+double measureCpuBandwidthGBs(int threads) {
+    threads = std::max(1, threads);
+    // 3 x 64 MiB: beyond the last-level cache of any current CPU a 2-to-16-thread job runs on.
+    constexpr int64_t kElements = int64_t{16} << 20;
+    constexpr int kPasses = 10;
+    std::vector<float> a(kElements), b(kElements), c(kElements);
+    double best = 0.0;
+#pragma omp parallel num_threads(threads)
+    {
+        // Each thread first touches the pages it then streams (NUMA-local, as STREAM does).
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < kElements; ++i) {
+            a[i] = 0.0f;
+            b[i] = 1.0f;
+            c[i] = 2.0f;
+        }
+        for (int pass = 0; pass < kPasses; ++pass) {
+            std::chrono::steady_clock::time_point t0;
+#pragma omp barrier
+#pragma omp master
+            t0 = std::chrono::steady_clock::now();
+#pragma omp for schedule(static)
+            for (int64_t i = 0; i < kElements; ++i)
+                a[i] = b[i] + 3.0f * c[i];
+#pragma omp master
+            {
+                const double s =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                best = std::max(best, 12.0 * static_cast<double>(kElements) / s / 1e9);
+            }
+        }
+    }
+    if (a[kElements / 2] != 7.0f) // keeps the triad from being optimised away
+        throw Error("measuring the memory bandwidth: the triad computed a wrong value");
+    return best;
+}
+
+namespace {
+
+// The cache entry `key` of cachePath, measured again (and stored) when missing, old or below
+// `achieved`; the best figure seen is kept.
+CpuPeak cachedFigure(const std::string& key, const char* field, const std::string& cachePath,
+                     double achieved, const std::function<double()>& measure) {
     nlohmann::json cache = readCache(cachePath);
     const double now = secondsSinceEpoch();
     double best = 0.0;
     if (const auto it = cache.find(key); it != cache.end() && it->is_object()) {
-        const double gflops = it->value("gflops", 0.0), measuredAt = it->value("measured_at", 0.0);
+        const double value = it->value(field, 0.0), measuredAt = it->value("measured_at", 0.0);
         const double age = now - measuredAt;
-        if (gflops > 0.0 && age >= 0.0 && age < kCpuPeakMaxAgeSeconds && gflops >= achievedGflops)
-            return {gflops, false};
-        best = std::max(gflops, 0.0);
+        if (value > 0.0 && age >= 0.0 && age < kCpuPeakMaxAgeSeconds && value >= achieved)
+            return {value, false};
+        best = std::max(value, 0.0);
     }
     // Measured below what a run achieved: the old figure is the wrong one, whatever its size.
-    if (best < achievedGflops)
+    if (best < achieved)
         best = 0.0;
-    const double gflops = std::max(best, measureCpuPeakGflops(threads));
-    cache[key] = {{"gflops", gflops}, {"measured_at", now}};
+    const double value = std::max(best, measure());
+    cache[key] = {{field, value}, {"measured_at", now}};
     replaceCacheFile(cachePath, cache.dump(1) + "\n");
-    return {gflops, true};
+    return {value, true};
+}
+
+} // namespace
+
+CpuPeak cachedCpuPeak(int threads, const std::string& cpuModel, const std::string& cachePath,
+                      double achievedGflops) {
+    return cachedFigure(cacheKey(cpuModel, threads), "gflops", cachePath, achievedGflops,
+                        [&] { return measureCpuPeakGflops(threads); });
+}
+
+CpuPeak cachedCpuBandwidth(int threads, const std::string& cpuModel, const std::string& cachePath,
+                           double achievedGBs) {
+    return cachedFigure(cacheKey(cpuModel, threads) + " / memory bandwidth", "gbs", cachePath,
+                        achievedGBs, [&] { return measureCpuBandwidthGBs(threads); });
 }
 
 } // namespace tb

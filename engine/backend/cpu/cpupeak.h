@@ -1,6 +1,7 @@
-// The f32 compute peak this machine reaches with the CPU backend's own library, so a benchmark
-// can say how far a training step is from the hardware. Measured per CPU model, ISA and thread
-// count and kept in a small JSON cache, which is refreshed when it is old or proven low.
+// The machine's two roofs for the CPU backend: the f32 compute peak it reaches with its own
+// library and the memory bandwidth of its threads, so a benchmark or a profile can say how far
+// a step or a layer is from the hardware. Measured per CPU model, ISA and thread count and kept
+// in a small JSON cache, which is refreshed when it is old or proven low.
 #pragma once
 
 #include <string>
@@ -8,7 +9,7 @@
 namespace tb {
 
 struct CpuPeak {
-    double gflops = 0.0;   // f32 GFLOP/s over all threads
+    double gflops = 0.0;   // f32 GFLOP/s over all threads (GB/s for cachedCpuBandwidth)
     bool measured = false; // true when this call measured it; false when it came from the cache
 };
 
@@ -27,5 +28,13 @@ constexpr double kCpuPeakMaxAgeSeconds = 24.0 * 3600.0;
 // cannot be read or written is measured around, never an error.
 CpuPeak cachedCpuPeak(int threads, const std::string& cpuModel, const std::string& cachePath,
                       double achievedGflops = 0.0);
+
+// GB/s of `threads` threads running STREAM's triad (a[i] = b[i] + s * c[i]) over arrays far
+// larger than any cache, counting 12 bytes an element as STREAM does; the best of 10 passes.
+double measureCpuBandwidthGBs(int threads);
+
+// The bandwidth for (cpuModel, threads), cached in cachePath beside the peak, by the same rules.
+CpuPeak cachedCpuBandwidth(int threads, const std::string& cpuModel, const std::string& cachePath,
+                           double achievedGBs = 0.0);
 
 } // namespace tb

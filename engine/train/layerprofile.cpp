@@ -1,0 +1,229 @@
+#include "train/layerprofile.h"
+
+#include "backend/cpu/cpubackend.h"
+#include "backend/cpu/cpuisa.h"
+#include "backend/cpu/cpupeak.h"
+#include "core/datadirectory.h"
+#include "telemetry/hostinfo.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace tb {
+
+namespace {
+
+int64_t sizeOf(int64_t elements, int bytes) {
+    return elements * bytes;
+}
+
+std::string format(const char* fmt, double value) {
+    char text[64];
+    std::snprintf(text, sizeof text, fmt, value);
+    return text;
+}
+
+} // namespace
+
+LayerWork forwardWork(const LayerRow& row, int64_t inputElements, int activationBytes) {
+    return {row.flops,
+            sizeOf(inputElements + row.output.numel(), activationBytes) + sizeOf(row.params, 4)};
+}
+
+LayerWork backwardWork(const LayerRow& row, int64_t inputElements, int activationBytes,
+                       bool readsGraphInput) {
+    // With parameters: the data gradient and the weight gradient each cost the forward's
+    // arithmetic; a frozen layer computes only the first, a layer on the batch only the second.
+    // Without: an elementwise pass of the forward's size.
+    const bool dataGradient = !readsGraphInput;
+    const bool weightGradient = row.params > 0 && !row.frozen;
+    int64_t flops = row.flops;
+    if (row.params > 0)
+        flops = row.flops * ((dataGradient ? 1 : 0) + (weightGradient ? 1 : 0));
+    // Reads the output's gradient and the input; writes the input's gradient; reads the weights
+    // and reads and writes their (accumulated) gradients.
+    const int64_t activations =
+        row.output.numel() + inputElements + (dataGradient ? inputElements : 0);
+    const int64_t params = row.params * (1 + (weightGradient ? 2 : 0));
+    return {flops, sizeOf(activations, activationBytes) + sizeOf(params, 4)};
+}
+
+LayerWork optimizerWork(int64_t params, const std::string& optimizer, float momentum) {
+    // f32 arrays streamed once: weight, gradient, then the state read and written.
+    int64_t arrays = 3; // read weight and gradient, write weight
+    if (optimizer == "adamw")
+        arrays += 4; // two moments, read and written
+    else if (momentum > 0.0f)
+        arrays += 2;
+    return {params * (optimizer == "adamw" ? 12 : 4), sizeOf(params * arrays, 4)};
+}
+
+void placeUnderRoofline(LayerProfile& row, const Roofline& roofline) {
+    const double seconds = row.ms / 1e3;
+    row.intensity = row.bytes > 0 ? static_cast<double>(row.flops) / row.bytes : 0.0;
+    row.gflops = seconds > 0 ? static_cast<double>(row.flops) / seconds / 1e9 : 0.0;
+    row.gbs = seconds > 0 ? static_cast<double>(row.bytes) / seconds / 1e9 : 0.0;
+    row.bound = Bound::Unknown;
+    row.roofFraction = 0.0;
+    if (!roofline.known() || seconds <= 0.0 || (row.flops == 0 && row.bytes == 0))
+        return;
+    const double computeSeconds = static_cast<double>(row.flops) / (roofline.peakGflops * 1e9);
+    const double memorySeconds = static_cast<double>(row.bytes) / (roofline.bandwidthGBs * 1e9);
+    row.roofFraction = std::max(computeSeconds, memorySeconds) / seconds;
+    if (row.roofFraction < kOverheadRoofFraction)
+        row.bound = Bound::Overhead;
+    else
+        row.bound = computeSeconds >= memorySeconds ? Bound::Compute : Bound::Memory;
+}
+
+Roofline machineRoofline(Backend& backend) {
+    Roofline r;
+    auto* cpu = dynamic_cast<CpuBackend*>(&backend);
+    if (!cpu) {
+        r.peakSource = r.bandwidthSource = "not known for " + backend.device().toString() + " yet";
+        return r;
+    }
+    const std::string model = readHostFacts().cpu.model;
+    const std::string cache = dataDirectory() + "/cpu-peak.json";
+    const std::string threads = std::to_string(cpu->threads()) + " thread(s)";
+    const CpuPeak peak = cachedCpuPeak(cpu->threads(), model, cache);
+    const CpuPeak bandwidth = cachedCpuBandwidth(cpu->threads(), model, cache);
+    r.peakGflops = peak.gflops;
+    r.bandwidthGBs = bandwidth.gflops;
+    r.peakSource = "oneDNN's f32 sgemm on " + threads + ", " + cpuLowPrecisionSupport().isa +
+                   (peak.measured ? ", measured now" : ", cached in " + cache);
+    r.bandwidthSource = "STREAM triad on " + threads +
+                        (bandwidth.measured ? ", measured now" : ", cached in " + cache);
+    return r;
+}
+
+ProfileReport buildProfileReport(Graph& graph, const std::vector<TimelineSpan>& spans,
+                                 const ProfileContext& ctx) {
+    ProfileReport report;
+    report.model = ctx.model;
+    report.device = ctx.device;
+    report.precision = ctx.precision;
+    report.batch = ctx.batch;
+    report.firstStep = ctx.firstStep;
+    report.steps = static_cast<int>(ctx.dataWaitMs.size());
+    report.roofline = ctx.roofline;
+    const double steps = std::max(1, report.steps);
+    report.stepMs = ctx.wallMs / steps;
+    for (double w : ctx.dataWaitMs)
+        report.dataWaitMs += w / steps;
+
+    const std::vector<LayerRow> layers = graph.summary(ctx.batch);
+    const int actBytes = static_cast<int>(dtypeSize(graph.activationDtype()));
+    std::map<std::string, int64_t> outputElements{
+        {"input", ctx.batch * graph.inputShape().numel()}};
+    std::map<std::string, const LayerRow*> byName;
+    for (const LayerRow& row : layers) {
+        outputElements[row.name] = row.output.numel();
+        byName[row.name] = &row;
+    }
+
+    // Span totals per (pass, name), in the order they first ran.
+    std::vector<std::pair<SpanKind, std::string>> order;
+    std::map<std::pair<SpanKind, std::string>, double> totalMs;
+    for (const TimelineSpan& s : spans) {
+        const auto key = std::make_pair(s.kind, s.name);
+        if (totalMs.emplace(key, 0.0).second)
+            order.push_back(key);
+        totalMs[key] += s.durationMs;
+    }
+    // Layers first (forward, then backward), phases last.
+    std::stable_partition(order.begin(), order.end(),
+                          [](const auto& k) { return k.first != SpanKind::Phase; });
+    std::stable_partition(order.begin(), order.end(),
+                          [](const auto& k) { return k.first == SpanKind::Forward; });
+    double accounted = report.dataWaitMs;
+    for (const auto& key : order) {
+        LayerProfile p;
+        p.name = key.second;
+        p.pass = toString(key.first);
+        p.ms = totalMs[key] / steps;
+        if (const auto it = byName.find(p.name);
+            key.first != SpanKind::Phase && it != byName.end()) {
+            const LayerRow& row = *it->second;
+            p.type = row.type;
+            int64_t inputs = 0;
+            for (const std::string& in : row.inputs)
+                inputs += outputElements[in];
+            const bool onBatch = row.inputs.size() == 1 && row.inputs[0] == "input";
+            const LayerWork w = key.first == SpanKind::Forward
+                                    ? forwardWork(row, inputs, actBytes)
+                                    : backwardWork(row, inputs, actBytes, onBatch);
+            p.flops = w.flops;
+            p.bytes = w.bytes;
+        } else {
+            p.type = "phase";
+            if (p.name == "optimizer") {
+                const LayerWork w =
+                    optimizerWork(graph.trainableParameterCount(), ctx.optimizer, ctx.momentum);
+                p.flops = w.flops;
+                p.bytes = w.bytes;
+            }
+        }
+        placeUnderRoofline(p, report.roofline);
+        accounted += p.ms;
+        report.rows.push_back(std::move(p));
+    }
+    report.otherMs = report.stepMs - accounted;
+
+    // The trace: the loader's wait drawn just before the compute of the step it held up.
+    const double shift = ctx.dataWaitMs.empty() ? 0.0 : ctx.dataWaitMs.front();
+    std::map<int, double> stepStart;
+    for (const TimelineSpan& s : spans)
+        if (!stepStart.count(s.step))
+            stepStart[s.step] = s.startMs;
+    for (const auto& [step, start] : stepStart)
+        if (step < static_cast<int>(ctx.dataWaitMs.size()) && ctx.dataWaitMs[step] > 0.0)
+            report.spans.push_back({"data wait", "data", step, start - ctx.dataWaitMs[step] + shift,
+                                    ctx.dataWaitMs[step]});
+    for (const TimelineSpan& s : spans)
+        report.spans.push_back({s.name, toString(s.kind), s.step, s.startMs + shift, s.durationMs});
+    return report;
+}
+
+std::string formatProfileTable(const ProfileReport& r) {
+    std::ostringstream out;
+    const double step = r.stepMs > 0 ? r.stepMs : 1.0;
+    out << r.model << " on " << r.device << ", precision " << r.precision << ", batch " << r.batch
+        << ": " << r.steps << " step(s) after step " << r.firstStep << ", "
+        << format("%.2f", r.stepMs) << " ms a step\n";
+    if (r.roofline.known())
+        out << "roofs: " << format("%.1f", r.roofline.peakGflops) << " GFLOP/s ("
+            << r.roofline.peakSource << "), " << format("%.1f", r.roofline.bandwidthGBs)
+            << " GB/s (" << r.roofline.bandwidthSource << "); ridge "
+            << format("%.1f", r.roofline.ridge()) << " FLOP/byte\n";
+    else
+        out << "roofs: " << r.roofline.peakSource << "\n";
+    out << "\n";
+    char line[256];
+    std::snprintf(line, sizeof line, "%-24s %-9s %-10s %9s %6s %9s %8s %8s %7s  %s\n", "layer",
+                  "pass", "type", "ms", "%step", "GFLOP/s", "GB/s", "FLOP/B", "roof%", "bound");
+    out << line;
+    const auto printRow = [&](const std::string& name, const std::string& pass,
+                              const std::string& type, double ms, const LayerProfile* p) {
+        if (p && p->bound != Bound::Unknown)
+            std::snprintf(line, sizeof line,
+                          "%-24.24s %-9s %-10.10s %9.3f %5.1f%% %9.2f %8.2f %8.2f %6.1f%%  %s\n",
+                          name.c_str(), pass.c_str(), type.c_str(), ms, 100.0 * ms / step,
+                          p->gflops, p->gbs, p->intensity, 100.0 * p->roofFraction,
+                          toString(p->bound).c_str());
+        else
+            std::snprintf(line, sizeof line, "%-24.24s %-9s %-10.10s %9.3f %5.1f%%\n", name.c_str(),
+                          pass.c_str(), type.c_str(), ms, 100.0 * ms / step);
+        out << line;
+    };
+    if (r.dataWaitMs > 0.0)
+        printRow("data wait", "data", "loader", r.dataWaitMs, nullptr);
+    for (const LayerProfile& p : r.rows)
+        printRow(p.name, p.pass, p.type, p.ms, &p);
+    printRow("other", "", "", r.otherMs, nullptr);
+    return out.str();
+}
+
+} // namespace tb

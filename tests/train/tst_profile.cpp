@@ -1,0 +1,211 @@
+// The layer profiler: what a profile of a few steps promises. Its rows and the loader's wait add
+// up to the measured step time within 10%; its FLOPs are the layer table's; its trace is Chrome
+// trace JSON with one complete event per layer, pass and step; on this machine's measured
+// roofline a large matrix product is compute-bound and a ReLU over a large tensor memory-bound;
+// the report survives its JSON, and a broken one is refused naming the field.
+#include "core/errors.h"
+#include "nn/graph.h"
+#include "support/runconfigs.h"
+#include "support/runlog.h"
+#include "support/testdata.h"
+#include "train/layerprofile.h"
+#include "train/trainer.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <chrono>
+#include <map>
+
+using namespace tb;
+
+namespace {
+
+const LayerProfile* findRow(const ProfileReport& r, const std::string& name,
+                            const std::string& pass) {
+    for (const LayerProfile& row : r.rows)
+        if (row.name == name && row.pass == pass)
+            return &row;
+    return nullptr;
+}
+
+} // namespace
+
+class TestProfile : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_tmp;
+
+private slots:
+    void initTestCase() {
+        // The roofline's measurements are cached in the data folder: the test's, not the user's.
+        qputenv("XDG_DATA_HOME", m_tmp.filePath("data").toUtf8());
+    }
+
+    void aProfileAccountsForTheStep() {
+        RunConfig config = test::shapesRunConfig(m_tmp.filePath("ckpt").toStdString());
+        config.maxEpochs = 1;
+        test::RunLog log;
+        Trainer trainer(config, log);
+        trainer.requestProfile(4, 2);
+        QCOMPARE(toString(trainer.run().status), std::string("completed"));
+        QCOMPARE(log.profiles.size(), std::size_t{1});
+        const ProfileReport& r = log.profiles.front();
+        QCOMPARE(r.steps, 4);
+        QCOMPARE(r.firstStep, int64_t{2});
+        QCOMPARE(r.batch, config.batchSize);
+        QVERIFY(r.roofline.known());
+
+        double rows = 0.0;
+        for (const LayerProfile& row : r.rows)
+            rows += row.ms;
+        qInfo("step %.3f ms: rows %.3f, data wait %.3f, other %.3f", r.stepMs, rows, r.dataWaitMs,
+              r.otherMs);
+        QVERIFY2(std::abs(r.otherMs) <= 0.1 * r.stepMs, "the rows miss more than 10% of the step");
+        QVERIFY(std::abs(rows + r.dataWaitMs + r.otherMs - r.stepMs) < 1e-6 * r.stepMs + 1e-9);
+
+        // Every layer has its forward row with the layer table's FLOPs (a ReLU fused into the
+        // layer before runs inside that layer's).
+        QCOMPARE(log.starts.size(), std::size_t{1});
+        for (const nlohmann::json& layer : log.starts.front().modelSummary) {
+            const LayerProfile* row = findRow(r, layer.at("name"), "forward");
+            if (!row && layer.at("type") == "relu")
+                continue;
+            QVERIFY2(row, layer.dump().c_str());
+            QCOMPARE(row->flops, layer.at("flops").get<int64_t>());
+            QCOMPARE(row->type, layer.at("type").get<std::string>());
+            QVERIFY(row->ms > 0.0);
+        }
+        for (const char* phase : {"h2d", "loss", "optimizer"})
+            QVERIFY2(findRow(r, phase, "phase"), phase);
+
+        // The trace: valid JSON with one complete event per row and step.
+        const nlohmann::json trace = nlohmann::json::parse(chromeTrace(r).dump());
+        std::map<std::pair<std::string, std::string>, int> complete;
+        for (const nlohmann::json& e : trace.at("traceEvents"))
+            if (e.at("ph") == "X") {
+                QVERIFY(e.at("dur").get<double>() >= 0.0);
+                QVERIFY(e.at("ts").get<double>() >= 0.0);
+                ++complete[{e.at("name").get<std::string>(), e.at("cat").get<std::string>()}];
+            }
+        for (const LayerProfile& row : r.rows)
+            QCOMPARE(complete[std::make_pair(row.name, row.pass)], r.steps);
+    }
+
+    void aLargeMatmulIsComputeBoundAndALargeReluMemoryBound() {
+        const nlohmann::json spec = {
+            {"name", "roofline-probe"},
+            {"input", {4096}},
+            {"classes", 10},
+            {"layers",
+             {{{"type", "linear"}, {"name", "matmul"}, {"out_features", 4096}},
+              {{"type", "relu"}, {"name", "relu"}},
+              {{"type", "linear"}, {"name", "head"}, {"out_features", 10}}}}};
+        auto backend = createCpuBackend(2);
+        Graph graph(spec, *backend, DType::F32, 1);
+        const int64_t batch = 512;
+        const Tensor x = test::randomTensor({batch, 4096}, 3);
+        const auto pass = [&] {
+            graph.forward(x, true);
+            backend->fill(graph.logitsGrad(), 0.01f);
+            graph.backward(graph.logitsGrad());
+        };
+        pass(); // warm-up: buffers, oneDNN's JIT
+        StepTimeline timeline(*backend);
+        graph.setTimeline(&timeline);
+        const auto start = std::chrono::steady_clock::now();
+        for (int step = 0; step < 2; ++step) {
+            timeline.beginStep();
+            pass();
+        }
+        graph.setTimeline(nullptr);
+        ProfileContext context;
+        context.batch = batch;
+        context.wallMs =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+        context.dataWaitMs = {0.0, 0.0};
+        context.roofline = machineRoofline(*backend);
+        QVERIFY(context.roofline.known());
+        const ProfileReport r = buildProfileReport(graph, timeline.spans(), context);
+        const LayerProfile* matmul = findRow(r, "matmul", "forward");
+        const LayerProfile* relu = findRow(r, "relu", "forward");
+        QVERIFY(matmul && relu);
+        qInfo("roofs %.1f GFLOP/s, %.1f GB/s; matmul %.1f GFLOP/s (%.0f%% of its roof), relu "
+              "%.1f GB/s (%.0f%%)",
+              r.roofline.peakGflops, r.roofline.bandwidthGBs, matmul->gflops,
+              100 * matmul->roofFraction, relu->gbs, 100 * relu->roofFraction);
+        QCOMPARE(toString(matmul->bound), std::string("compute"));
+        QCOMPARE(toString(relu->bound), std::string("memory"));
+        QVERIFY(matmul->intensity > r.roofline.ridge());
+        QVERIFY(relu->intensity < r.roofline.ridge());
+    }
+
+    void theWorkModelCountsWhatEachPassMoves() {
+        LayerRow linear;
+        linear.type = "linear";
+        linear.output = Shape({8, 4});
+        linear.params = 4 * 16 + 4;
+        linear.flops = 2 * 8 * 16 * 4;
+        // Forward: x (8x16) and y (8x4) in f32, the weights once.
+        QCOMPARE(forwardWork(linear, 8 * 16, 4).bytes, (8 * 16 + 8 * 4) * 4 + 68 * 4);
+        // Backward: dy, x and dx; weights read, their gradients read and written.
+        const LayerWork back = backwardWork(linear, 8 * 16, 4, false);
+        QCOMPARE(back.flops, 2 * linear.flops);
+        QCOMPARE(back.bytes, (8 * 4 + 2 * 8 * 16) * 4 + 3 * 68 * 4);
+        // On the batch itself no data gradient; frozen, no weight gradient.
+        QCOMPARE(backwardWork(linear, 8 * 16, 4, true).flops, linear.flops);
+        linear.frozen = true;
+        QCOMPARE(backwardWork(linear, 8 * 16, 4, false).flops, linear.flops);
+        QCOMPARE(optimizerWork(100, "sgd", 0.9f).bytes, int64_t{100 * 5 * 4});
+        QCOMPARE(optimizerWork(100, "adamw", 0.9f).bytes, int64_t{100 * 7 * 4});
+
+        LayerProfile row;
+        row.flops = 1'000'000'000;
+        row.bytes = 1'000'000;
+        row.ms = 10.0; // 100 GFLOP/s
+        Roofline roof;
+        roof.peakGflops = 200.0;
+        roof.bandwidthGBs = 20.0;
+        placeUnderRoofline(row, roof);
+        QCOMPARE(toString(row.bound), std::string("compute"));
+        QVERIFY(std::abs(row.roofFraction - 0.5) < 1e-9);
+        row.ms = 1000.0; // 1% of what the roof allows
+        placeUnderRoofline(row, roof);
+        QCOMPARE(toString(row.bound), std::string("overhead"));
+        row.flops = 1'000'000;
+        row.bytes = 1'000'000'000;
+        row.ms = 100.0; // 10 GB/s of 20
+        placeUnderRoofline(row, roof);
+        QCOMPARE(toString(row.bound), std::string("memory"));
+        QVERIFY(std::abs(row.roofFraction - 0.5) < 1e-9);
+    }
+
+    void theReportSurvivesItsJson() {
+        ProfileReport r;
+        r.model = "m";
+        r.device = "cpu";
+        r.precision = "bf16-mixed";
+        r.batch = 64;
+        r.steps = 2;
+        r.stepMs = 3.5;
+        r.roofline.peakGflops = 100.0;
+        r.roofline.bandwidthGBs = 10.0;
+        r.rows.push_back(
+            {"conv1", "conv2d", "forward", 1.0, 10, 20, 0.5, 1, 2, 0.3, Bound::Memory});
+        r.spans.push_back({"conv1", "forward", 1, 0.25, 1.0});
+        const ProfileReport back = profileReportFromJson(toJson(r));
+        QCOMPARE(toJson(back), toJson(r));
+
+        nlohmann::json broken = toJson(r);
+        broken["rows"][0].erase("bytes");
+        try {
+            profileReportFromJson(broken);
+            QFAIL("a row without bytes was accepted");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("'bytes'") != std::string::npos, e.what());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProfile)
+#include "tst_profile.moc"
