@@ -187,6 +187,48 @@ ProfileReport buildProfileReport(Graph& graph, const std::vector<TimelineSpan>& 
     return report;
 }
 
+std::vector<std::string> profileAdvice(const ProfileReport& r) {
+    std::vector<std::string> advice;
+    if (r.stepMs <= 0.0)
+        return advice;
+    struct Share {
+        double ms = 0.0, roofMs = 0.0; // time taken, and what the roofline allows of it
+    };
+    std::map<Bound, Share> shares;
+    for (const LayerProfile& row : r.rows) {
+        shares[row.bound].ms += row.ms;
+        shares[row.bound].roofMs += row.ms * row.roofFraction;
+    }
+    const auto percent = [&](double ms) { return format("%.0f%%", 100.0 * ms / r.stepMs); };
+    const auto ofRoof = [&](const Share& s) {
+        return format("%.0f%%", 100.0 * s.roofMs / std::max(s.ms, 1e-12));
+    };
+    if (const Share& s = shares[Bound::Compute]; s.ms > 0.0)
+        advice.push_back(
+            "compute-bound layers take " + percent(s.ms) + " of the step at " + ofRoof(s) +
+            " of the compute roof: only more arithmetic per second helps them, precision="
+            "bf16-mixed where the device computes bf16 natively ("
+            "trainbench-cli experiment precision), or a faster device");
+    if (const Share& s = shares[Bound::Memory]; s.ms > 0.0)
+        advice.push_back(
+            "memory-bound layers take " + percent(s.ms) + " of the step at " + ofRoof(s) +
+            " of the memory roof: fewer bytes help them, 16-bit activations (bf16-mixed or "
+            "16-mixed halve what they move) and memory_format=channels_last (no layout "
+            "conversions between layers; trainbench-cli experiment precision)");
+    if (const Share& s = shares[Bound::Overhead]; s.ms > 0.0)
+        advice.push_back(
+            "overhead-bound layers take " + percent(s.ms) + " of the step, under " +
+            format("%.0f%%", 100.0 * kOverheadRoofFraction) +
+            " of what either roof allows: their tensors are too small to keep the device busy, "
+            "so a larger batch_size spreads the fixed cost of each call (trainbench-cli "
+            "experiment batch_size; on a GPU, CUDA graphs would remove launch costs, not built "
+            "yet)");
+    if (r.dataWaitMs > 0.1 * r.stepMs)
+        advice.push_back("the loader keeps the step waiting " + percent(r.dataWaitMs) +
+                         " of the time: more num_workers (trainbench-cli experiment num_workers)");
+    return advice;
+}
+
 std::string formatProfileTable(const ProfileReport& r) {
     std::ostringstream out;
     const double step = r.stepMs > 0 ? r.stepMs : 1.0;
@@ -202,19 +244,19 @@ std::string formatProfileTable(const ProfileReport& r) {
         out << "roofs: " << r.roofline.peakSource << "\n";
     out << "\n";
     char line[256];
-    std::snprintf(line, sizeof line, "%-24s %-9s %-10s %9s %6s %9s %8s %8s %7s  %s\n", "layer",
+    std::snprintf(line, sizeof line, "%-24s %-9s %-13s %9s %6s %9s %8s %8s %7s  %s\n", "layer",
                   "pass", "type", "ms", "%step", "GFLOP/s", "GB/s", "FLOP/B", "roof%", "bound");
     out << line;
     const auto printRow = [&](const std::string& name, const std::string& pass,
                               const std::string& type, double ms, const LayerProfile* p) {
         if (p && p->bound != Bound::Unknown)
             std::snprintf(line, sizeof line,
-                          "%-24.24s %-9s %-10.10s %9.3f %5.1f%% %9.2f %8.2f %8.2f %6.1f%%  %s\n",
+                          "%-24.24s %-9s %-13.13s %9.3f %5.1f%% %9.2f %8.2f %8.2f %6.1f%%  %s\n",
                           name.c_str(), pass.c_str(), type.c_str(), ms, 100.0 * ms / step,
                           p->gflops, p->gbs, p->intensity, 100.0 * p->roofFraction,
                           toString(p->bound).c_str());
         else
-            std::snprintf(line, sizeof line, "%-24.24s %-9s %-10.10s %9.3f %5.1f%%\n", name.c_str(),
+            std::snprintf(line, sizeof line, "%-24.24s %-9s %-13.13s %9.3f %5.1f%%\n", name.c_str(),
                           pass.c_str(), type.c_str(), ms, 100.0 * ms / step);
         out << line;
     };
@@ -223,6 +265,20 @@ std::string formatProfileTable(const ProfileReport& r) {
     for (const LayerProfile& p : r.rows)
         printRow(p.name, p.pass, p.type, p.ms, &p);
     printRow("other", "", "", r.otherMs, nullptr);
+    if (!r.roofline.known())
+        return out.str();
+    std::vector<const LayerProfile*> longest;
+    for (const LayerProfile& p : r.rows)
+        longest.push_back(&p);
+    std::sort(longest.begin(), longest.end(),
+              [](const LayerProfile* a, const LayerProfile* b) { return a->ms > b->ms; });
+    out << "\nlongest:";
+    for (std::size_t i = 0; i < std::min<std::size_t>(5, longest.size()); ++i)
+        out << (i ? ", " : " ") << longest[i]->name << " " << longest[i]->pass << " "
+            << format("%.1f%%", 100.0 * longest[i]->ms / step);
+    out << "\n";
+    for (const std::string& advice : profileAdvice(r))
+        out << "- " << advice << "\n";
     return out.str();
 }
 

@@ -53,7 +53,11 @@ struct ProfileContext {
 ProfileReport buildProfileReport(Graph& graph, const std::vector<TimelineSpan>& spans,
                                  const ProfileContext& context);
 
-// The report as a table for a terminal: the roofs, then one row per layer and pass.
+// What bounds the step, for people: the share of the step each bound takes (and how near its
+// roof), what helps each, and the experiment that shows it; the loader's wait when it matters.
+std::vector<std::string> profileAdvice(const ProfileReport& report);
+
+// The report as a table for a terminal: the roofs, one row per layer and pass, then the advice.
 std::string formatProfileTable(const ProfileReport& report);
 
 } // namespace tb

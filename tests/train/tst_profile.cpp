@@ -1,7 +1,8 @@
 // The layer profiler: what a profile of a few steps promises. Its rows and the loader's wait add
 // up to the measured step time within 10%; its FLOPs are the layer table's; its trace is Chrome
 // trace JSON with one complete event per layer, pass and step; on this machine's measured
-// roofline a large matrix product is compute-bound and a ReLU over a large tensor memory-bound;
+// roofline a large matrix product is compute-bound and a ReLU over a large tensor memory-bound,
+// and the advice says so;
 // the report survives its JSON, and a broken one is refused naming the field.
 #include "core/errors.h"
 #include "nn/graph.h"
@@ -138,6 +139,11 @@ private slots:
         QCOMPARE(toString(relu->bound), std::string("memory"));
         QVERIFY(matmul->intensity > r.roofline.ridge());
         QVERIFY(relu->intensity < r.roofline.ridge());
+        // The advice names both bounds, the matmul's (most of the step) first.
+        const std::vector<std::string> advice = profileAdvice(r);
+        QVERIFY(advice.size() >= 2);
+        QVERIFY2(advice[0].rfind("compute-bound layers take", 0) == 0, advice[0].c_str());
+        QVERIFY2(advice[1].rfind("memory-bound layers take", 0) == 0, advice[1].c_str());
     }
 
     void theWorkModelCountsWhatEachPassMoves() {
