@@ -249,6 +249,8 @@ void RunRecorder::apply(const Event& event) {
                 m_store->addLog(m_cursor.run, e);
             } else if constexpr (std::is_same_v<T, AdviceEvent>) {
                 m_store->addAdvice(m_cursor.run, e);
+            } else if constexpr (std::is_same_v<T, ProfileEvent>) {
+                m_store->addProfile(m_cursor.run, e.report);
             }
         },
         event);

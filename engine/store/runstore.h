@@ -78,6 +78,8 @@ public:
     int64_t dataVersion();
     // The run's log lines and advice after row afterId, in order.
     std::vector<RunLogEntry> events(const std::string& runId, int64_t afterId = 0);
+    // The run's layer profiles, oldest first; a row that is not a profile is skipped.
+    std::vector<ProfileReport> profiles(const std::string& runId);
     // "ok" entries are not returned: empty means PRAGMA integrity_check passed.
     std::vector<std::string> checkIntegrity();
 
@@ -108,6 +110,7 @@ public:
     void addSystemSample(const std::string& runId, const SystemSample& sample);
     void addLog(const std::string& runId, const LogEvent& log);
     void addAdvice(const std::string& runId, const AdviceEvent& advice);
+    void addProfile(const std::string& runId, const ProfileReport& profile);
     // Progress columns (steps, duration) of a running run, so interrupted runs show them.
     void updateProgress(const std::string& runId, int64_t steps, double unixTime);
     void finishRun(const std::string& runId, const RunFinishedEvent& event, double unixTime);

@@ -1,4 +1,5 @@
 // RunStore: reading a run's metric series, system samples and log for charts and export.
+#include "core/errors.h"
 #include "io/jsontext.h"
 #include "store/runstore.h"
 #include "store/sqlitedb.h"
@@ -184,6 +185,21 @@ std::vector<RunLogEntry> RunStore::events(const std::string& runId, int64_t afte
     }
     q.reset();
     return rows;
+}
+
+std::vector<ProfileReport> RunStore::profiles(const std::string& runId) {
+    SqliteStatement& q = m_db->cached("SELECT report FROM profiles WHERE run_id = ?1 ORDER BY id");
+    q.bind(1, runId);
+    std::vector<ProfileReport> out;
+    while (q.step("reading profiles")) {
+        try {
+            out.push_back(profileReportFromJson(tryParseJson(q.text(0)).value_or(nullptr)));
+        } catch (const Error&) {
+            // written by something else than this build: the other profiles still show
+        }
+    }
+    q.reset();
+    return out;
 }
 
 } // namespace tb

@@ -186,6 +186,12 @@ void RunStore::addAdvice(const std::string& runId, const AdviceEvent& a) {
         .run("writing the log of run " + runId);
 }
 
+void RunStore::addProfile(const std::string& runId, const ProfileReport& p) {
+    m_db->cached("INSERT INTO profiles (run_id, first_step, report) VALUES (?1, ?2, ?3)")
+        .bindAll(runId, p.firstStep, toJson(p).dump())
+        .run("writing a profile of run " + runId);
+}
+
 void RunStore::updateProgress(const std::string& runId, int64_t steps, double unixTime) {
     m_db->cached("UPDATE runs SET steps = max(steps, ?2), duration_s = ?3 - started_at "
                  "WHERE id = ?1 AND status = 'running'")

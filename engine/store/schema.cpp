@@ -13,7 +13,7 @@ namespace {
 
 // Migration i (0-based) takes the schema from version i to i + 1. Times are Unix seconds (REAL);
 // JSON columns hold text; NULL means "not measured" (and NaN, which SQLite cannot store).
-constexpr std::array<const char*, 4> kMigrations = {
+constexpr std::array<const char*, 5> kMigrations = {
     R"sql(
 CREATE TABLE runs (
     id TEXT PRIMARY KEY NOT NULL,
@@ -170,6 +170,17 @@ CREATE TABLE rank_metrics (
     allreduce_ms REAL,
     PRIMARY KEY (run_id, step, rank)
 ) WITHOUT ROWID;
+)sql",
+    // 5: layer profiles of a few steps (trainbench-cli profile, the window's Profile view): the
+    // report as JSON (events/profilereport.h), by the step it began after.
+    R"sql(
+CREATE TABLE profiles (
+    id INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE ON UPDATE CASCADE,
+    first_step INTEGER NOT NULL,
+    report TEXT NOT NULL
+);
+CREATE INDEX profiles_by_run ON profiles (run_id, id);
 )sql",
 };
 

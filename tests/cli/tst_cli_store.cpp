@@ -273,7 +273,7 @@ private slots:
             QSKIP("unshare -Urm is not available here: cannot mount a small disk");
         const QString db = disk + "/runs.db";
         const QString script =
-            QString("mount -t tmpfs -o size=160k none '%1' && \"$0\" \"$@\"; code=$?; "
+            QString("mount -t tmpfs -o size=200k none '%1' && \"$0\" \"$@\"; code=$?; "
                     "\"$0\" runs list --json --db '%2' && exit $code")
                 .arg(disk, db);
         QProcess p;

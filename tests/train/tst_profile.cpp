@@ -1,11 +1,13 @@
 // The layer profiler: what a profile of a few steps promises. Its rows and the loader's wait add
 // up to the measured step time within 10%; its FLOPs are the layer table's; its trace is Chrome
-// trace JSON with one complete event per layer, pass and step; on this machine's measured
-// roofline a large matrix product is compute-bound and a ReLU over a large tensor memory-bound,
-// and the advice says so;
-// the report survives its JSON, and a broken one is refused naming the field.
+// trace JSON with one complete event per layer, pass and step; it is stored with its run; on
+// this machine's measured roofline a large matrix product is compute-bound and a ReLU over a
+// large tensor memory-bound, and the advice says so; the report survives its JSON, and a broken
+// one is refused naming the field.
 #include "core/errors.h"
 #include "nn/graph.h"
+#include "session/runsession.h"
+#include "store/runstore.h"
 #include "support/runconfigs.h"
 #include "support/runlog.h"
 #include "support/testdata.h"
@@ -90,6 +92,24 @@ private slots:
             }
         for (const LayerProfile& row : r.rows)
             QCOMPARE(complete[std::make_pair(row.name, row.pass)], r.steps);
+    }
+
+    void aProfileIsStoredWithItsRun() {
+        RunConfig config = test::shapesRunConfig(m_tmp.filePath("ckpt").toStdString());
+        config.maxSteps = 4;
+        RunSessionOptions options;
+        options.databasePath = m_tmp.filePath("runs.db").toStdString();
+        test::RunLog log;
+        RunSession session(config, options, {&log});
+        session.requestProfile(2, 1);
+        QCOMPARE(toString(session.run().status), std::string("completed"));
+        QVERIFY(session.recordedEverything());
+        QCOMPARE(log.profiles.size(), std::size_t{1});
+        RunStore store(options.databasePath);
+        const std::vector<ProfileReport> stored = store.profiles(session.runId());
+        QCOMPARE(stored.size(), std::size_t{1});
+        QCOMPARE(toJson(stored.front()), toJson(log.profiles.front()));
+        QCOMPARE(stored.front().firstStep, int64_t{1});
     }
 
     void aLargeMatmulIsComputeBoundAndALargeReluMemoryBound() {
