@@ -13,6 +13,7 @@
 #include "learn/learnpanel.h"
 #include "pagescrollarea.h"
 #include "predictions/predictionspanel.h"
+#include "profile/profilepanel.h"
 #include "runcontroller.h"
 #include "runs/comparisonview.h"
 #include "runs/runsstore.h"
@@ -66,8 +67,9 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
       m_experiments(new ExperimentController(databasePath, this)),
       m_store(new RunsStore(databasePath, this)), m_setup(new SetupPanel),
       m_setupScroll(new ColumnScrollArea), m_charts(new ChartsPanel), m_hardware(new HardwarePanel),
-      m_predictions(new PredictionsPanel), m_learn(new LearnPanel), m_log(new LogPanel),
-      m_runs(new RunsView(*m_store)), m_progress(new RunProgress), m_banner(new FailureBanner),
+      m_predictions(new PredictionsPanel), m_profile(new ProfilePanel(*m_controller)),
+      m_learn(new LearnPanel), m_log(new LogPanel), m_runs(new RunsView(*m_store)),
+      m_progress(new RunProgress), m_banner(new FailureBanner),
       m_split(new QSplitter(Qt::Horizontal, this)), m_tabs(new QTabWidget),
       m_blocker(new ElidedLabel(480)), m_recording(new QLabel), m_databasePath(databasePath) {
     setWindowTitle(tr("TrainBench"));
@@ -84,6 +86,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     // Each page scrolls in a window smaller than its minimum instead of being squeezed.
     m_tabs->addTab(new PageScrollArea(m_charts), tr("Charts"));
     m_tabs->addTab(new PageScrollArea(m_predictions), tr("Predictions"));
+    m_tabs->addTab(new PageScrollArea(m_profile), tr("Profile"));
     m_tabs->addTab(new PageScrollArea(m_runs), tr("Runs"));
     m_tabs->addTab(new PageScrollArea(m_hardware), tr("Hardware"));
     m_tabs->addTab(new PageScrollArea(m_learn), tr("Learn"));
@@ -141,6 +144,7 @@ void MainWindow::connectController() {
         m_chartRunId = QString::fromStdString(e.runId);
         m_charts->beginRun(e);
         m_predictions->beginRun(m_chartRunId);
+        m_profile->beginRun(m_chartRunId);
         m_progress->begin(e);
         m_log->addMessage(LogLevel::Info,
                           tr("run %1: %2 on %3")
@@ -318,6 +322,7 @@ void MainWindow::showStoredRun(const RunSeries& run) {
     m_predictions->beginRun(m_chartRunId);
     m_predictions->addEpochs(run.epochs());
     m_predictions->setCheckpoint(QString::fromStdString(r.checkpoint));
+    m_profile->beginRun(m_chartRunId);
     showTab(m_charts);
     if (r.status == RunStatus::Running)
         m_store->follow(m_chartRunId); // written by another process: drawn as it lands

@@ -36,6 +36,7 @@ class HardwarePanel;
 class LearnPanel;
 class LrFinderDialog;
 class PredictionsPanel;
+class ProfilePanel;
 class LogPanel;
 class RunController;
 class RunProgress;
@@ -66,6 +67,7 @@ public:
     bool runExperiment(const ExperimentPreset& preset);
     ExperimentController& experiments() { return *m_experiments; }
     PredictionsPanel& predictions() { return *m_predictions; }
+    ProfilePanel& profile() { return *m_profile; }
     LearnPanel& learn() { return *m_learn; }
     // Makes `page` (a panel, in its scroll area) the current tab.
     void showTab(QWidget* page);
@@ -134,6 +136,7 @@ private:
     ChartsPanel* m_charts;
     HardwarePanel* m_hardware;
     PredictionsPanel* m_predictions;
+    ProfilePanel* m_profile;
     LearnPanel* m_learn;
     LogPanel* m_log;
     RunsView* m_runs;

@@ -159,6 +159,17 @@ void RunController::launch(std::unique_ptr<ActiveRun> run) {
     setState(State::Running);
 }
 
+bool RunController::canProfile() const {
+    return m_run && m_run->session;
+}
+
+bool RunController::requestProfile(int steps) {
+    if ((m_state != State::Running && m_state != State::Paused) || !canProfile())
+        return false;
+    m_run->session->requestProfile(steps);
+    return true;
+}
+
 void RunController::pause() {
     if (m_state != State::Running || !canPause())
         return;
@@ -256,6 +267,8 @@ void RunController::drain() {
                 emit logMessage(log->level, QString::fromStdString(log->message));
             } else if (const auto* advice = std::get_if<AdviceEvent>(&event)) {
                 emit adviceArrived(*advice);
+            } else if (const auto* profile = std::get_if<ProfileEvent>(&event)) {
+                emit profileArrived(profile->report);
             } else if (const auto* pause = std::get_if<PauseEvent>(&event)) {
                 emit logMessage(LogLevel::Info, pause->paused
                                                     ? tr("paused after step %1").arg(pause->step)

@@ -55,6 +55,11 @@ public:
     // Whether the run training now can pause: a data-parallel job cannot (its ranks would wait
     // for each other until the timeout).
     bool canPause() const;
+    // Asks the run training in this process to profile its next `steps` steps (a
+    // profileArrived() follows); false when none trains here (a data-parallel job's ranks are
+    // processes of their own: trainbench-cli profile profiles one).
+    bool requestProfile(int steps);
+    bool canProfile() const;
     // Runs that finished training and still wait for a locked or full store.
     int runsWaitingToBeRecorded() const { return static_cast<int>(m_recording.size()); }
     // Why the sampler has no GPU readings, empty when it reads them fine.
@@ -68,6 +73,7 @@ signals:
     void systemSamplesArrived(const std::vector<tb::SystemSample>& samples);
     void logMessage(tb::LogLevel level, const QString& message);
     void adviceArrived(const tb::AdviceEvent& advice);
+    void profileArrived(const tb::ProfileReport& report);
     void runFinished(const tb::RunFinishedEvent& event);
     // The store could not take a run's events (Waiting: held and retried; Lost: some will
     // never be recorded) or took them after all (Recorded), with what happened in words.

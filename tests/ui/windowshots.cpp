@@ -14,6 +14,7 @@
 #include "predictions/drawingcanvas.h"
 #include "predictions/predictionspanel.h"
 #include "predictions/tryitpanel.h"
+#include "profile/profilepanel.h"
 #include "runcontroller.h"
 #include "runs/comparison.h"
 #include "runs/comparisonview.h"
@@ -366,6 +367,39 @@ private slots:
         help->search("ranks");
         save(*help, "help-search-" + tag);
         help->close();
+    }
+
+    // The Profile tab after "Profile 20 Steps" on resnet20 (32 px shapes, batch 64).
+    void profile_data() { views_data(); }
+    void profile() {
+        QFETCH(QSize, size);
+        const QString tag = beginView();
+        ui::MainWindow w(m_tmp.filePath("profile-" + tag + ".db"));
+        QVERIFY(showWindow(w, size));
+        RunConfig c = test::tinyRunConfig(m_tmp.filePath("ckpt"), 2);
+        c.set("model", "resnet20");
+        c.set("data.image_size", "32");
+        c.set("data.synthetic_samples", "3000");
+        c.set("batch_size", "64");
+        bool paused = false;
+        connect(&w.controller(), &ui::RunController::stepsArrived, this, [&] {
+            if (!paused) {
+                paused = true;
+                w.controller().pause();
+            }
+        });
+        w.setup().setConfig(c);
+        QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
+                                  60000);
+        QVERIFY(w.train());
+        QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Paused, 60000);
+        w.showTab(&w.profile());
+        w.profile().profileButton()->click();
+        w.controller().resume();
+        QTRY_VERIFY_WITH_TIMEOUT(w.profile().report().has_value(), 300000);
+        w.controller().stop();
+        QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Idle, 300000);
+        save(w, "profile-" + tag);
     }
 
     // Fine-tuning on a folder of images: fmnist-cnn pretrained on six Fashion-MNIST classes,
