@@ -30,6 +30,7 @@ ProfilePanel::ProfilePanel(RunController& controller, QWidget* parent)
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_table->setObjectName(QStringLiteral("profile-table"));
+    m_table->setAccessibleName(tr("Profiled layers"));
     m_chart->setObjectName(QStringLiteral("roofline-chart"));
 
     auto* top = new QHBoxLayout;
@@ -44,6 +45,7 @@ ProfilePanel::ProfilePanel(RunController& controller, QWidget* parent)
     summaryScroll->setWidget(m_summary);
     summaryScroll->setWidgetResizable(true);
     summaryScroll->setFrameShape(QFrame::NoFrame);
+    summaryScroll->setAccessibleName(tr("What bounds the step"));
     overviewLayout->addWidget(summaryScroll, 2);
     m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     auto* split = new QSplitter(Qt::Vertical);
