@@ -41,7 +41,7 @@ class TestLessons : public QObject {
 private slots:
     void builtinLessonsParseAndApply() {
         const std::vector<Lesson>& lessons = builtinLessons();
-        QVERIFY2(lessons.size() >= 4, "data loading, mixed precision, accumulation, lr");
+        QVERIFY2(lessons.size() >= 5, "data loading, mixed precision, accumulation, lr, roofline");
         QStringList ids;
         for (const Lesson& l : lessons) {
             ids << QString::fromStdString(l.id);
@@ -55,8 +55,8 @@ private slots:
                 QVERIFY(!c.pinMemory);
             }
         }
-        for (const char* id :
-             {"data-loading", "mixed-precision", "accumulation-and-memory", "learning-rate"})
+        for (const char* id : {"data-loading", "mixed-precision", "accumulation-and-memory",
+                               "learning-rate", "roofline"})
             QVERIFY2(ids.contains(id), id);
     }
 
