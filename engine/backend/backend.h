@@ -15,6 +15,7 @@
 
 #include "backend/opdesc.h"
 #include "core/floatenv.h"
+#include "core/roofline.h"
 #include "core/tensor.h"
 
 #include <cstdint>
@@ -89,6 +90,14 @@ public:
     // on the CPU. GPU kernels keep IEEE denormals (built with -ftz=false), which cost a GPU
     // nothing, so the setting changes no GPU result.
     virtual void setFlushDenormals(bool on) { tb::setFlushDenormals(on); }
+    // The device's roofs for a profile at `precision` ("32", "16-mixed", "bf16-mixed"): measured
+    // or from the device's datasheet rates, cached; unknown (zeros) where the backend cannot say.
+    // May take a second the first time: called outside the profiled steps.
+    virtual Roofline roofline(const std::string& /*precision*/) { return {}; }
+    // Named ranges around each profiled layer for external profilers (NVTX ranges, which Nsight
+    // Systems shows, on the GPU); nothing elsewhere.
+    virtual void pushRange(const std::string& /*name*/) {}
+    virtual void popRange() {}
     // The layout activations are kept in where the backend has a choice (the CPU backend's
     // convolutions); others ignore it.
     virtual void setMemoryFormat(MemoryFormat /*format*/) {}

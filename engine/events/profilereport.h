@@ -3,6 +3,8 @@
 // `trainbench-cli profile` prints and the run store keeps.
 #pragma once
 
+#include "core/roofline.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -10,17 +12,6 @@
 #include <vector>
 
 namespace tb {
-
-// The two roofs of the machine a profile ran on. A layer can go no faster than its FLOPs at
-// peakGflops nor its bytes at bandwidthGBs; their ratio is the ridge point, in FLOP per byte.
-struct Roofline {
-    double peakGflops = 0.0;
-    double bandwidthGBs = 0.0;
-    std::string peakSource;      // how the compute roof was found
-    std::string bandwidthSource; // and the memory roof
-    bool known() const { return peakGflops > 0.0 && bandwidthGBs > 0.0; }
-    double ridge() const { return known() ? peakGflops / bandwidthGBs : 0.0; }
-};
 
 // What bounds a layer: its arithmetic (compute), its memory traffic (memory), or neither, its
 // time far above what both roofs allow (overhead: launches, threading, tiny tensors).

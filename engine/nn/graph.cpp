@@ -269,9 +269,13 @@ const Tensor& Graph::forward(const Tensor& x, bool training) {
         Inputs in;
         for (int i : node->inputs)
             in.push_back(i < 0 ? &m_input : &m_nodes[static_cast<std::size_t>(i)]->out);
-        node->layer->forward(m_backend, in, node->out, training);
         if (m_timeline)
+            m_backend.pushRange(node->layer->name());
+        node->layer->forward(m_backend, in, node->out, training);
+        if (m_timeline) {
+            m_backend.popRange();
             m_timeline->mark(node->layer->name(), SpanKind::Forward);
+        }
     }
     return m_nodes.back()->out;
 }
@@ -321,6 +325,8 @@ void Graph::backward(const Tensor& dlogits) {
                 din.push_back(&temps.back());
             }
         }
+        if (m_timeline)
+            m_backend.pushRange(node.layer->name() + " backward");
         node.layer->backward(m_backend, in, node.out, node.grad, din);
         if (m_backwardHook)
             m_backwardHook(*node.layer);
@@ -338,8 +344,10 @@ void Graph::backward(const Tensor& dlogits) {
                 m_backend.add(src.grad, temps[t++], src.grad);
             }
         }
-        if (m_timeline)
+        if (m_timeline) {
+            m_backend.popRange();
             m_timeline->mark(node.layer->name(), SpanKind::Backward);
+        }
     }
 }
 

@@ -78,13 +78,16 @@ void placeUnderRoofline(LayerProfile& row, const Roofline& roofline) {
         row.bound = computeSeconds >= memorySeconds ? Bound::Compute : Bound::Memory;
 }
 
-Roofline machineRoofline(Backend& backend) {
-    Roofline r;
+Roofline machineRoofline(Backend& backend, const std::string& precision) {
     auto* cpu = dynamic_cast<CpuBackend*>(&backend);
     if (!cpu) {
-        r.peakSource = r.bandwidthSource = "not known for " + backend.device().toString() + " yet";
+        Roofline r = backend.roofline(precision);
+        if (!r.known())
+            r.peakSource = r.bandwidthSource =
+                "not known for " + backend.device().toString() + ": " + r.peakSource;
         return r;
     }
+    Roofline r;
     const std::string model = readHostFacts().cpu.model;
     const std::string cache = dataDirectory() + "/cpu-peak.json";
     const std::string threads = std::to_string(cpu->threads()) + " thread(s)";
@@ -92,6 +95,7 @@ Roofline machineRoofline(Backend& backend) {
     const CpuPeak bandwidth = cachedCpuBandwidth(cpu->threads(), model, cache);
     r.peakGflops = peak.gflops;
     r.bandwidthGBs = bandwidth.gflops;
+    // The f32 peak at every precision: a bf16 layer on a CPU with bf16 arithmetic can beat it.
     r.peakSource = "oneDNN's f32 sgemm on " + threads + ", " + cpuLowPrecisionSupport().isa +
                    (peak.measured ? ", measured now" : ", cached in " + cache);
     r.bandwidthSource = "STREAM triad on " + threads +

@@ -36,9 +36,10 @@ constexpr double kOverheadRoofFraction = 0.1;
 // Fills row.intensity, gflops, gbs, roofFraction and bound from row.ms, flops and bytes.
 void placeUnderRoofline(LayerProfile& row, const Roofline& roofline);
 
-// The roofs of the backend's device: on the CPU, the measured and cached f32 sgemm peak and
-// triad bandwidth of its threads (backend/cpu/cpupeak.h); unknown elsewhere for now.
-Roofline machineRoofline(Backend& backend);
+// The roofs of the backend's device at `precision`: on the CPU, the measured and cached f32
+// sgemm peak and triad bandwidth of its threads (backend/cpu/cpupeak.h); elsewhere what the
+// backend says (Backend::roofline: on a GPU, its datasheet rate and a measured copy).
+Roofline machineRoofline(Backend& backend, const std::string& precision = "32");
 
 struct ProfileContext {
     std::string model, device, precision, optimizer = "sgd";

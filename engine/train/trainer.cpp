@@ -586,7 +586,7 @@ void Trainer::State::profileStepDone(bool early) {
         return;
     if (std::optional<ProfileReport> report = profiler.stepDone(context, early)) {
         // Measured after the steps, so measuring cannot disturb them; cached per machine.
-        report->roofline = machineRoofline(*backend);
+        report->roofline = machineRoofline(*backend, config.precision);
         for (LayerProfile& row : report->rows)
             placeUnderRoofline(row, report->roofline);
         sink.onEvent(ProfileEvent{std::move(*report)});

@@ -233,6 +233,35 @@ private slots:
         QVERIFY(f.summary.peakMemoryBytes > 0); // device memory for a GPU run
     }
 
+    // A profile on the GPU: CUDA events per layer read after the steps, the datasheet compute
+    // roof and a measured copy bandwidth; the rows add up to the step within 10%.
+    void aProfileOnTheGpu_data() { stepBreakdownOnTheGpu_data(); }
+    void aProfileOnTheGpu() {
+        QFETCH(QString, precision);
+        QTemporaryDir dir;
+        RunConfig c = gpuRunConfig(dir, precision, 1920);
+        c.set("max_steps", "30");
+        test::RunLog rec;
+        Trainer trainer(c, rec);
+        trainer.requestProfile(10, 10);
+        const RunFinishedEvent f = trainer.run();
+        QVERIFY2(f.status == RunStatus::Completed, f.error.c_str());
+        QCOMPARE(rec.profiles.size(), std::size_t{1});
+        const ProfileReport& r = rec.profiles.front();
+        std::printf("  %s: %s; %s\n  step %.3f ms, other %.3f ms\n", qPrintable(precision),
+                    r.roofline.peakSource.c_str(), r.roofline.bandwidthSource.c_str(), r.stepMs,
+                    r.otherMs);
+        QVERIFY2(r.roofline.known(), r.roofline.peakSource.c_str());
+        QVERIFY(r.roofline.bandwidthGBs > 50.0); // any GPU since Kepler
+        QVERIFY2(std::abs(r.otherMs) <= 0.1 * r.stepMs, "the rows miss more than 10% of the step");
+        int classified = 0;
+        for (const LayerProfile& row : r.rows) {
+            QVERIFY2(row.ms >= 0.0, row.name.c_str());
+            classified += row.bound != Bound::Unknown ? 1 : 0;
+        }
+        QVERIFY(classified > 0);
+    }
+
     // deterministic=true: two identical runs on cuda:0 give
     // bit-identical losses at every step and the same validation loss. resnet20 exercises
     // cuDNN's forward, backward-data and backward-filter algorithms (the ones that may use

@@ -60,6 +60,10 @@ public:
     MemoryStats memoryStats() const override;
     void resetPeakMemory() override;
     void releaseCachedMemory() override;
+    // roofline.cpp: the datasheet compute roof and a measured copy bandwidth; NVTX ranges.
+    Roofline roofline(const std::string& precision) override;
+    void pushRange(const std::string& name) override;
+    void popRange() override;
 
     void linearForward(const Tensor& x, const Tensor& w, const Tensor* b, Tensor& y) override;
     void linearBackward(const Tensor& x, const Tensor& w, const Tensor& dy, Tensor* dx, Tensor& dw,
