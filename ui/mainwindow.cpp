@@ -144,7 +144,7 @@ void MainWindow::connectController() {
         m_chartRunId = QString::fromStdString(e.runId);
         m_charts->beginRun(e);
         m_predictions->beginRun(m_chartRunId);
-        m_profile->beginRun(m_chartRunId);
+        m_profile->beginRun();
         m_progress->begin(e);
         m_log->addMessage(LogLevel::Info,
                           tr("run %1: %2 on %3")
@@ -322,7 +322,7 @@ void MainWindow::showStoredRun(const RunSeries& run) {
     m_predictions->beginRun(m_chartRunId);
     m_predictions->addEpochs(run.epochs());
     m_predictions->setCheckpoint(QString::fromStdString(r.checkpoint));
-    m_profile->beginRun(m_chartRunId);
+    m_profile->showStoredRun(m_chartRunId);
     showTab(m_charts);
     if (r.status == RunStatus::Running)
         m_store->follow(m_chartRunId); // written by another process: drawn as it lands

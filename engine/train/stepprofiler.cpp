@@ -34,7 +34,9 @@ void StepProfiler::microBatch(bool firstOfStep, double waitMs) {
     m_waits.back() += waitMs;
 }
 
-std::optional<ProfileReport> StepProfiler::stepDone(ProfileContext context, bool early) {
+std::optional<ProfileReport> StepProfiler::stepDone(ProfileContext context,
+                                                    const std::function<Roofline()>& roofline,
+                                                    bool early) {
     if (!m_timeline || (!early && --m_stepsLeft > 0))
         return std::nullopt;
     m_backend->synchronize();
@@ -50,6 +52,7 @@ std::optional<ProfileReport> StepProfiler::stepDone(ProfileContext context, bool
     m_graph->setTimeline(nullptr);
     context.firstStep = m_firstStep;
     context.dataWaitMs = m_waits;
+    context.roofline = roofline(); // after the wall time: measuring it is not the steps' time
     ProfileReport report = buildProfileReport(*m_graph, m_timeline->spans(), context);
     m_timeline.reset();
     return report;

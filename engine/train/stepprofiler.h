@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -31,8 +32,10 @@ public:
     void microBatch(bool firstOfStep, double waitMs);
 
     // After an optimizer step: the report once the profile's last step is done (or `early`: the
-    // epoch ends, whose validation must not count as step time), else nothing.
-    std::optional<ProfileReport> stepDone(ProfileContext context, bool early = false);
+    // epoch ends, whose validation must not count as step time), else nothing. `roofline` is
+    // asked once the steps are timed.
+    std::optional<ProfileReport>
+    stepDone(ProfileContext context, const std::function<Roofline()>& roofline, bool early = false);
 
 private:
     std::atomic<int> m_requestedSteps{0};

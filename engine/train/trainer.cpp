@@ -575,6 +575,8 @@ void Trainer::State::logInterval(Interval& interval, float lr, const std::stop_t
 }
 
 void Trainer::State::profileStepDone(bool early) {
+    if (!profiler.timeline())
+        return; // no profile runs: nothing to do on the step's path
     ProfileContext context;
     context.model = graph->name();
     context.device = backend->device().toString();
@@ -582,15 +584,9 @@ void Trainer::State::profileStepDone(bool early) {
     context.optimizer = config.optimizer.name;
     context.momentum = config.optimizer.momentum;
     context.batch = config.batchSize;
-    if (!profiler.timeline())
-        return;
-    if (std::optional<ProfileReport> report = profiler.stepDone(context, early)) {
-        // Measured after the steps, so measuring cannot disturb them; cached per machine.
-        report->roofline = machineRoofline(*backend, config.precision);
-        for (LayerProfile& row : report->rows)
-            placeUnderRoofline(row, report->roofline);
+    const auto roofline = [this] { return machineRoofline(*backend, config.precision); };
+    if (std::optional<ProfileReport> report = profiler.stepDone(context, roofline, early))
         sink.onEvent(ProfileEvent{std::move(*report)});
-    }
 }
 
 // Blocks between two optimizer steps while a pause is requested; a stop request ends the wait.

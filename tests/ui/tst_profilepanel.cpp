@@ -93,10 +93,10 @@ private slots:
         const QString runId = w.chartRunId();
         RunStore store(db.toStdString());
         QCOMPARE(store.profiles(runId.toStdString()).size(), std::size_t{1});
-        panel.beginRun(QStringLiteral("no-such-run"));
+        panel.showStoredRun(QStringLiteral("no-such-run"));
         QVERIFY(!panel.report().has_value());
         QCOMPARE(panel.table()->rowCount(), 0);
-        panel.beginRun(runId);
+        panel.showStoredRun(runId);
         QVERIFY(panel.report().has_value());
         QCOMPARE(panel.report()->stepMs, report.stepMs);
     }

@@ -77,12 +77,16 @@ ProfilePanel::ProfilePanel(RunController& controller, QWidget* parent)
     updateButton();
 }
 
-void ProfilePanel::beginRun(const QString& runId) {
+void ProfilePanel::beginRun() {
     m_report.reset();
     m_chart->setReport({});
     m_table->setRowCount(0);
     m_summary->clear();
     updateButton();
+}
+
+void ProfilePanel::showStoredRun(const QString& runId) {
+    beginRun();
     const QString path = m_controller.databasePath();
     if (path.isEmpty() || runId.isEmpty())
         return;

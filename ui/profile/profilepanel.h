@@ -27,8 +27,10 @@ public:
 
     explicit ProfilePanel(RunController& controller, QWidget* parent = nullptr);
 
-    // A new run is shown: its profile, when it has one, replaces what is drawn.
-    void beginRun(const QString& runId);
+    // A new run trains: what was drawn goes.
+    void beginRun();
+    // A recorded run is opened: its newest profile, when it has one, is drawn.
+    void showStoredRun(const QString& runId);
     void showReport(const ProfileReport& report);
     const std::optional<ProfileReport>& report() const { return m_report; }
 
