@@ -1,6 +1,7 @@
 // The CPU's measured f32 peak: a plausible figure, measured once per (CPU, ISA, threads) and
 // read back from the cache after that, measured again when the cached one is a day old or
 // below what a run achieved, and the best figure kept.
+#include "backend/cpu/cpuisa.h"
 #include "backend/cpu/cpupeak.h"
 
 #include <QDateTime>
@@ -42,6 +43,23 @@ private slots:
     void measuresAPlausiblePeak() {
         const double gflops = measureCpuPeakGflops(1);
         QVERIFY2(gflops > 1.0 && gflops < 10000.0, qPrintable(QString::number(gflops)));
+    }
+
+    // Where the CPU computes bf16 natively its matmul has its own roof, cached apart from f32's.
+    void measuresTheBf16PeakApart() {
+        const CpuLowPrecisionSupport support = cpuLowPrecisionSupport();
+        if (!support.bf16Native)
+            QSKIP(qPrintable("oneDNN runs no native bf16 here (" +
+                             QString::fromStdString(support.isa) + "): the f32 roof applies"));
+        const double gflops = measureCpuBf16PeakGflops(1);
+        qInfo("bf16 %.1f GFLOP/s, f32 %.1f GFLOP/s on one thread, %s", gflops,
+              measureCpuPeakGflops(1), support.isa.c_str());
+        QVERIFY2(gflops > 1.0 && gflops < 10000.0, qPrintable(QString::number(gflops)));
+        QTemporaryDir d;
+        const std::string cache = (d.path() + "/cpu-peak.json").toStdString();
+        QVERIFY(cachedCpuPeak(1, "Test CPU", cache).measured);
+        QVERIFY2(cachedCpuBf16Peak(1, "Test CPU", cache).measured, "bf16 has an entry of its own");
+        QVERIFY(!cachedCpuBf16Peak(1, "Test CPU", cache).measured);
     }
 
     void secondCallReadsTheCache() {

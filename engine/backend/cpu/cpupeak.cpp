@@ -1,11 +1,11 @@
-// measureCpuPeakGflops, measureCpuBandwidthGBs and their cache (an entry per CPU, ISA and
-// threads: the best figure seen and when it was last measured). The peak is oneDNN's sgemm on
-// matrices that stay in each core's L2, rather than an FMA loop of our own: the engine is built for
-// baseline x86-64, so a loop compiled here would run SSE while oneDNN JIT-compiles for the widest
-// vectors the CPU has (AVX-512 where present) and its convolutions and matmuls are what a training
-// step runs. So the figure is the achievable peak of the kernels we use, a little under the
-// datasheet's. The bandwidth's triad is our own loop: at 12 bytes per 2 FLOPs even SSE outruns the
-// memory.
+// measureCpuPeakGflops (and its bf16 twin), measureCpuBandwidthGBs and their cache (an entry per
+// CPU, ISA and threads: the best figure seen and when it was last measured). The peak is oneDNN's
+// sgemm on matrices that stay in each core's L2, rather than an FMA loop of our own: the engine is
+// built for baseline x86-64, so a loop compiled here would run SSE while oneDNN JIT-compiles for
+// the widest vectors the CPU has (AVX-512 where present) and its convolutions and matmuls are what
+// a training step runs. So the figure is the achievable peak of the kernels we use, a little under
+// the datasheet's. The bandwidth's triad is our own loop: at 12 bytes per 2 FLOPs even SSE outruns
+// the memory.
 #include "backend/cpu/cpupeak.h"
 
 #include "backend/cpu/cpuisa.h"
@@ -14,6 +14,7 @@
 #include "io/jsontext.h"
 
 #include <dnnl.h>
+#include <dnnl.hpp>
 #include <nlohmann/json.hpp>
 #include <omp.h>
 
@@ -22,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <sstream>
 #include <vector>
 
@@ -65,20 +67,22 @@ double secondsSinceEpoch() {
 
 } // namespace
 
-double measureCpuPeakGflops(int threads) {
+namespace {
+
+// The best GFLOP/s of `threads` threads at once, each calling its own `makeGemm()` (a
+// kDim-cubed product, true when it succeeded) inside the parallel region: oneDNN runs each
+// serially there, so the figure is all cores computing at once without oneDNN's own threading
+// overhead.
+double bestGemmRate(int threads, const std::function<std::function<bool()>()>& makeGemm) {
     threads = std::max(1, threads);
-    const auto n = static_cast<std::size_t>(kDim * kDim);
     double best = 0.0;
     bool failed = false;
-    // One sgemm per thread inside the parallel region: oneDNN runs each serially there, so the
-    // figure is all cores computing at once without sgemm's own threading overhead.
 #pragma omp parallel num_threads(threads) reduction(|| : failed)
     {
-        std::vector<float> a(n, 0.5f), b(n, 0.25f), c(n, 0.0f);
-        const auto gemm = [&] {
-            return dnnl_sgemm('N', 'N', kDim, kDim, kDim, 1.0f, a.data(), kDim, b.data(), kDim,
-                              0.0f, c.data(), kDim) == dnnl_success;
-        };
+        // A team of one is not parallel to OpenMP, so oneDNN would thread inside it over every
+        // core: one thread is asked of it here (this thread's setting alone).
+        omp_set_num_threads(1);
+        const std::function<bool()> gemm = makeGemm();
         failed = !gemm(); // warm-up: JIT compilation and caches
         for (int trial = 0; trial < kTrials; ++trial) {
 #pragma omp barrier
@@ -95,8 +99,63 @@ double measureCpuPeakGflops(int threads) {
             }
         }
     }
-    if (failed)
+    return failed ? 0.0 : best;
+}
+
+} // namespace
+
+double measureCpuPeakGflops(int threads) {
+    const auto n = static_cast<std::size_t>(kDim * kDim);
+    const double best = bestGemmRate(threads, [n]() -> std::function<bool()> {
+        auto a = std::make_shared<std::vector<float>>(n, 0.5f);
+        auto b = std::make_shared<std::vector<float>>(n, 0.25f);
+        auto c = std::make_shared<std::vector<float>>(n, 0.0f);
+        return [a, b, c] {
+            return dnnl_sgemm('N', 'N', kDim, kDim, kDim, 1.0f, a->data(), kDim, b->data(), kDim,
+                              0.0f, c->data(), kDim) == dnnl_success;
+        };
+    });
+    if (best <= 0.0)
         throw Error("measuring the CPU peak: oneDNN's sgemm failed");
+    return best;
+}
+
+double measureCpuBf16PeakGflops(int threads) {
+    using dnnl::memory;
+    const double best = bestGemmRate(threads, []() -> std::function<bool()> {
+        try {
+            auto engine = std::make_shared<dnnl::engine>(dnnl::engine::kind::cpu, 0);
+            auto stream = std::make_shared<dnnl::stream>(*engine);
+            const memory::desc ab({kDim, kDim}, memory::data_type::bf16, memory::format_tag::ab);
+            const memory::desc any({kDim, kDim}, memory::data_type::bf16, memory::format_tag::any);
+            const memory::desc cd({kDim, kDim}, memory::data_type::f32, memory::format_tag::ab);
+            // The weights in the layout oneDNN chooses (VNNI-packed for bf16), as a layer's are
+            // after their first reorder: no reorder inside the timed calls.
+            const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ab, any, cd), *engine);
+            auto matmul = std::make_shared<dnnl::matmul>(pd);
+            auto a = std::make_shared<memory>(ab, *engine);
+            auto b = std::make_shared<memory>(pd.weights_desc(), *engine);
+            auto c = std::make_shared<memory>(cd, *engine);
+            // bf16 0.5 and 0.25 (upper halves of the f32 patterns), so no denormals or NaNs.
+            std::fill_n(static_cast<uint16_t*>(a->get_data_handle()), kDim * kDim, 0x3f00);
+            std::fill_n(static_cast<uint16_t*>(b->get_data_handle()),
+                        pd.weights_desc().get_size() / 2, 0x3e80);
+            return [=] {
+                try {
+                    matmul->execute(
+                        *stream, {{DNNL_ARG_SRC, *a}, {DNNL_ARG_WEIGHTS, *b}, {DNNL_ARG_DST, *c}});
+                    stream->wait();
+                    return true;
+                } catch (const dnnl::error&) {
+                    return false;
+                }
+            };
+        } catch (const dnnl::error&) {
+            return [] { return false; };
+        }
+    });
+    if (best <= 0.0)
+        throw Error("measuring the CPU's bf16 peak: oneDNN's bf16 matmul failed");
     return best;
 }
 
@@ -168,6 +227,11 @@ CpuPeak cachedCpuPeak(int threads, const std::string& cpuModel, const std::strin
                       double achievedGflops) {
     return cachedFigure(cacheKey(cpuModel, threads), "gflops", cachePath, achievedGflops,
                         [&] { return measureCpuPeakGflops(threads); });
+}
+
+CpuPeak cachedCpuBf16Peak(int threads, const std::string& cpuModel, const std::string& cachePath) {
+    return cachedFigure(cacheKey(cpuModel, threads) + " / bf16", "gflops", cachePath, 0.0,
+                        [&] { return measureCpuBf16PeakGflops(threads); });
 }
 
 CpuPeak cachedCpuBandwidth(int threads, const std::string& cpuModel, const std::string& cachePath,

@@ -17,6 +17,12 @@ struct CpuPeak {
 // Takes a tenth of a second on a current core. Throws Error when oneDNN fails.
 double measureCpuPeakGflops(int threads);
 
+// bf16 GFLOP/s (f32 accumulation) of `threads` threads each running oneDNN's bf16 matmul on
+// cache-resident matrices, as measureCpuPeakGflops does sgemm. Meaningful where the CPU computes
+// bf16 natively (cpuLowPrecisionSupport().bf16Native); elsewhere oneDNN widens to f32. Throws
+// Error when oneDNN fails.
+double measureCpuBf16PeakGflops(int threads);
+
 // A cached peak is measured again once it is older than this.
 constexpr double kCpuPeakMaxAgeSeconds = 24.0 * 3600.0;
 
@@ -28,6 +34,8 @@ constexpr double kCpuPeakMaxAgeSeconds = 24.0 * 3600.0;
 // cannot be read or written is measured around, never an error.
 CpuPeak cachedCpuPeak(int threads, const std::string& cpuModel, const std::string& cachePath,
                       double achievedGflops = 0.0);
+// The bf16 peak, cached beside it by the same rules.
+CpuPeak cachedCpuBf16Peak(int threads, const std::string& cpuModel, const std::string& cachePath);
 
 // GB/s of `threads` threads running STREAM's triad (a[i] = b[i] + s * c[i]) over arrays far
 // larger than any cache, counting 12 bytes an element as STREAM does; the best of 10 passes.
