@@ -1,6 +1,7 @@
 // `trainbench-cli runs`: list, show, compare, export and edit the runs in the run database.
 #include "args.h"
 #include "commands.h"
+#include "runsprofile.h"
 #include "runsseries.h"
 
 #include "core/errors.h"
@@ -34,6 +35,8 @@ commands:
   export ID --format csv|json [--out FILE]   all step and epoch metrics
   export ID ID... --format csv [--x X] [--out FILE]   every series, long: run,series,x,value
   watch ID [--json]                  print a run's steps and epochs as they are written
+  profile ID[@N] [ID[@N]] [--json]   a run's layer profile (its N-th; the newest without @N),
+                                     or two side by side: what changed, layer by layer
   rename ID NAME
   tag ID TAG...  |  untag ID TAG...
   note ID TEXT
@@ -386,10 +389,12 @@ int cmdRuns(const Argv& argv) {
     const std::string path = args.valueOr("db", defaultDatabasePath());
     const std::string& command = args.positional()[0];
     if (command == "list" || command == "show" || command == "compare" || command == "export" ||
-        command == "watch") {
+        command == "watch" || command == "profile") {
         const std::unique_ptr<RunStore> store = openRunStoreForQueries(path);
         if (command == "list")
             return list(*store, args);
+        if (command == "profile")
+            return showProfiles(*store, args);
         if (command == "watch") {
             requireArgs(args, 1, "runs watch ID [--json]");
             return watchRun(*store, args.positional()[1], args);

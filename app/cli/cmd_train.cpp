@@ -163,22 +163,11 @@ int cmdTrain(const Argv& argv) {
     RunConfig config = buildConfig(args, resumePath);
     // ranks > 1 (or --nproc, the same) outside an MPI launcher: start the job, whose ranks
     // come back here with distributed=mpi.
-    std::vector<std::string> jobArgs;
-    for (std::size_t i = 0; i < argv.size(); ++i) {
-        if (argv[i] == "--nproc") {
-            ++i; // and its value
-            continue;
-        }
-        if (argv[i].rfind("--nproc=", 0) != 0)
-            jobArgs.push_back(argv[i]);
-    }
-    if (const auto ranks = args.intValue("nproc", 1, 256)) {
+    if (const auto ranks = args.intValue("nproc", 1, 256))
         config.set("ranks", std::to_string(*ranks));
-        jobArgs.insert(jobArgs.end(), {"--set", "ranks=" + std::to_string(*ranks)});
-    }
     if (config.ranks > 1 && !MpiCommunicator::launchedByMpi()) {
         config.validate(); // a bad config fails here, not in every rank
-        return runLocalJob(jobArgs, config.ranks, config.threads);
+        return runLocalJob("train", jobArguments(argv, config.ranks), config.ranks, config.threads);
     }
     // In a data-parallel job rank 0 records, prints and reports; the others only train.
     const bool distributed = config.distributed == "mpi";

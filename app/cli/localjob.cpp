@@ -22,7 +22,8 @@
 
 namespace tb::cli {
 
-std::vector<std::string> localJobCommand(const std::vector<std::string>& trainArgs, int ranks,
+std::vector<std::string> localJobCommand(const std::string& command,
+                                         const std::vector<std::string>& trainArgs, int ranks,
                                          int threads) {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     std::vector<std::string> cmd{"mpirun"};
@@ -39,12 +40,26 @@ std::vector<std::string> localJobCommand(const std::vector<std::string>& trainAr
     std::error_code ec;
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
     cmd.push_back(ec ? std::string("trainbench-cli") : self.string());
-    cmd.push_back("train");
+    cmd.push_back(command);
     cmd.insert(cmd.end(), trainArgs.begin(), trainArgs.end());
     cmd.insert(cmd.end(), {"--set", "distributed=mpi"});
     if (threads == 0)
         cmd.insert(cmd.end(), {"--set", "threads=" + std::to_string(std::max(1u, cores / ranks))});
     return cmd;
+}
+
+std::vector<std::string> jobArguments(const std::vector<std::string>& argv, int ranks) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < argv.size(); ++i) {
+        if (argv[i] == "--nproc") {
+            ++i; // and its value
+            continue;
+        }
+        if (argv[i].rfind("--nproc=", 0) != 0)
+            out.push_back(argv[i]);
+    }
+    out.insert(out.end(), {"--set", "ranks=" + std::to_string(ranks)});
+    return out;
 }
 
 namespace {
@@ -94,8 +109,9 @@ bool underLocalJob() {
     return std::getenv(kStatusFileVariable) != nullptr;
 }
 
-int runLocalJob(const std::vector<std::string>& trainArgs, int ranks, int threads) {
-    const std::vector<std::string> cmd = localJobCommand(trainArgs, ranks, threads);
+int runLocalJob(const std::string& command, const std::vector<std::string>& trainArgs, int ranks,
+                int threads) {
+    const std::vector<std::string> cmd = localJobCommand(command, trainArgs, ranks, threads);
     std::vector<char*> argv;
     for (const std::string& a : cmd)
         argv.push_back(const_cast<char*>(a.c_str()));
@@ -112,9 +128,9 @@ int runLocalJob(const std::vector<std::string>& trainArgs, int ranks, int thread
         setpgid(0, 0);
         execvp(argv[0], argv.data());
         std::fprintf(stderr,
-                     "trainbench-cli train: error: --nproc: cannot start mpirun: %s (install "
+                     "trainbench-cli %s: error: --nproc: cannot start mpirun: %s (install "
                      "openmpi-bin)\n",
-                     std::strerror(errno));
+                     command.c_str(), std::strerror(errno));
         std::_Exit(127);
     }
     std::signal(SIGINT, onStop);

@@ -1,8 +1,9 @@
-// formatDuration, formatCount and formatMagnitude.
+// formatDuration, formatCount, formatMagnitude and formatString.
 #include "core/textformat.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <iterator>
 
@@ -49,6 +50,16 @@ std::string formatMagnitude(int64_t n) {
     const int decimals = v >= 99.95 ? 0 : v >= 9.995 ? 1 : 2;
     std::snprintf(buf, sizeof buf, "%.*f%s", decimals, v, kUnits[unit]);
     return buf;
+}
+
+std::string formatString(const char* format, ...) {
+    char buffer[1024];
+    va_list args;
+    va_start(args, format);
+    const int n = std::vsnprintf(buffer, sizeof buffer, format, args);
+    va_end(args);
+    return n < 0 ? std::string()
+                 : std::string(buffer, std::min(static_cast<std::size_t>(n), sizeof buffer - 1));
 }
 
 } // namespace tb

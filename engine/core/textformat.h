@@ -13,5 +13,7 @@ std::string formatCount(int64_t n);
 // A count to three significant figures with K, M or G (thousands, millions, billions), for
 // narrow columns: 288, 18.4K, 332K, 5.31M, 1.00G; negative counts as 0.
 std::string formatMagnitude(int64_t n);
+// printf's formatting into a std::string (up to 1 KiB), for figures inside sentences.
+std::string formatString(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
 } // namespace tb

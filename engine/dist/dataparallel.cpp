@@ -2,12 +2,17 @@
 // backend's copy() gives them in that layout, from whatever layout or device it keeps them in).
 #include "dist/dataparallel.h"
 
+#include <algorithm>
+#include <functional>
+
 #include "backend/devices.h"
 #include "core/errors.h"
 #include "nn/norm.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <set>
 #include <string>
 
@@ -201,6 +206,30 @@ std::vector<RankStepTimes> DataParallel::gatherTimes(const RankStepTimes& mine) 
     for (std::size_t i = 0; i + 3 < all.size(); i += 4)
         out.push_back({all[i], all[i + 1], all[i + 2], all[i + 3]});
     return out;
+}
+
+void DataParallel::gatherSpans(std::vector<ProfileSpan>& spans) {
+    const std::vector<uint64_t> counts = m_comm.allGather(spans.size());
+    if (std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) != counts.end())
+        return; // gather() needs the same count from every rank
+    std::vector<double> times;
+    times.reserve(2 * spans.size());
+    for (ProfileSpan& s : spans) {
+        s.rank = rank();
+        times.push_back(s.startMs);
+        times.push_back(s.durationMs);
+    }
+    const std::vector<double> all = m_comm.gather(times, 0);
+    const std::size_t own = spans.size();
+    for (int r = 1; r < size() && all.size() == times.size() * static_cast<std::size_t>(size());
+         ++r)
+        for (std::size_t i = 0; i < own; ++i) {
+            ProfileSpan s = spans[i];
+            s.rank = r;
+            s.startMs = all[r * times.size() + 2 * i];
+            s.durationMs = all[r * times.size() + 2 * i + 1];
+            spans.push_back(std::move(s));
+        }
 }
 
 } // namespace tb

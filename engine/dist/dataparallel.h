@@ -10,6 +10,7 @@
 #include "dist/communicator.h"
 #include "dist/gradientreducer.h"
 #include "events/events.h"
+#include "events/profilereport.h"
 #include "nn/graph.h"
 #include "train/runconfig.h"
 
@@ -61,6 +62,11 @@ public:
     void sum(std::vector<double>& values);
     // Every rank's times to rank 0, in rank order; empty on the other ranks.
     std::vector<RankStepTimes> gatherTimes(const RankStepTimes& mine);
+    // A profile's spans of every rank to rank 0, appended to its own (each span's rank set;
+    // times from each rank's own first profiled step). Every rank profiles the same steps of
+    // the same model, so their spans differ only in times; ranks whose spans do not line up
+    // leave rank 0's alone. Collective.
+    void gatherSpans(std::vector<ProfileSpan>& spans);
 
 private:
     void broadcast(Tensor& tensor);

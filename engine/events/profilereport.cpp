@@ -2,6 +2,8 @@
 
 #include "core/errors.h"
 
+#include <set>
+
 namespace tb {
 
 namespace {
@@ -59,7 +61,7 @@ json toJson(const ProfileReport& r) {
                         {"bound", toString(l.bound)}});
     json spans = json::array();
     for (const ProfileSpan& s : r.spans)
-        spans.push_back({s.name, s.pass, s.step, s.startMs, s.durationMs});
+        spans.push_back({s.name, s.pass, s.step, s.startMs, s.durationMs, s.rank});
     return {{"model", r.model},
             {"device", r.device},
             {"precision", r.precision},
@@ -113,40 +115,49 @@ ProfileReport profileReportFromJson(const json& j) {
         r.rows.push_back(std::move(l));
     }
     for (const json& s : field<json>(j, "spans", "the profile")) {
-        if (!s.is_array() || s.size() != 5)
-            throw Error("profile: a span is not [name, pass, step, start_ms, duration_ms]");
+        // Profiles stored before data-parallel ranks were traced have no rank: rank 0's.
+        const char* shape =
+            "profile: a span is not [name, pass, step, start_ms, duration_ms, rank]";
+        if (!s.is_array() || s.size() < 5 || s.size() > 6)
+            throw Error(shape);
         try {
             r.spans.push_back({s[0].get<std::string>(), s[1].get<std::string>(), s[2].get<int>(),
-                               s[3].get<double>(), s[4].get<double>()});
+                               s[3].get<double>(), s[4].get<double>(),
+                               s.size() == 6 ? s[5].get<int>() : 0});
         } catch (const json::exception&) {
-            throw Error("profile: a span is not [name, pass, step, start_ms, duration_ms]");
+            throw Error(shape);
         }
     }
     return r;
 }
 
-json chromeTrace(const ProfileReport& r, int rank) {
+json chromeTrace(const ProfileReport& r) {
     constexpr int kCompute = 1, kLoader = 2;
     json events = json::array();
-    const auto threadName = [&](int tid, const std::string& name) {
-        events.push_back({{"ph", "M"},
-                          {"name", "thread_name"},
-                          {"pid", rank},
-                          {"tid", tid},
-                          {"args", {{"name", name}}}});
-    };
-    events.push_back(
-        {{"ph", "M"},
-         {"name", "process_name"},
-         {"pid", rank},
-         {"args", {{"name", "rank " + std::to_string(rank) + " (" + r.device + ")"}}}});
-    threadName(kCompute, "compute stream");
-    threadName(kLoader, "data loader wait");
+    std::set<int> ranks{0};
+    for (const ProfileSpan& s : r.spans)
+        ranks.insert(s.rank);
+    for (int rank : ranks) {
+        const auto threadName = [&](int tid, const std::string& name) {
+            events.push_back({{"ph", "M"},
+                              {"name", "thread_name"},
+                              {"pid", rank},
+                              {"tid", tid},
+                              {"args", {{"name", name}}}});
+        };
+        events.push_back(
+            {{"ph", "M"},
+             {"name", "process_name"},
+             {"pid", rank},
+             {"args", {{"name", "rank " + std::to_string(rank) + " (" + r.device + ")"}}}});
+        threadName(kCompute, "compute stream");
+        threadName(kLoader, "data loader wait");
+    }
     for (const ProfileSpan& s : r.spans)
         events.push_back({{"ph", "X"},
                           {"name", s.name},
                           {"cat", s.pass},
-                          {"pid", rank},
+                          {"pid", s.rank},
                           {"tid", s.pass == "data" ? kLoader : kCompute},
                           {"ts", s.startMs * 1000.0},
                           {"dur", s.durationMs * 1000.0},

@@ -38,8 +38,9 @@ struct ProfileSpan {
     std::string name;
     std::string pass; // "forward", "backward", "phase" or "data" (the loader, on the host)
     int step = 0;
-    double startMs = 0.0; // from the first profiled step's start
+    double startMs = 0.0; // from the first profiled step's start (on its rank)
     double durationMs = 0.0;
+    int rank = 0; // the data-parallel rank that ran it
 };
 
 struct ProfileReport {
@@ -62,7 +63,8 @@ nlohmann::json toJson(const ProfileReport& report);
 ProfileReport profileReportFromJson(const nlohmann::json& j);
 
 // The Chrome trace event format (Perfetto, chrome://tracing): one complete event ("ph":"X")
-// per span, microseconds, the compute stream as one thread and the loader's waits as another.
-nlohmann::json chromeTrace(const ProfileReport& report, int rank = 0);
+// per span, microseconds; a process per rank, in it the compute stream as one thread and the
+// loader's waits as another.
+nlohmann::json chromeTrace(const ProfileReport& report);
 
 } // namespace tb

@@ -13,11 +13,13 @@ Optimizer::Optimizer(Backend& backend, std::vector<ParamGroup> groups,
     : m_backend(backend), m_groups(std::move(groups)), m_config(config) {
     if (config.name != "sgd" && config.name != "adamw")
         throw ConfigError("optimizer", "'" + config.name + "' must be sgd or adamw");
-    for (const ParamGroup& g : m_groups)
+    for (const ParamGroup& g : m_groups) {
         for (Param* p : g.params) {
             m_params.push_back(p);
             m_lrMult.push_back(g.lrMult);
         }
+        m_groupEnd.push_back(m_params.size());
+    }
     const bool needsFirst = config.name == "adamw" || config.momentum != 0.0f;
     for (Param* p : m_params) {
         if (needsFirst) {
@@ -36,6 +38,7 @@ Optimizer::Optimizer(Backend& backend, std::vector<ParamGroup> groups,
 
 void Optimizer::step(float lr, const Tensor* scaleState, const Tensor* foundInf) {
     ++m_calls;
+    std::size_t group = 0;
     for (std::size_t i = 0; i < m_params.size(); ++i) {
         Param& p = *m_params[i];
         const float decay = p.decay ? m_config.weightDecay : 0.0f;
@@ -49,9 +52,16 @@ void Optimizer::step(float lr, const Tensor* scaleState, const Tensor* foundInf)
             m_backend.adamwStep(p.value, p.grad, m_buf1[i], m_buf2[i], ap, scaleState, foundInf,
                                 &m_skipped);
         }
+        for (; m_timeline && group < m_groupEnd.size() && m_groupEnd[group] <= i + 1; ++group)
+            if (!m_groups[group].params.empty()) // an empty group has no span
+                m_timeline->mark(spanName(group), SpanKind::Phase);
     }
     if (foundInf) // after every update of this step has read the count
         m_backend.add(m_skipped, *foundInf, m_skipped);
+}
+
+std::string Optimizer::spanName(std::size_t group) const {
+    return m_groups.size() == 1 ? "optimizer" : "optimizer: " + m_groups.at(group).name;
 }
 
 int64_t Optimizer::steps() {

@@ -5,6 +5,7 @@
 
 #include "backend/backend.h"
 #include "nn/layer.h"
+#include "nn/steptimeline.h"
 
 #include <string>
 #include <vector>
@@ -39,6 +40,11 @@ public:
     // correction.
     void step(float lr, const Tensor* scaleState, const Tensor* foundInf);
     const std::vector<ParamGroup>& groups() const { return m_groups; }
+    // A profile's timeline (null: none): a span is marked after each group's updates, named
+    // by spanName().
+    void setTimeline(StepTimeline* timeline) { m_timeline = timeline; }
+    // "optimizer" for a single group, "optimizer: <group>" for each of several.
+    std::string spanName(std::size_t group) const;
     // Updates applied so far (PyTorch's state["step"]). Reads the device's count of skipped
     // steps, so it waits for the device: for checkpoints, not for every step.
     int64_t steps();
@@ -51,6 +57,8 @@ private:
     std::vector<ParamGroup> m_groups;
     std::vector<Param*> m_params; // the groups' parameters in order (state index i is m_params[i])
     std::vector<float> m_lrMult;  // per parameter
+    std::vector<std::size_t> m_groupEnd; // per group: one past its last index in m_params
+    StepTimeline* m_timeline = nullptr;
     OptimizerConfig m_config;
     std::vector<Tensor> m_buf1, m_buf2;
     int64_t m_calls = 0;  // step() calls, skipped ones included

@@ -1,1 +1,1 @@
-set(TB_MODULE_SOURCES localjobsession.cpp runsession.cpp)
+set(TB_MODULE_SOURCES localjobsession.cpp profilesession.cpp runsession.cpp)

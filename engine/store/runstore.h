@@ -80,6 +80,8 @@ public:
     std::vector<RunLogEntry> events(const std::string& runId, int64_t afterId = 0);
     // The run's layer profiles, oldest first; a row that is not a profile is skipped.
     std::vector<ProfileReport> profiles(const std::string& runId);
+    // The runs with at least one profile, the most recently profiled first.
+    std::vector<std::string> profiledRunIds();
     // "ok" entries are not returned: empty means PRAGMA integrity_check passed.
     std::vector<std::string> checkIntegrity();
 

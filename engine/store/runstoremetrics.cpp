@@ -202,4 +202,14 @@ std::vector<ProfileReport> RunStore::profiles(const std::string& runId) {
     return out;
 }
 
+std::vector<std::string> RunStore::profiledRunIds() {
+    SqliteStatement& q =
+        m_db->cached("SELECT run_id FROM profiles GROUP BY run_id ORDER BY MAX(id) DESC");
+    std::vector<std::string> out;
+    while (q.step("listing profiled runs"))
+        out.push_back(q.text(0));
+    q.reset();
+    return out;
+}
+
 } // namespace tb

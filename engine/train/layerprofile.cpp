@@ -4,6 +4,7 @@
 #include "backend/cpu/cpuisa.h"
 #include "backend/cpu/cpupeak.h"
 #include "core/datadirectory.h"
+#include "core/textformat.h"
 #include "telemetry/hostinfo.h"
 
 #include <algorithm>
@@ -17,12 +18,6 @@ namespace {
 
 int64_t sizeOf(int64_t elements, int bytes) {
     return elements * bytes;
-}
-
-std::string format(const char* fmt, double value) {
-    char text[64];
-    std::snprintf(text, sizeof text, fmt, value);
-    return text;
 }
 
 } // namespace
@@ -91,12 +86,17 @@ Roofline machineRoofline(Backend& backend, const std::string& precision) {
     const std::string model = readHostFacts().cpu.model;
     const std::string cache = dataDirectory() + "/cpu-peak.json";
     const std::string threads = std::to_string(cpu->threads()) + " thread(s)";
-    const CpuPeak peak = cachedCpuPeak(cpu->threads(), model, cache);
+    // bf16 has its own roof where the CPU computes it natively; elsewhere (and for f16, which
+    // oneDNN widens on every CPU but AMX-FP16's) the layers run at the f32 rate.
+    const CpuLowPrecisionSupport support = cpuLowPrecisionSupport();
+    const bool bf16 = precision == "bf16-mixed" && support.bf16Native;
+    const CpuPeak peak = bf16 ? cachedCpuBf16Peak(cpu->threads(), model, cache)
+                              : cachedCpuPeak(cpu->threads(), model, cache);
     const CpuPeak bandwidth = cachedCpuBandwidth(cpu->threads(), model, cache);
     r.peakGflops = peak.gflops;
     r.bandwidthGBs = bandwidth.gflops;
-    // The f32 peak at every precision: a bf16 layer on a CPU with bf16 arithmetic can beat it.
-    r.peakSource = "oneDNN's f32 sgemm on " + threads + ", " + cpuLowPrecisionSupport().isa +
+    r.peakSource = std::string(bf16 ? "oneDNN's bf16 matmul" : "oneDNN's f32 sgemm") + " on " +
+                   threads + ", " + support.isa +
                    (peak.measured ? ", measured now" : ", cached in " + cache);
     r.bandwidthSource = "STREAM triad on " + threads +
                         (bandwidth.measured ? ", measured now" : ", cached in " + cache);
@@ -163,11 +163,13 @@ ProfileReport buildProfileReport(Graph& graph, const std::vector<TimelineSpan>& 
             p.bytes = w.bytes;
         } else {
             p.type = "phase";
-            if (p.name == "optimizer") {
-                const LayerWork w =
-                    optimizerWork(graph.trainableParameterCount(), ctx.optimizer, ctx.momentum);
+            if (const auto group = ctx.optimizerParams.find(p.name);
+                group != ctx.optimizerParams.end()) {
+                const LayerWork w = optimizerWork(group->second, ctx.optimizer, ctx.momentum);
                 p.flops = w.flops;
                 p.bytes = w.bytes;
+            } else if (p.name == "zero-grad") { // every trainable gradient written
+                p.bytes = sizeOf(graph.trainableParameterCount(), 4);
             }
         }
         placeUnderRoofline(p, report.roofline);
@@ -203,9 +205,9 @@ std::vector<std::string> profileAdvice(const ProfileReport& r) {
         shares[row.bound].ms += row.ms;
         shares[row.bound].roofMs += row.ms * row.roofFraction;
     }
-    const auto percent = [&](double ms) { return format("%.0f%%", 100.0 * ms / r.stepMs); };
+    const auto percent = [&](double ms) { return formatString("%.0f%%", 100.0 * ms / r.stepMs); };
     const auto ofRoof = [&](const Share& s) {
-        return format("%.0f%%", 100.0 * s.roofMs / std::max(s.ms, 1e-12));
+        return formatString("%.0f%%", 100.0 * s.roofMs / std::max(s.ms, 1e-12));
     };
     if (const Share& s = shares[Bound::Compute]; s.ms > 0.0)
         advice.push_back(
@@ -222,7 +224,7 @@ std::vector<std::string> profileAdvice(const ProfileReport& r) {
     if (const Share& s = shares[Bound::Overhead]; s.ms > 0.0)
         advice.push_back(
             "overhead-bound layers take " + percent(s.ms) + " of the step, under " +
-            format("%.0f%%", 100.0 * kOverheadRoofFraction) +
+            formatString("%.0f%%", 100.0 * kOverheadRoofFraction) +
             " of what either roof allows: their tensors are too small to keep the device busy, "
             "so a larger batch_size spreads the fixed cost of each call (trainbench-cli "
             "experiment batch_size; on a GPU, CUDA graphs would remove launch costs, not built "
@@ -238,12 +240,12 @@ std::string formatProfileTable(const ProfileReport& r) {
     const double step = r.stepMs > 0 ? r.stepMs : 1.0;
     out << r.model << " on " << r.device << ", precision " << r.precision << ", batch " << r.batch
         << ": " << r.steps << " step(s) after step " << r.firstStep << ", "
-        << format("%.2f", r.stepMs) << " ms a step\n";
+        << formatString("%.2f", r.stepMs) << " ms a step\n";
     if (r.roofline.known())
-        out << "roofs: " << format("%.1f", r.roofline.peakGflops) << " GFLOP/s ("
-            << r.roofline.peakSource << "), " << format("%.1f", r.roofline.bandwidthGBs)
+        out << "roofs: " << formatString("%.1f", r.roofline.peakGflops) << " GFLOP/s ("
+            << r.roofline.peakSource << "), " << formatString("%.1f", r.roofline.bandwidthGBs)
             << " GB/s (" << r.roofline.bandwidthSource << "); ridge "
-            << format("%.1f", r.roofline.ridge()) << " FLOP/byte\n";
+            << formatString("%.1f", r.roofline.ridge()) << " FLOP/byte\n";
     else
         out << "roofs: " << r.roofline.peakSource << "\n";
     out << "\n";
@@ -279,7 +281,7 @@ std::string formatProfileTable(const ProfileReport& r) {
     out << "\nlongest:";
     for (std::size_t i = 0; i < std::min<std::size_t>(5, longest.size()); ++i)
         out << (i ? ", " : " ") << longest[i]->name << " " << longest[i]->pass << " "
-            << format("%.1f%%", 100.0 * longest[i]->ms / step);
+            << formatString("%.1f%%", 100.0 * longest[i]->ms / step);
     out << "\n";
     for (const std::string& advice : profileAdvice(r))
         out << "- " << advice << "\n";

@@ -7,6 +7,7 @@
 #include "nn/graph.h"
 #include "nn/steptimeline.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,8 @@ constexpr double kOverheadRoofFraction = 0.1;
 void placeUnderRoofline(LayerProfile& row, const Roofline& roofline);
 
 // The roofs of the backend's device at `precision`: on the CPU, the measured and cached f32
-// sgemm peak and triad bandwidth of its threads (backend/cpu/cpupeak.h); elsewhere what the
+// sgemm peak (oneDNN's bf16 matmul's at bf16-mixed on a CPU with native bf16) and triad
+// bandwidth of its threads (backend/cpu/cpupeak.h); elsewhere what the
 // backend says (Backend::roofline: on a GPU, its datasheet rate and a measured copy).
 Roofline machineRoofline(Backend& backend, const std::string& precision = "32");
 
@@ -45,6 +47,7 @@ struct ProfileContext {
     std::string model, device, precision, optimizer = "sgd";
     float momentum = 0.9f;
     int64_t batch = 0;
+    std::map<std::string, int64_t> optimizerParams; // per optimizer span: the group's parameters
     int64_t firstStep = 0;
     double wallMs = 0.0;            // of all the profiled steps, data waits included
     std::vector<double> dataWaitMs; // per profiled step

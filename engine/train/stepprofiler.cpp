@@ -7,7 +7,7 @@ void StepProfiler::request(int steps, int64_t notBeforeStep) {
     m_requestedSteps.store(steps, std::memory_order_release);
 }
 
-void StepProfiler::maybeStart(int64_t step, Graph& graph, Backend& backend) {
+void StepProfiler::maybeStart(int64_t step, Graph& graph, Optimizer& optimizer, Backend& backend) {
     if (m_timeline || step < m_notBefore.load(std::memory_order_relaxed))
         return;
     const int steps = m_requestedSteps.exchange(0, std::memory_order_acq_rel);
@@ -16,11 +16,13 @@ void StepProfiler::maybeStart(int64_t step, Graph& graph, Backend& backend) {
     backend.synchronize(); // the steps before are not this profile's
     m_timeline = std::make_unique<StepTimeline>(backend);
     m_graph = &graph;
+    m_optimizer = &optimizer;
     m_backend = &backend;
     m_stepsLeft = steps;
     m_firstStep = step;
     m_waits.clear();
     graph.setTimeline(m_timeline.get());
+    optimizer.setTimeline(m_timeline.get());
     m_start = std::chrono::steady_clock::now();
 }
 
@@ -41,7 +43,7 @@ std::optional<ProfileReport> StepProfiler::stepDone(ProfileContext context,
         return std::nullopt;
     m_backend->synchronize();
     if (m_waits.empty()) { // the epoch ended before a profiled step began: the next one takes it
-        m_graph->setTimeline(nullptr);
+        detach();
         m_timeline.reset();
         m_requestedSteps.store(m_stepsLeft, std::memory_order_release);
         return std::nullopt;
@@ -49,13 +51,18 @@ std::optional<ProfileReport> StepProfiler::stepDone(ProfileContext context,
     context.wallMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m_start)
             .count();
-    m_graph->setTimeline(nullptr);
+    detach();
     context.firstStep = m_firstStep;
     context.dataWaitMs = m_waits;
     context.roofline = roofline(); // after the wall time: measuring it is not the steps' time
     ProfileReport report = buildProfileReport(*m_graph, m_timeline->spans(), context);
     m_timeline.reset();
     return report;
+}
+
+void StepProfiler::detach() {
+    m_graph->setTimeline(nullptr);
+    m_optimizer->setTimeline(nullptr);
 }
 
 } // namespace tb

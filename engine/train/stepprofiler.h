@@ -7,6 +7,7 @@
 
 #include "events/profilereport.h"
 #include "nn/steptimeline.h"
+#include "optim/optimizer.h"
 #include "train/layerprofile.h"
 
 #include <atomic>
@@ -24,8 +25,9 @@ public:
     void request(int steps, int64_t notBeforeStep = 0);
 
     // At a step boundary, before the step's first batch is fetched: starts a requested profile
-    // (waiting for the device first) and attaches its timeline to the graph. `step`: steps done.
-    void maybeStart(int64_t step, Graph& graph, Backend& backend);
+    // (waiting for the device first) and attaches its timeline to the graph and the optimizer.
+    // `step`: steps done.
+    void maybeStart(int64_t step, Graph& graph, Optimizer& optimizer, Backend& backend);
     // The running profile's timeline, null when none runs.
     StepTimeline* timeline() { return m_timeline.get(); }
     // A micro-batch arrived after the loader kept the trainer waiting for `waitMs`.
@@ -38,10 +40,13 @@ public:
     stepDone(ProfileContext context, const std::function<Roofline()>& roofline, bool early = false);
 
 private:
+    void detach();
+
     std::atomic<int> m_requestedSteps{0};
     std::atomic<int64_t> m_notBefore{0};
     std::unique_ptr<StepTimeline> m_timeline;
     Graph* m_graph = nullptr;
+    Optimizer* m_optimizer = nullptr;
     Backend* m_backend = nullptr;
     int m_stepsLeft = 0;
     int64_t m_firstStep = 0;

@@ -309,10 +309,14 @@ void Trainer::State::setup() {
                 std::to_string(frozen) +
                 " layers keep their weights, their batch norms their running statistics");
     }
-    if (!pretrained.empty() && options.resumeFrom.empty()) // a resumed run has its own weights
+    if (!options.weightsFrom.empty()) {
+        Checkpointer::loadWeights(options.weightsFrom, *graph);
+        log(LogLevel::Info, "weights from " + options.weightsFrom);
+    } else if (!pretrained.empty() && options.resumeFrom.empty()) { // a resumed run has its own
         for (const std::string& line : describePretrained(loadPretrained(
                  pretrained, *graph, config.modelOptions.value("pretrained_strict", false))))
             log(LogLevel::Info, line);
+    }
     LoaderOptions lo;
     lo.batchSize = config.batchSize;
     lo.shuffle = config.shuffle;
@@ -430,7 +434,7 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
         backend->fill(skippedSteps, 0.0f);
     while (true) {
         if (pending == 0)
-            profiler.maybeStart(pos.step, *graph, *backend);
+            profiler.maybeStart(pos.step, *graph, *optimizer, *backend);
         std::optional<Batch> batch = trainLoader->next();
         const bool endOfEpoch = !batch;
         StepTimeline* timeline = profiler.timeline();
@@ -474,8 +478,11 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
             Interval::StepEvents ev;
             ev.start = backend->recordEvent();
             const float lr = schedule->lr(pos.step);
-            if (scaler)
+            if (scaler) {
                 scaler->checkGradients(graph->params());
+                if (timeline)
+                    timeline->mark("grad-check", SpanKind::Phase);
+            }
             optimizer->step(lr, scaler ? &scaler->state() : nullptr,
                             scaler ? &scaler->foundInf() : nullptr);
             if (scaler) {
@@ -483,11 +490,14 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
                 scaler->update();
             }
             graph->zeroGrad();
-            if (dp)
-                dp->broadcastBuffers();
-            ev.end = backend->recordEvent();
             if (timeline)
-                timeline->mark("optimizer", SpanKind::Phase);
+                timeline->mark("zero-grad", SpanKind::Phase);
+            if (dp) {
+                dp->broadcastBuffers();
+                if (timeline)
+                    timeline->mark("broadcast-buffers", SpanKind::Phase);
+            }
+            ev.end = backend->recordEvent();
             interval.add(std::move(ev));
             ++pos.step;
             pending = 0;
@@ -584,9 +594,16 @@ void Trainer::State::profileStepDone(bool early) {
     context.optimizer = config.optimizer.name;
     context.momentum = config.optimizer.momentum;
     context.batch = config.batchSize;
+    for (std::size_t g = 0; g < optimizer->groups().size(); ++g)
+        for (const Param* p : optimizer->groups()[g].params)
+            context.optimizerParams[optimizer->spanName(g)] += p->value.numel();
     const auto roofline = [this] { return machineRoofline(*backend, config.precision); };
-    if (std::optional<ProfileReport> report = profiler.stepDone(context, roofline, early))
-        sink.onEvent(ProfileEvent{std::move(*report)});
+    std::optional<ProfileReport> report = profiler.stepDone(context, roofline, early);
+    if (!report)
+        return;
+    if (dp) // collective: every rank ends the same profiled step
+        dp->gatherSpans(report->spans);
+    sink.onEvent(ProfileEvent{std::move(*report)});
 }
 
 // Blocks between two optimizer steps while a pause is requested; a stop request ends the wait.

@@ -31,8 +31,11 @@ private:
 };
 
 struct TrainerOptions {
-    std::string runId;          // empty: generated
-    std::string resumeFrom;     // checkpoint path to continue from
+    std::string runId;      // empty: generated
+    std::string resumeFrom; // checkpoint path to continue from
+    // A checkpoint whose weights and buffers (not its optimizer state or position) the run
+    // starts from: a stored run measured again (a profile of it).
+    std::string weightsFrom;
     std::string checkpointRoot; // default root when config.checkpoint_dir is empty
     // The newest telemetry sample, for the advisor's GPU and memory rules (may be empty).
     std::function<std::optional<SystemSample>()> latestSample;

@@ -198,7 +198,55 @@ private slots:
                  qsizetype(store.stepMetrics(a.toStdString()).size()));
     }
 
-    // `runs watch` follows a run another process writes and returns when it ends.
+    // `profile --from RUN` measures a stored run again from its checkpoint and keeps the profile
+    // with that run, recording no run of its own; an unknown run or one without the store is a
+    // clear error.
+    void profileFromAStoredRunKeepsItWithTheRun() {
+        QTemporaryDir home;
+        const QString id = trainSmallRun(home);
+        QVERIFY(!id.isEmpty());
+        const CliResult r = runCli({"profile", "--from", id, "--steps", "2", "--warmup", "1",
+                                    "--set", "precision=bf16-mixed", "--json"},
+                                   home.path());
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject profile = lastJsonLine(r.out);
+        QCOMPARE(profile["run_id"].toString(), id);
+        QCOMPARE(profile["precision"].toString(), QString("bf16-mixed"));
+        RunStore store(databaseOf(home).toStdString());
+        QCOMPARE(store.listRuns().size(), std::size_t{1});
+        const std::vector<ProfileReport> kept = store.profiles(id.toStdString());
+        QCOMPARE(kept.size(), std::size_t{1});
+        QCOMPARE(kept.front().precision, std::string("bf16-mixed"));
+
+        // A second profile of the same run at 32, and the two side by side.
+        QCOMPARE(
+            runCli({"profile", "--from", id, "--steps", "2", "--warmup", "1"}, home.path()).code,
+            0);
+        const CliResult compared =
+            runCli({"runs", "profile", id + "@1", id, "--json"}, home.path());
+        QVERIFY2(compared.code == 0, qPrintable(compared.err));
+        const QJsonObject c = lastJsonLine(compared.out);
+        QCOMPARE(c["a"].toObject()["precision"].toString(), QString("bf16-mixed"));
+        QCOMPARE(c["b"].toObject()["precision"].toString(), QString("32"));
+        QVERIFY2(c["summary"].toArray().first().toString().contains("precision bf16-mixed -> 32"),
+                 qPrintable(c["summary"].toArray().first().toString()));
+        QVERIFY(c["rows"].toArray().size() >= qsizetype(kept.front().rows.size()));
+        const CliResult text = runCli({"runs", "profile", id + "@1", id + "@2"}, home.path());
+        QVERIFY2(text.out.contains("bound A -> B"), qPrintable(text.out));
+        const CliResult third = runCli({"runs", "profile", id + "@3"}, home.path());
+        QCOMPARE(third.code, 1);
+        QVERIFY2(third.err.contains("has 2 profile(s), not 3"), qPrintable(third.err));
+
+        const CliResult unknown = runCli({"profile", "--from", "nosuchrun"}, home.path());
+        QCOMPARE(unknown.code, 1);
+        QVERIFY2(unknown.err.contains("nosuchrun"), qPrintable(unknown.err));
+        const CliResult noStore = runCli({"profile", "--from", id, "--no-db"}, home.path());
+        QCOMPARE(noStore.code, 1);
+        QVERIFY2(noStore.err.contains("--from"), qPrintable(noStore.err));
+    }
+
+    // `runs watch` follows a run another process writes and returns when it ends. The run is
+    // long and stopped once the watcher has shown two epochs, whatever the machine's speed.
     void watchFollowsARunWhileItTrains() {
         QTemporaryDir home;
         QProcess trainer;
@@ -206,20 +254,28 @@ private slots:
         trainer.start(TB_CLI_PATH,
                       QStringList{"train", "--quiet", "--set", "dataset=shapes", "--set",
                                   "model=fmnist-cnn", "--set", "data.image_size=16", "--set",
-                                  "max_epochs=3", "--set", "log_every_n_steps=1", "--set",
+                                  "max_epochs=10000", "--set", "log_every_n_steps=1", "--set",
                                   "device=cpu"});
         QVERIFY(trainer.waitForStarted());
         QString id;
         QTRY_VERIFY_WITH_TIMEOUT(!(id = lastRunningId(home)).isEmpty() ||
                                      trainer.state() == QProcess::NotRunning,
                                  60000);
-        QVERIFY2(!id.isEmpty(), "the run ended before it could be watched");
-        const CliResult watched = runCli({"runs", "watch", id}, home.path(), 120000);
-        QVERIFY2(watched.code == 0, qPrintable(watched.err));
-        QVERIFY(watched.out.contains("step 1 "));
-        QVERIFY(watched.out.contains("epoch 3"));
-        QVERIFY(watched.out.trimmed().endsWith("completed"));
+        QVERIFY2(!id.isEmpty(), qPrintable(trainer.readAllStandardError()));
+        QProcess watcher;
+        prepareCli(watcher, home.path());
+        watcher.start(TB_CLI_PATH, {"runs", "watch", id});
+        QVERIFY(watcher.waitForStarted());
+        QString shown;
+        QTRY_VERIFY_WITH_TIMEOUT((shown += watcher.readAllStandardOutput()).contains("epoch 2 "),
+                                 120000);
+        trainer.terminate(); // SIGTERM: stops after the current step, with a checkpoint
         QVERIFY(trainer.waitForFinished(60000));
+        QVERIFY(watcher.waitForFinished(60000));
+        shown += watcher.readAllStandardOutput();
+        QCOMPARE(watcher.exitCode(), 0);
+        QVERIFY(shown.contains("step 1 "));
+        QVERIFY2(shown.trimmed().endsWith("stopped"), qPrintable(shown.right(200)));
     }
 
     // `runs export ID --out <the store>` used to truncate it: every run was gone.

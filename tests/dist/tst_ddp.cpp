@@ -23,6 +23,8 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <map>
+#include <set>
 #include <thread>
 
 using namespace tb;
@@ -310,6 +312,38 @@ private slots:
             run(TB_MPIRUN, mpi + rank0 + QStringList{":", "-np", "1", TB_CLI_PATH} + rank1);
         QVERIFY(r.exitCode != 0);
         QVERIFY2(r.err.contains("rank 1 was given another run than rank 0"), qPrintable(r.err));
+    }
+
+    // `profile --nproc 2`: both ranks profile the same steps; the trace has a process per rank,
+    // each with every layer's passes, the all-reduce and the optimizer of every profiled step.
+    void aProfiledJobTracesEveryRank() {
+        qputenv("XDG_DATA_HOME", m_dir.filePath("data").toUtf8()); // the roofline's cache
+        const QString trace = m_dir.filePath("job-trace.json");
+        const Result r = run(
+            TB_CLI_PATH, QStringList{"profile", "--nproc", "2", "--steps", "3", "--warmup", "1",
+                                     "--no-db", "--json", "--trace", trace} +
+                             sets({"dataset=spirals", "data.synthetic_samples=2048", "model=mlp",
+                                   "batch_size=32", "num_workers=0", "device=cpu", "threads=1"}));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(r.json["steps"].toInt(), 3);
+        QFile file(trace);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonArray events =
+            QJsonDocument::fromJson(file.readAll()).object()["traceEvents"].toArray();
+        std::map<int, std::map<QString, int>> perRank; // rank -> span name -> complete events
+        std::set<int> named;
+        for (const QJsonValue& v : events) {
+            const QJsonObject e = v.toObject();
+            if (e["ph"] == "X")
+                ++perRank[e["pid"].toInt()][e["name"].toString()];
+            else if (e["name"] == "process_name")
+                named.insert(e["pid"].toInt());
+        }
+        QCOMPARE(named, (std::set<int>{0, 1}));
+        QCOMPARE(perRank.size(), std::size_t{2});
+        QCOMPARE(perRank[1], perRank[0]); // the same spans on both ranks
+        for (const char* span : {"all-reduce", "optimizer", "broadcast-buffers"})
+            QVERIFY2(perRank[1][span] == 3, span);
     }
 
     // SIGTERM to `train --nproc 2`: the launcher asks the ranks to stop, they agree on a step

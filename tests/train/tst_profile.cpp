@@ -6,17 +6,23 @@
 // one is refused naming the field.
 #include "core/errors.h"
 #include "nn/graph.h"
+#include "session/profilesession.h"
 #include "session/runsession.h"
 #include "store/runstore.h"
 #include "support/runconfigs.h"
 #include "support/runlog.h"
 #include "support/testdata.h"
 #include "train/layerprofile.h"
+#include "train/profilecomparison.h"
 #include "train/trainer.h"
 
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -110,6 +116,69 @@ private slots:
         QCOMPARE(stored.size(), std::size_t{1});
         QCOMPARE(toJson(stored.front()), toJson(log.profiles.front()));
         QCOMPARE(stored.front().firstStep, int64_t{1});
+    }
+
+    // Fine-tuning's parameter groups (body at lr, head at 10x) are timed apart, each with its
+    // own parameters' traffic; clearing the gradients is a span of its own.
+    void theOptimizerIsTimedPerParameterGroup() {
+        RunConfig config = test::shapesRunConfig(m_tmp.filePath("ckpt-groups").toStdString());
+        config.maxSteps = 4;
+        config.headLrMult = 10.0f;
+        test::RunLog log;
+        Trainer trainer(config, log);
+        trainer.requestProfile(2, 1);
+        QCOMPARE(toString(trainer.run().status), std::string("completed"));
+        QCOMPARE(log.profiles.size(), std::size_t{1});
+        const ProfileReport& r = log.profiles.front();
+        const LayerProfile* body = findRow(r, "optimizer: body", "phase");
+        const LayerProfile* head = findRow(r, "optimizer: head", "phase");
+        QVERIFY(body && head);
+        QVERIFY(!findRow(r, "optimizer", "phase"));
+        QVERIFY(findRow(r, "zero-grad", "phase"));
+        int64_t total = 0;
+        for (const nlohmann::json& layer : log.starts.front().modelSummary)
+            total += layer.at("params").get<int64_t>();
+        const LayerWork all = optimizerWork(total, "sgd", config.optimizer.momentum);
+        QCOMPARE(body->bytes + head->bytes, all.bytes);
+        QVERIFY2(head->bytes < body->bytes, "the head is the smaller group");
+    }
+
+    // A stored run measured again from its checkpoint: its weights and config, steps of its
+    // own, nothing written beside the run's checkpoint or recorded as a run.
+    void aStoredRunIsProfiledFromItsCheckpoint() {
+        const QString folder = m_tmp.filePath("ckpt-stored");
+        RunConfig config = test::shapesRunConfig(folder.toStdString());
+        config.maxSteps = 3;
+        RunSessionOptions options;
+        options.databasePath = m_tmp.filePath("stored.db").toStdString();
+        test::RunLog trained;
+        RunSession session(config, options, {&trained});
+        QCOMPARE(toString(session.run().status), std::string("completed"));
+        const std::string checkpoint =
+            RunStore(options.databasePath).getRun(session.runId()).checkpoint;
+        QVERIFY(QFile::exists(QString::fromStdString(checkpoint)));
+        const QStringList before = QDir(folder).entryList(QDir::Files);
+        const QDateTime modified = QFileInfo(QString::fromStdString(checkpoint)).lastModified();
+
+        ProfileRunOptions profile;
+        profile.steps = 2;
+        profile.warmup = 1;
+        profile.weightsFrom = checkpoint;
+        profile.session.databasePath = options.databasePath; // ignored: nothing is recorded
+        test::RunLog log;
+        const ProfileRunResult result =
+            runProfile(Trainer::configFromCheckpoint(checkpoint), profile, {&log});
+        QCOMPARE(toString(result.finished.status), std::string("completed"));
+        QVERIFY(result.report);
+        QCOMPARE(result.report->steps, 2);
+        QCOMPARE(result.report->firstStep, int64_t{1});
+        QCOMPARE(result.unprofiledSteps, 2);
+        QVERIFY(result.unprofiledStepMs > 0.0);
+        QVERIFY(std::find(log.logs.begin(), log.logs.end(), "weights from " + checkpoint) !=
+                log.logs.end());
+        QCOMPARE(QDir(folder).entryList(QDir::Files), before);
+        QCOMPARE(QFileInfo(QString::fromStdString(checkpoint)).lastModified(), modified);
+        QCOMPARE(RunStore(options.databasePath).listRuns().size(), std::size_t{1});
     }
 
     void aLargeMatmulIsComputeBoundAndALargeReluMemoryBound() {
@@ -206,6 +275,53 @@ private slots:
         QVERIFY(std::abs(row.roofFraction - 0.5) < 1e-9);
     }
 
+    // Two profiles side by side: rows matched by layer and pass, each bound's time, what changed
+    // in the set-up, and the rows that changed bound.
+    void twoProfilesAreComparedRowByRow() {
+        ProfileReport a, b;
+        a.model = b.model = "resnet20";
+        a.device = b.device = "cpu";
+        a.precision = "32";
+        b.precision = "bf16-mixed";
+        a.batch = b.batch = 64;
+        a.stepMs = 10.0;
+        b.stepMs = 5.0;
+        a.rows = {{"conv1", "conv2d", "forward", 6.0, 100, 10, 10, 1, 1, 0.8, Bound::Compute},
+                  {"bn1", "batchnorm2d", "forward", 3.0, 10, 100, 0.1, 1, 1, 0.6, Bound::Memory},
+                  {"gone", "relu", "forward", 1.0, 1, 1, 1, 1, 1, 0.05, Bound::Overhead}};
+        b.rows = {{"conv1", "conv2d", "forward", 2.0, 100, 10, 10, 1, 1, 0.7, Bound::Compute},
+                  {"bn1", "batchnorm2d", "forward", 2.5, 10, 50, 0.2, 1, 1, 0.05, Bound::Overhead},
+                  {"new", "linear", "forward", 0.5, 1, 1, 1, 1, 1, 0.5, Bound::Memory}};
+        const ProfileComparison c = compareProfiles(a, b);
+        QCOMPARE(c.rows.size(), std::size_t{4});
+        QCOMPARE(c.rows[0].name, std::string("conv1"));
+        QCOMPARE(c.rows[0].ratio(), 2.0 / 6.0);
+        QVERIFY(c.rows[2].inA && !c.rows[2].inB);
+        QCOMPARE(c.rows[2].ratio(), 0.0);
+        QCOMPARE(c.rows[3].name, std::string("new"));
+        QVERIFY(!c.rows[3].inA && c.rows[3].inB);
+        QCOMPARE(c.bounds.size(), std::size_t{3});
+        QCOMPARE(c.bounds[0].msA, 6.0); // compute
+        QCOMPARE(c.bounds[0].msB, 2.0);
+        QCOMPARE(c.bounds[1].msA, 3.0); // memory
+        QCOMPARE(c.bounds[1].msB, 0.5);
+        QCOMPARE(c.bounds[2].msA, 1.0); // overhead
+        QCOMPARE(c.bounds[2].msB, 2.5);
+
+        const std::vector<std::string> summary = comparisonSummary(c);
+        const auto says = [&](const std::string& text) {
+            for (const std::string& line : summary)
+                if (line.find(text) != std::string::npos)
+                    return true;
+            return false;
+        };
+        QVERIFY(says("step 10.00 ms -> 5.00 ms (2.00x as fast) with precision 32 -> bf16-mixed"));
+        QVERIFY(says("faster most: conv1 forward 6.00 -> 2.00 ms, bn1 forward"));
+        QVERIFY(says("1 row(s) changed bound: bn1 forward memory -> overhead"));
+        const std::string table = formatProfileComparison(c);
+        QVERIFY2(table.find("0.33x") != std::string::npos, table.c_str());
+    }
+
     void theReportSurvivesItsJson() {
         ProfileReport r;
         r.model = "m";
@@ -219,8 +335,27 @@ private slots:
         r.rows.push_back(
             {"conv1", "conv2d", "forward", 1.0, 10, 20, 0.5, 1, 2, 0.3, Bound::Memory});
         r.spans.push_back({"conv1", "forward", 1, 0.25, 1.0});
+        r.spans.push_back({"conv1", "forward", 1, 0.5, 1.5, 1});
         const ProfileReport back = profileReportFromJson(toJson(r));
         QCOMPARE(toJson(back), toJson(r));
+        QCOMPARE(back.spans.back().rank, 1);
+
+        // A span stored before ranks were traced has no rank: rank 0's.
+        nlohmann::json old = toJson(r);
+        old["spans"][1].erase(5);
+        QCOMPARE(profileReportFromJson(old).spans.back().rank, 0);
+
+        // The trace: a process per rank, each span in its rank's.
+        const nlohmann::json trace = chromeTrace(r);
+        std::map<int, int> complete, processes;
+        for (const nlohmann::json& e : trace.at("traceEvents")) {
+            if (e.at("ph") == "X")
+                ++complete[e.at("pid").get<int>()];
+            else if (e.at("name") == "process_name")
+                ++processes[e.at("pid").get<int>()];
+        }
+        QCOMPARE(complete, (std::map<int, int>{{0, 1}, {1, 1}}));
+        QCOMPARE(processes, (std::map<int, int>{{0, 1}, {1, 1}}));
 
         nlohmann::json broken = toJson(r);
         broken["rows"][0].erase("bytes");
