@@ -322,7 +322,7 @@ void MainWindow::showStoredRun(const RunSeries& run) {
     m_predictions->beginRun(m_chartRunId);
     m_predictions->addEpochs(run.epochs());
     m_predictions->setCheckpoint(QString::fromStdString(r.checkpoint));
-    m_profile->showStoredRun(m_chartRunId);
+    m_profile->showStoredRun(m_chartRunId, QString::fromStdString(r.checkpoint));
     showTab(m_charts);
     if (r.status == RunStatus::Running)
         m_store->follow(m_chartRunId); // written by another process: drawn as it lands

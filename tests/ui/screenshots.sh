@@ -22,7 +22,8 @@ for pair in trained:window-training first-launch:first-launch hardware:hardware 
     invalid-field:invalid-field out-of-memory:out-of-memory runs-table:runs-table \
     runs-compare:runs-compare runs-grouped:runs-grouped experiment:experiment \
     predictions:predictions lr-finder:lr-finder lesson:lesson data-parallel:data-parallel \
-    help-search:help finetune:fine-tuning profile:profile; do
+    help-search:help finetune:fine-tuning profile:profile \
+    profile-compare:profile-compare; do
   cp "$out/${pair%%:*}-1280x800-light.png" "$docs/${pair##*:}.png"
 done
 echo "copied the guides' screenshots to $docs"

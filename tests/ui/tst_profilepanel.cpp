@@ -1,8 +1,11 @@
-// The Profile tab: "Profile 20 Steps" is offered only while a run trains here; pressed, the run's
+// The Profile tab: "Profile 20 Steps" is offered while a run trains here; pressed, the run's
 // next steps are profiled and drawn (a point per layer and pass on the roofline, a table row
 // each, the advice); the profile is recorded with the run and shown again when the run is
-// opened later; hovering a point finds its layer.
+// opened later; hovering a point finds its layer. Once the run has finished the button profiles
+// it again from its checkpoint, and "Compare with" sets the two profiles side by side.
 #include "mainwindow.h"
+#include "profile/checkpointprofiler.h"
+#include "profile/profilecomparisontable.h"
 #include "profile/profilepanel.h"
 #include "profile/profiletable.h"
 #include "profile/rooflinechart.h"
@@ -11,6 +14,7 @@
 #include "store/runstore.h"
 #include "uitestutil.h"
 
+#include <QComboBox>
 #include <QLabel>
 #include <QPushButton>
 #include <QTemporaryDir>
@@ -79,7 +83,8 @@ private slots:
                 continue;
             const QPointF at(panel.chart()->plot()->xAxis->coordToPixel(row.intensity),
                              panel.chart()->plot()->yAxis->coordToPixel(row.gflops));
-            const int found = panel.chart()->rowAt(at);
+            const auto [which, found] = panel.chart()->rowAt(at);
+            QCOMPARE(which, 0);
             QVERIFY(found >= 0);
             const LayerProfile& hit = report.rows[static_cast<std::size_t>(found)];
             QCOMPARE(hit.intensity, row.intensity); // the same point, or one drawn over it
@@ -88,17 +93,46 @@ private slots:
         }
 
         QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Idle, 120000);
-        QVERIFY(!button->isEnabled());
         // Recorded with the run, and shown again when the run is opened later.
         const QString runId = w.chartRunId();
-        RunStore store(db.toStdString());
-        QCOMPARE(store.profiles(runId.toStdString()).size(), std::size_t{1});
+        QCOMPARE(RunStore(db.toStdString()).profiles(runId.toStdString()).size(), std::size_t{1});
         panel.showStoredRun(QStringLiteral("no-such-run"));
         QVERIFY(!panel.report().has_value());
         QCOMPARE(panel.table()->rowCount(), 0);
-        panel.showStoredRun(runId);
+        QVERIFY(!button->isEnabled()); // no run trains, none with a checkpoint is shown
+        const RunRecord record = RunStore(db.toStdString()).getRun(runId.toStdString());
+        panel.showStoredRun(runId, QString::fromStdString(record.checkpoint));
         QVERIFY(panel.report().has_value());
         QCOMPARE(panel.report()->stepMs, report.stepMs);
+
+        // The finished run profiled again from its checkpoint: a second profile, kept.
+        QVERIFY(button->isEnabled());
+        QTest::mouseClick(button, Qt::LeftButton);
+        QVERIFY(!button->isEnabled());
+        QTRY_VERIFY_WITH_TIMEOUT(panel.report()->stepMs != report.stepMs, 120000);
+        QTRY_VERIFY(button->isEnabled());
+        QCOMPARE(panel.report()->firstStep, int64_t{CheckpointProfiler::kWarmupSteps});
+        QCOMPARE(RunStore(db.toStdString()).profiles(runId.toStdString()).size(), std::size_t{2});
+
+        // Compared with the first: hollow points, the table of changes, what changed.
+        QComboBox* compare = panel.compareBox();
+        QCOMPARE(compare->count(), 3); // nothing, and the run's two profiles
+        QVERIFY(!panel.comparison().has_value());
+        const int first =
+            compare->findText(QStringLiteral("this run, profile 1"), Qt::MatchStartsWith);
+        QVERIFY(first > 0);
+        compare->setCurrentIndex(first);
+        QVERIFY(panel.comparison().has_value());
+        QCOMPARE(panel.comparison()->stepMs, report.stepMs);
+        QVERIFY(panel.comparisonTable()->isVisible());
+        QVERIFY(!panel.table()->isVisible());
+        QCOMPARE(panel.chart()->comparisonPointCount(), drawable);
+        QVERIFY(panel.comparisonTable()->rowCount() >= static_cast<int>(report.rows.size()));
+        QVERIFY(panel.findChild<QLabel*>("profile-summary")->text().contains("A is this profile"));
+        compare->setCurrentIndex(0);
+        QVERIFY(!panel.comparison().has_value());
+        QVERIFY(panel.table()->isVisible());
+        QCOMPARE(panel.chart()->comparisonPointCount(), 0);
     }
 };
 

@@ -20,14 +20,18 @@
 #include "runs/comparisonview.h"
 #include "runs/runstablemodel.h"
 #include "runs/runsview.h"
+#include "session/profilesession.h"
 #include "session/runsession.h"
 #include "setup/setuppanel.h"
 #include "status/failurebanner.h"
+#include "store/runstore.h"
 #include "support/storedruns.h"
+#include "train/trainer.h"
 #include "uitestutil.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QDialog>
 #include <QDir>
 #include <QLineEdit>
@@ -400,6 +404,48 @@ private slots:
         w.controller().stop();
         QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Idle, 300000);
         save(w, "profile-" + tag);
+    }
+
+    // resnet20 trained in 32-bit, profiled again from its checkpoint at bf16-mixed (as
+    // `trainbench-cli profile --from RUN --set precision=bf16-mixed` does), and the two
+    // profiles compared in the Profile tab.
+    void profileCompare_data() { views_data(); }
+    void profileCompare() {
+        QFETCH(QSize, size);
+        const QString tag = beginView();
+        const QString db = m_tmp.filePath("profile-compare-" + tag + ".db");
+        RunConfig c = test::tinyRunConfig(m_tmp.filePath("ckpt-compare-" + tag), 1);
+        c.set("model", "resnet20");
+        c.set("data.image_size", "32");
+        c.set("data.synthetic_samples", "1024");
+        c.set("batch_size", "64");
+        RunSessionOptions options;
+        options.databasePath = db.toStdString();
+        RunSession trained(c, options, {});
+        trained.requestProfile(10, 3);
+        const RunFinishedEvent f = trained.run();
+        QCOMPARE(toString(f.status), std::string("completed"));
+        RunConfig bf16 = Trainer::configFromCheckpoint(f.checkpoint);
+        bf16.set("precision", "bf16-mixed");
+        ProfileRunOptions again;
+        again.steps = 10;
+        again.warmup = 3;
+        again.timeUnprofiled = false;
+        again.weightsFrom = f.checkpoint;
+        const ProfileRunResult result = runProfile(bf16, again);
+        QVERIFY(result.report);
+        RunStore(db.toStdString()).addProfile(trained.runId(), *result.report);
+
+        ui::MainWindow w(db);
+        QVERIFY(showWindow(w, size));
+        w.profile().showStoredRun(QString::fromStdString(trained.runId()),
+                                  QString::fromStdString(f.checkpoint));
+        QComboBox* compare = w.profile().compareBox();
+        compare->setCurrentIndex(
+            compare->findText(QStringLiteral("this run, profile 1"), Qt::MatchStartsWith));
+        QVERIFY(w.profile().comparison().has_value());
+        w.showTab(&w.profile());
+        save(w, "profile-compare-" + tag);
     }
 
     // Fine-tuning on a folder of images: fmnist-cnn pretrained on six Fashion-MNIST classes,

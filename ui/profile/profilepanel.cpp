@@ -1,41 +1,78 @@
 #include "profile/profilepanel.h"
 
 #include "core/errors.h"
+#include "profile/checkpointprofiler.h"
+#include "profile/profilecomparisontable.h"
 #include "profile/profiletable.h"
 #include "profile/rooflinechart.h"
 #include "runcontroller.h"
 #include "store/runstore.h"
 #include "train/layerprofile.h"
+#include "train/profilecomparison.h"
 
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QVBoxLayout>
 
 namespace tb::ui {
 
+namespace {
+
+// The most profiles "Compare with" offers, the most recently profiled runs first.
+constexpr std::size_t kMaxChoices = 60;
+
+// Whether two reports are the same profile (one read back from the store, one just made).
+bool sameProfile(const ProfileReport& a, const ProfileReport& b) {
+    return a.model == b.model && a.precision == b.precision && a.firstStep == b.firstStep &&
+           a.steps == b.steps && a.stepMs == b.stepMs;
+}
+
+QString describe(const ProfileReport& r) {
+    return QStringLiteral("%1, %2, batch %3, %4 ms")
+        .arg(QString::fromStdString(r.model), QString::fromStdString(r.precision))
+        .arg(r.batch)
+        .arg(r.stepMs, 0, 'f', 1);
+}
+
+} // namespace
+
 ProfilePanel::ProfilePanel(RunController& controller, QWidget* parent)
-    : QWidget(parent), m_controller(controller),
+    : QWidget(parent), m_controller(controller), m_checkpointProfiler(new CheckpointProfiler(this)),
       m_button(new QPushButton(tr("Profile %1 Steps").arg(kProfiledSteps))), m_status(new QLabel),
-      m_summary(new QLabel), m_chart(new RooflineChart), m_table(new ProfileTable) {
+      m_compare(new QComboBox), m_summary(new QLabel), m_chart(new RooflineChart),
+      m_tables(new QStackedWidget), m_table(new ProfileTable),
+      m_comparisonTable(new ProfileComparisonTable) {
     m_button->setObjectName(QStringLiteral("profile-button"));
-    m_button->setToolTip(tr("Time the next %1 training steps layer by layer and place each layer "
-                            "under this machine's roofline")
-                             .arg(kProfiledSteps));
     m_status->setObjectName(QStringLiteral("profile-status"));
     m_status->setWordWrap(true);
+    m_compare->setObjectName(QStringLiteral("profile-compare"));
+    m_compare->setAccessibleName(tr("Compare with another profile"));
+    m_compare->setToolTip(tr("Set another profile beside this one: another run's, or another of "
+                             "this run's (trainbench-cli profile --from RUN --set "
+                             "precision=bf16-mixed keeps one at bf16)"));
+    m_compare->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_compare->setMinimumContentsLength(28);
     m_summary->setObjectName(QStringLiteral("profile-summary"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_table->setObjectName(QStringLiteral("profile-table"));
     m_table->setAccessibleName(tr("Profiled layers"));
+    m_comparisonTable->setObjectName(QStringLiteral("profile-comparison-table"));
+    m_comparisonTable->setAccessibleName(tr("Profiled layers, compared"));
     m_chart->setObjectName(QStringLiteral("roofline-chart"));
 
     auto* top = new QHBoxLayout;
     top->addWidget(m_button);
     top->addWidget(m_status, 1);
+    auto* compareLabel = new QLabel(tr("Compare &with:"));
+    compareLabel->setBuddy(m_compare);
+    top->addWidget(compareLabel);
+    top->addWidget(m_compare);
     // The roofline beside what it means; the table, every column visible, below them.
     auto* overview = new QWidget;
     auto* overviewLayout = new QHBoxLayout(overview);
@@ -48,9 +85,11 @@ ProfilePanel::ProfilePanel(RunController& controller, QWidget* parent)
     summaryScroll->setAccessibleName(tr("What bounds the step"));
     overviewLayout->addWidget(summaryScroll, 2);
     m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_tables->addWidget(m_table);
+    m_tables->addWidget(m_comparisonTable);
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(overview);
-    split->addWidget(m_table);
+    split->addWidget(m_tables);
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 1);
     split->setChildrenCollapsible(false);
@@ -58,13 +97,26 @@ ProfilePanel::ProfilePanel(RunController& controller, QWidget* parent)
     layout->addLayout(top);
     layout->addWidget(split, 1);
 
-    connect(m_button, &QPushButton::clicked, this, &ProfilePanel::requestProfile);
+    connect(m_button, &QPushButton::clicked, this, &ProfilePanel::profile);
+    connect(m_compare, &QComboBox::currentIndexChanged, this, &ProfilePanel::compareWith);
     connect(&m_controller, &RunController::stateChanged, this, [this] {
-        if (m_controller.state() == RunController::State::Idle && m_waiting) {
+        const RunController::State state = m_controller.state();
+        if (state == RunController::State::Idle && m_waiting) {
             m_waiting = false;
             m_status->setText(
                 tr("The run ended before %1 steps were profiled.").arg(kProfiledSteps));
         }
+        if (state != RunController::State::Idle)
+            m_checkpointProfiler->cancel(); // a run trains: the two would share the cores
+        updateButton();
+    });
+    connect(&m_controller, &RunController::runStarted, this, [this](const RunStartedEvent& e) {
+        m_runId = QString::fromStdString(e.runId);
+        m_checkpoint.clear();
+    });
+    connect(&m_controller, &RunController::runFinished, this, [this](const RunFinishedEvent& e) {
+        m_checkpoint = QString::fromStdString(e.checkpoint);
+        listComparisons();
         updateButton();
     });
     connect(&m_controller, &RunController::profileArrived, this, [this](const ProfileReport& r) {
@@ -72,8 +124,25 @@ ProfilePanel::ProfilePanel(RunController& controller, QWidget* parent)
         showReport(r);
         updateButton();
     });
-    m_status->setText(tr("Press Profile while a run trains, or open a run that was profiled "
-                         "(trainbench-cli profile records one)."));
+    connect(m_checkpointProfiler, &CheckpointProfiler::finished, this,
+            [this](const QString& runId, const ProfileReport& r, const QString& note) {
+                if (runId == m_runId) {
+                    showReport(r);
+                    if (!note.isEmpty())
+                        m_status->setText(m_status->text() + QLatin1Char(' ') + note);
+                }
+                listComparisons();
+                updateButton();
+            });
+    connect(m_checkpointProfiler, &CheckpointProfiler::failed, this,
+            [this](const QString& runId, const QString& message) {
+                m_status->setText(
+                    tr("Profiling run %1 from its checkpoint failed: %2").arg(runId, message));
+                updateButton();
+            });
+    m_status->setText(tr("Press Profile while a run trains, or open a run with a checkpoint to "
+                         "profile it from there."));
+    listComparisons();
     updateButton();
 }
 
@@ -82,11 +151,15 @@ void ProfilePanel::beginRun() {
     m_chart->setReport({});
     m_table->setRowCount(0);
     m_summary->clear();
+    m_compare->setCurrentIndex(0);
     updateButton();
 }
 
-void ProfilePanel::showStoredRun(const QString& runId) {
+void ProfilePanel::showStoredRun(const QString& runId, const QString& checkpoint) {
     beginRun();
+    m_runId = runId;
+    m_checkpoint = checkpoint;
+    updateButton();
     const QString path = m_controller.databasePath();
     if (path.isEmpty() || runId.isEmpty())
         return;
@@ -101,6 +174,7 @@ void ProfilePanel::showStoredRun(const QString& runId) {
     } catch (const Error&) {
         // no store to read, or this run is not in it: nothing was profiled that can be shown
     }
+    listComparisons();
 }
 
 void ProfilePanel::showReport(const ProfileReport& r) {
@@ -118,24 +192,114 @@ void ProfilePanel::showReport(const ProfileReport& r) {
                           .arg(r.stepMs, 0, 'f', 2)
                           .arg(r.roofline.peakGflops, 0, 'f', 0)
                           .arg(r.roofline.bandwidthGBs, 0, 'f', 1));
-    QStringList advice;
-    for (const std::string& line : profileAdvice(r))
-        advice << QString::fromStdString(line);
-    m_summary->setText(advice.join(QStringLiteral("\n\n")));
+    showComparison();
+}
+
+void ProfilePanel::listComparisons() {
+    const Choice selected = m_compare->currentIndex() > 0
+                                ? m_choices[static_cast<std::size_t>(m_compare->currentIndex() - 1)]
+                                : Choice{};
+    m_choices.clear();
+    const QString path = m_controller.databasePath();
+    if (!path.isEmpty()) {
+        try {
+            RunStoreOptions readOnly;
+            readOnly.readOnly = true;
+            readOnly.markInterrupted = false;
+            RunStore store(path.toStdString(), readOnly);
+            for (const std::string& id : store.profiledRunIds()) {
+                const std::vector<ProfileReport> profiles = store.profiles(id);
+                for (std::size_t i = profiles.size(); i-- > 0 && m_choices.size() < kMaxChoices;)
+                    m_choices.push_back(
+                        {QString::fromStdString(id), static_cast<int>(i) + 1, profiles[i]});
+            }
+        } catch (const Error&) {
+            // no store yet: nothing to compare with
+        }
+    }
+    const QSignalBlocker quiet(m_compare);
+    m_compare->clear();
+    m_compare->addItem(tr("nothing"));
+    int restore = 0;
+    for (const Choice& c : m_choices) {
+        const bool thisRun = c.runId == m_runId;
+        m_compare->addItem((thisRun ? tr("this run, profile %1").arg(c.index)
+                                    : tr("%1, profile %2").arg(c.runId).arg(c.index)) +
+                           QStringLiteral(": ") + describe(c.report));
+        if (c.runId == selected.runId && c.index == selected.index)
+            restore = m_compare->count() - 1;
+    }
+    m_compare->setCurrentIndex(restore);
+    m_compare->setEnabled(!m_choices.empty());
+    compareWith(restore);
+}
+
+void ProfilePanel::compareWith(int choice) {
+    if (choice > 0 && static_cast<std::size_t>(choice) <= m_choices.size())
+        m_comparison = m_choices[static_cast<std::size_t>(choice - 1)].report;
+    else
+        m_comparison.reset();
+    showComparison();
+}
+
+void ProfilePanel::showComparison() {
+    const bool comparing = m_report && m_comparison && !sameProfile(*m_report, *m_comparison);
+    m_chart->setComparison(comparing ? m_comparison : std::nullopt,
+                           comparing ? tr("B: %1").arg(describe(*m_comparison)) : QString());
+    m_chart->fit();
+    QStringList lines;
+    if (comparing) {
+        const ProfileComparison c = compareProfiles(*m_report, *m_comparison);
+        m_comparisonTable->setComparison(c);
+        m_tables->setCurrentWidget(m_comparisonTable);
+        lines << tr("A is this profile, B the one compared (hollow points).");
+        for (const std::string& line : comparisonSummary(c))
+            lines << QString::fromStdString(line);
+    } else {
+        m_tables->setCurrentWidget(m_table);
+        if (m_report)
+            for (const std::string& line : profileAdvice(*m_report))
+                lines << QString::fromStdString(line);
+    }
+    m_summary->setText(lines.join(QStringLiteral("\n\n")));
 }
 
 void ProfilePanel::updateButton() {
     const RunController::State state = m_controller.state();
     const bool training =
         state == RunController::State::Running || state == RunController::State::Paused;
-    m_button->setEnabled(training && m_controller.canProfile() && !m_waiting);
+    const bool fromCheckpoint = state == RunController::State::Idle && !m_checkpoint.isEmpty();
+    m_button->setEnabled(
+        ((training && m_controller.canProfile() && !m_waiting) || fromCheckpoint) &&
+        !m_checkpointProfiler->running());
+    m_button->setToolTip(
+        fromCheckpoint
+            ? tr("Train this run's set-up again from its checkpoint for %1 warm-up steps, time "
+                 "the next %2 layer by layer and keep the profile with the run")
+                  .arg(CheckpointProfiler::kWarmupSteps)
+                  .arg(kProfiledSteps)
+            : tr("Time the next %1 training steps layer by layer and place each layer under "
+                 "this machine's roofline")
+                  .arg(kProfiledSteps));
 }
 
-void ProfilePanel::requestProfile() {
-    if (!m_controller.requestProfile(kProfiledSteps))
-        return;
-    m_waiting = true;
-    m_status->setText(tr("Profiling the next %1 steps...").arg(kProfiledSteps));
+void ProfilePanel::profile() {
+    if (m_controller.state() == RunController::State::Idle) {
+        if (m_checkpoint.isEmpty() ||
+            !m_checkpointProfiler->start(m_runId, m_checkpoint, m_controller.databasePath(),
+                                         kProfiledSteps))
+            return;
+        m_status->setText(tr("Profiling run %1 from its checkpoint: %2 warm-up steps, then %3 "
+                             "profiled...")
+                              .arg(m_runId)
+                              .arg(CheckpointProfiler::kWarmupSteps)
+                              .arg(kProfiledSteps));
+    } else {
+        if (!m_controller.requestProfile(kProfiledSteps))
+            return;
+        m_waiting = true;
+        m_status->setText(tr("Profiling the next %1 steps...").arg(kProfiledSteps));
+    }
     updateButton();
 }
 

@@ -1,6 +1,7 @@
 #include "profile/profiletable.h"
 
 #include "charts/chartstyle.h"
+#include "profile/numberitem.h"
 
 #include <QHeaderView>
 #include <QPainter>
@@ -27,18 +28,6 @@ public:
         painter->fillRect(bar,
                           mixColors(seriesColor(0), option.palette.color(QPalette::Base), 0.45));
         QStyledItemDelegate::paint(painter, option, index);
-    }
-};
-
-// Displays `text`, sorts by `value`.
-class NumberItem : public QTableWidgetItem {
-public:
-    NumberItem(const QString& text, double value) : QTableWidgetItem(text) {
-        setData(Qt::UserRole, value);
-        setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    }
-    bool operator<(const QTableWidgetItem& other) const override {
-        return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble();
     }
 };
 

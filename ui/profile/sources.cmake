@@ -1,1 +1,1 @@
-set(TB_MODULE_SOURCES profilepanel.cpp profiletable.cpp rooflinechart.cpp)
+set(TB_MODULE_SOURCES checkpointprofiler.cpp profilecomparisontable.cpp profilepanel.cpp profiletable.cpp rooflinechart.cpp)
