@@ -150,8 +150,10 @@ std::string formatProfileComparison(const ProfileComparison& c) {
         const std::string a = r.inA ? formatString("%10.3f", r.msA) : formatString("%10s", "-");
         const std::string b = r.inB ? formatString("%10.3f", r.msB) : formatString("%10s", "-");
         const std::string ratio = r.ratio() > 0.0 ? formatString("%6.2fx", r.ratio()) : "      -";
-        const std::string bounds =
-            (r.inA ? toString(r.boundA) : "-") + " -> " + (r.inB ? toString(r.boundB) : "-");
+        const auto bound = [](bool present, Bound value) {
+            return present && value != Bound::Unknown ? toString(value) : std::string("-");
+        };
+        const std::string bounds = bound(r.inA, r.boundA) + " -> " + bound(r.inB, r.boundB);
         std::snprintf(line, sizeof line, "%-24.24s %-9s %s %s %s  %s\n", r.name.c_str(),
                       r.pass.c_str(), a.c_str(), b.c_str(), ratio.c_str(), bounds.c_str());
         out << line;

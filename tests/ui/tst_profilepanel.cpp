@@ -128,7 +128,7 @@ private slots:
         QVERIFY(!panel.table()->isVisible());
         QCOMPARE(panel.chart()->comparisonPointCount(), drawable);
         QVERIFY(panel.comparisonTable()->rowCount() >= static_cast<int>(report.rows.size()));
-        QVERIFY(panel.findChild<QLabel*>("profile-summary")->text().contains("A is this profile"));
+        QVERIFY(panel.findChild<QLabel*>("profile-summary")->text().contains("B is this one"));
         compare->setCurrentIndex(0);
         QVERIFY(!panel.comparison().has_value());
         QVERIFY(panel.table()->isVisible());

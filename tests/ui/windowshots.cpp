@@ -438,6 +438,8 @@ private slots:
 
         ui::MainWindow w(db);
         QVERIFY(showWindow(w, size));
+        QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
+                                  60000); // the set-up's dataset open, as a user finds it
         w.profile().showStoredRun(QString::fromStdString(trained.runId()),
                                   QString::fromStdString(f.checkpoint));
         QComboBox* compare = w.profile().compareBox();

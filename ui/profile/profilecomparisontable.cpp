@@ -44,9 +44,12 @@ void ProfileComparisonTable::setComparison(const ProfileComparison& c) {
         setItem(i, Ratio, ratioItem);
         const double saved = (r.inA ? r.msA : 0.0) - (r.inB ? r.msB : 0.0);
         setItem(i, Saved, new NumberItem(QString::number(saved, 'f', 3), saved));
-        const QString bounds = QString::fromStdString(r.inA ? toString(r.boundA) : "\u2013") +
-                               QStringLiteral(" \u2192 ") +
-                               QString::fromStdString(r.inB ? toString(r.boundB) : "\u2013");
+        const auto bound = [](bool present, Bound value) {
+            return present && value != Bound::Unknown ? QString::fromStdString(toString(value))
+                                                      : QStringLiteral("\u2013");
+        };
+        const QString bounds =
+            bound(r.inA, r.boundA) + QStringLiteral(" \u2192 ") + bound(r.inB, r.boundB);
         auto* boundItem = new QTableWidgetItem(bounds);
         if (r.inA && r.inB && r.boundA != r.boundB) {
             QFont bold = boundItem->font();

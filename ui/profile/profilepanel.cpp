@@ -49,11 +49,11 @@ ProfilePanel::ProfilePanel(RunController& controller, QWidget* parent)
       m_comparisonTable(new ProfileComparisonTable) {
     m_button->setObjectName(QStringLiteral("profile-button"));
     m_status->setObjectName(QStringLiteral("profile-status"));
-    m_status->setWordWrap(true);
+    m_status->setWordWrap(true); // units keep their slash: U+2060 joins them
     m_compare->setObjectName(QStringLiteral("profile-compare"));
     m_compare->setAccessibleName(tr("Compare with another profile"));
-    m_compare->setToolTip(tr("Set another profile beside this one: another run's, or another of "
-                             "this run's (trainbench-cli profile --from RUN --set "
+    m_compare->setToolTip(tr("Compare this profile (B) with another (A): another run's, or another "
+                             "of this run's (trainbench-cli profile --from RUN --set "
                              "precision=bf16-mixed keeps one at bf16)"));
     m_compare->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_compare->setMinimumContentsLength(28);
@@ -183,7 +183,7 @@ void ProfilePanel::showReport(const ProfileReport& r) {
     m_chart->fit();
     m_table->setReport(r);
     m_status->setText(tr("%1 on %2, precision %3, batch %4: %5 steps after step %6, %7 ms a step. "
-                         "Roofs: %8 GFLOP/s and %9 GB/s.")
+                         "Roofs: %8 GFLOP\u2060/\u2060s and %9 GB\u2060/\u2060s.")
                           .arg(QString::fromStdString(r.model), QString::fromStdString(r.device),
                                QString::fromStdString(r.precision))
                           .arg(r.batch)
@@ -244,15 +244,18 @@ void ProfilePanel::compareWith(int choice) {
 
 void ProfilePanel::showComparison() {
     const bool comparing = m_report && m_comparison && !sameProfile(*m_report, *m_comparison);
-    m_chart->setComparison(comparing ? m_comparison : std::nullopt,
-                           comparing ? tr("B: %1").arg(describe(*m_comparison)) : QString());
+    // The profile chosen is the baseline (A, hollow points), the one shown what it became (B).
+    m_chart->setComparison(
+        comparing ? m_comparison : std::nullopt,
+        comparing ? tr("A: %1").arg(QString::fromStdString(m_comparison->precision)) : QString());
     m_chart->fit();
     QStringList lines;
     if (comparing) {
-        const ProfileComparison c = compareProfiles(*m_report, *m_comparison);
+        const ProfileComparison c = compareProfiles(*m_comparison, *m_report);
         m_comparisonTable->setComparison(c);
         m_tables->setCurrentWidget(m_comparisonTable);
-        lines << tr("A is this profile, B the one compared (hollow points).");
+        lines << tr("A is the profile compared with (hollow points): %1. B is this one.")
+                     .arg(describe(*m_comparison));
         for (const std::string& line : comparisonSummary(c))
             lines << QString::fromStdString(line);
     } else {

@@ -3,7 +3,8 @@
 // has finished, measures it again from its checkpoint (CheckpointProfiler). The newest profile
 // of the run the charts show (live, or recorded with a stored run) is drawn on the roofline and
 // listed in the table, with what bounds the step and what helps; "Compare with" sets another
-// profile beside it (another run's, or another of the same run's, such as one at bf16).
+// profile beside it as the baseline (another run's, or another of the same run's, such as the
+// one in 32-bit of a run profiled again at bf16).
 #pragma once
 
 #include "events/profilereport.h"

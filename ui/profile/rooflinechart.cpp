@@ -88,7 +88,7 @@ void RooflineChart::setReport(const ProfileReport& report) {
 void RooflineChart::setComparison(const std::optional<ProfileReport>& other, const QString& label) {
     m_other = other;
     m_otherPoints->setName(label);
-    m_otherRoof->setName(tr("roofs of %1").arg(label));
+    m_otherRoof->setName(tr("roofs of %1").arg(label.section(QLatin1Char(':'), 0, 0)));
     redraw();
 }
 
