@@ -1,9 +1,10 @@
 // trainbench-cli models and summary: the zoo and a model's layer table.
 #include "args.h"
 #include "commands.h"
-#include "core/textformat.h"
+#include "llmsummary.h"
 
 #include "core/errors.h"
+#include "core/textformat.h"
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
 #include "optim/optimizer.h"
@@ -47,9 +48,23 @@ int cmdSummary(const Argv& argv) {
                   "                              [--optimizer sgd|adamw] [--hidden 256,128]\n"
                   "                              [--shortcut A|B] [--json]\n\n"
                   "Prints the layer table (output shapes, parameters, FLOPs, activations) and the\n"
-                  "training memory estimate at the given batch size.");
+                  "training memory estimate at the given batch size.\n\n"
+                  "usage: trainbench-cli summary --params N | --preset NAME [--layers L]\n"
+                  "                              [--width D] [--heads A] [--context S]\n"
+                  "                              [--vocab V] [--training] [--precision P]\n"
+                  "                              [--optimizer adamw|sgd|sgd-plain] [--batch B]\n"
+                  "                              [--accumulate K] [--checkpointing] [--json]\n\n"
+                  "What a transformer language model needs in GPU memory, for inference (the\n"
+                  "default) or training: weights, gradients, optimizer state, activations (the\n"
+                  "attention scores grow with the context squared), logits and KV cache, and\n"
+                  "which common GPUs hold it. --params 7e9 (or 7B, 124M) takes the shape of the\n"
+                  "nearest preset: shakespeare-char, gpt2, gpt2-medium, gpt2-large, gpt2-xl,\n"
+                  "llama-7b, llama-13b, llama-70b. Precisions: 32-true, 16-mixed, bf16-mixed,\n"
+                  "16-true, bf16-true, and int8 or int4 weights for inference.");
         return 0;
     }
+    if (wantsLlmMemory(args))
+        return printLlmMemory(args);
     const std::string model = args.valueOr("model", "fmnist-cnn");
     Shape input = zooInputShape(model, {1, 28, 28});
     if (const auto in = args.value("input"))

@@ -384,6 +384,39 @@ private slots:
         QVERIFY2(bad.err.contains("--precision"), qPrintable(bad.err));
     }
 
+    // summary --params / --preset: what a language model needs in GPU memory, far beyond this
+    // machine: a 7B model in bf16 for inference fits a 24 GB card; trained with AdamW, even
+    // checkpointed, only a 141 GB one.
+    void summaryOfALanguageModel() {
+        QTemporaryDir home;
+        const Result run = runCli({"summary", "--params", "7B"}, home.path());
+        QVERIFY2(run.code == 0, qPrintable(run.err));
+        QVERIFY2(run.out.contains("inference at bf16-true"), qPrintable(run.out));
+        QVERIFY(run.out.contains("fits on one: RTX 3090 / 4090"));
+        const Result train = runCli({"summary", "--preset", "llama-7b", "--training", "--batch",
+                                     "2", "--accumulate", "8", "--checkpointing", "--json"},
+                                    home.path());
+        QVERIFY2(train.code == 0, qPrintable(train.err));
+        const QJsonObject j = QJsonDocument::fromJson(train.out.toUtf8()).object();
+        QCOMPARE(j["use"].toString(), QString("training"));
+        QCOMPARE(j["effective_batch"].toInt(), 16);
+        const QJsonObject bytes = j["bytes"].toObject();
+        QCOMPARE(bytes["optimizer_state"].toDouble(), 2 * bytes["weights"].toDouble());
+        // 16 bytes a parameter and checkpointed activations: only the 141 GB H200 holds it.
+        QStringList fits;
+        for (const QJsonValue& gpu : j["fits"].toArray())
+            if (gpu.toObject()["fits"].toBool())
+                fits << gpu.toObject()["gpu"].toString();
+        QCOMPARE(fits, QStringList{"H200"});
+        const Result bad = runCli({"summary", "--params", "lots"}, home.path());
+        QCOMPARE(bad.code, 1);
+        QVERIFY2(bad.err.contains("--params"), qPrintable(bad.err));
+        const Result quantisedTraining = runCli(
+            {"summary", "--preset", "gpt2", "--training", "--precision", "int4"}, home.path());
+        QCOMPARE(quantisedTraining.code, 1);
+        QVERIFY2(quantisedTraining.err.contains("precision"), qPrintable(quantisedTraining.err));
+    }
+
     // 100k levels of nesting overflowed the stack (rc 139) in every JSON the CLI reads.
     void deeplyNestedJsonIsRefused_data() {
         QTest::addColumn<QStringList>("args");
