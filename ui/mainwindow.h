@@ -34,6 +34,7 @@ class RunsStore;
 class RunsView;
 class HardwarePanel;
 class LearnPanel;
+class LlmMemoryDialog;
 class LrFinderDialog;
 class PredictionsPanel;
 class ProfilePanel;
@@ -85,6 +86,8 @@ public:
     bool runExperimentNamed(const QString& idOrPath);
     // Run > Find Learning Rate and Find Batch Size: the dialogs, made on first use and shown.
     LrFinderDialog* showLrFinder();
+    // Run > Language Model Memory...: the what-if calculator (train/llmmemory.h).
+    LlmMemoryDialog* showLlmMemory();
     BatchFinderDialog* showBatchFinder();
     // The Tab stops in the order Tab visits them now.
     QList<QWidget*> tabStops() const;
@@ -154,6 +157,7 @@ private:
     QString m_lessonFolder;              // the open lesson's folder
     QList<QAction*> m_finderActions;     // Run > Find Learning Rate, Find Batch Size
     LrFinderDialog* m_lrFinder = nullptr;
+    LlmMemoryDialog* m_llmMemory = nullptr;
     BatchFinderDialog* m_batchFinder = nullptr;
     HelpWindow* m_help = nullptr;
     QString m_databasePath;

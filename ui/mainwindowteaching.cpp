@@ -8,6 +8,7 @@
 #include "experiments/lesson.h"
 #include "experiments/lrfinderdialog.h"
 #include "learn/learnpanel.h"
+#include "memory/llmmemorydialog.h"
 #include "setup/setuppanel.h"
 #include "status/logpanel.h"
 
@@ -126,6 +127,20 @@ void MainWindow::addFinderActions(QMenu* run) {
     batch->setObjectName(QStringLiteral("action-find-batch"));
     batch->setToolTip(tr("The largest batch_size this set-up trains at on its device"));
     m_finderActions = {lr, batch};
+    run->addSeparator();
+    QAction* llm =
+        run->addAction(tr("Language Model &Memory..."), this, &MainWindow::showLlmMemory);
+    llm->setObjectName(QStringLiteral("action-llm-memory"));
+    llm->setToolTip(tr("What a transformer language model needs in GPU memory to run or to "
+                       "train: a 7B model, a 70B one, any size"));
+}
+
+LlmMemoryDialog* MainWindow::showLlmMemory() {
+    if (!m_llmMemory)
+        m_llmMemory = new LlmMemoryDialog(this);
+    m_llmMemory->show();
+    m_llmMemory->raise();
+    return m_llmMemory;
 }
 
 // The key in the set-up column changes; the rest of its config stays as the user left it.

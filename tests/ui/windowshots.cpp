@@ -11,6 +11,7 @@
 #include "experiments/lrfinderdialog.h"
 #include "help/helpwindow.h"
 #include "mainwindow.h"
+#include "memory/llmmemorydialog.h"
 #include "predictions/drawingcanvas.h"
 #include "predictions/predictionspanel.h"
 #include "predictions/tryitpanel.h"
@@ -448,6 +449,24 @@ private slots:
         QVERIFY(w.profile().comparison().has_value());
         w.showTab(&w.profile());
         save(w, "profile-compare-" + tag);
+    }
+
+    // Run > Language Model Memory: LLaMA-7B in bf16 for inference (the "7B needs 24 GB"), and
+    // the same model trained with AdamW under activation checkpointing.
+    void llmMemory_data() { views_data(); }
+    void llmMemory() {
+        QFETCH(QSize, size);
+        const QString tag = beginView();
+        ui::MainWindow w(m_tmp.filePath("llm-" + tag + ".db"));
+        QVERIFY(showWindow(w, size));
+        ui::LlmMemoryDialog* d = w.showLlmMemory();
+        QVERIFY(QTest::qWaitForWindowExposed(d));
+        QVERIFY(d->choosePreset(QStringLiteral("llama-7b")));
+        save(*d, "llm-memory-" + tag);
+        d->setTraining(true);
+        d->setCheckpointing(true);
+        save(*d, "llm-memory-training-" + tag);
+        d->close();
     }
 
     // Fine-tuning on a folder of images: fmnist-cnn pretrained on six Fashion-MNIST classes,
