@@ -41,7 +41,7 @@ class TestLessons : public QObject {
 private slots:
     void builtinLessonsParseAndApply() {
         const std::vector<Lesson>& lessons = builtinLessons();
-        QVERIFY2(lessons.size() >= 5, "data loading, mixed precision, accumulation, lr, roofline");
+        QVERIFY2(lessons.size() >= 6, "data loading, mixed precision, accumulation, lr, roofline, llm memory");
         QStringList ids;
         for (const Lesson& l : lessons) {
             ids << QString::fromStdString(l.id);
@@ -56,7 +56,7 @@ private slots:
             }
         }
         for (const char* id : {"data-loading", "mixed-precision", "accumulation-and-memory",
-                               "learning-rate", "roofline"})
+                               "learning-rate", "roofline", "llm-memory"})
             QVERIFY2(ids.contains(id), id);
     }
 
