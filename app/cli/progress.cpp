@@ -59,6 +59,12 @@ void ProgressPrinter::printStep(const StepEvent& e) {
     const double eta = m_remaining.seconds(e.step);
     const double frac =
         m_totalSteps ? static_cast<double>(e.step) / static_cast<double>(m_totalSteps) : 0.0;
+    // gradient_clip_val: the interval's largest gradient norm, and whether it was clipped.
+    std::string notes = e.gradNorm > 0.0 ? formatString(" grad norm %.3g%s", e.gradNorm,
+                                                        e.clippedSteps > 0 ? " (clipped)" : "")
+                                         : std::string();
+    if (e.skipped)
+        notes += " (skipped: inf/NaN)";
     if (m_tty) {
         constexpr int kWidth = 24;
         const int filled = static_cast<int>(frac * kWidth);
@@ -67,7 +73,7 @@ void ProgressPrinter::printStep(const StepEvent& e) {
         std::fprintf(m_out, "\repoch %lld [%s] step %lld/%lld loss %.4f %6.0f samples/s ETA %s%s  ",
                      static_cast<long long>(e.epoch), bar.c_str(), static_cast<long long>(e.step),
                      static_cast<long long>(m_totalSteps), e.loss, e.samplesPerSec,
-                     formatDuration(eta).c_str(), e.skipped ? " (skipped: inf/NaN)" : "");
+                     formatDuration(eta).c_str(), notes.c_str());
         return;
     }
     // Not a terminal: a line about every tenth of an epoch.
@@ -78,7 +84,7 @@ void ProgressPrinter::printStep(const StepEvent& e) {
     std::fprintf(m_out, "epoch %lld step %lld/%lld loss %.4f %.0f samples/s ETA %s%s\n",
                  static_cast<long long>(e.epoch), static_cast<long long>(e.step),
                  static_cast<long long>(m_totalSteps), e.loss, e.samplesPerSec,
-                 formatDuration(eta).c_str(), e.skipped ? " (skipped: inf/NaN)" : "");
+                 formatDuration(eta).c_str(), notes.c_str());
 }
 
 } // namespace tb::cli

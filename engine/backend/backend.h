@@ -211,6 +211,15 @@ public:
     // backoff, tracker = 0; else tracker += 1 and at growthInterval scale *= growth, tracker = 0.
     virtual void updateLossScale(Tensor& state, const Tensor& foundInf, float growth, float backoff,
                                  int growthInterval) = 0;
+    // Gradient clipping by the global norm (PyTorch's clip_grad_norm_, Lightning's
+    // gradient_clip_val): the L2 norm of every tensor of `grads` together, of the gradients
+    // divided by scaleState[0] when given (a GradScaler's scaled gradients: the norm of the
+    // unscaled ones), and when it exceeds maxNorm every gradient multiplied by
+    // maxNorm / (norm + 1e-6). A norm that is not finite changes nothing (the GradScaler skips
+    // that step). stats (f32 [2] on the device): stats[0] = max(stats[0], norm), stats[1] += 1
+    // when it clipped. No host sync.
+    virtual void clipGradNorm(const std::vector<Tensor*>& grads, float maxNorm,
+                              const Tensor* scaleState, Tensor& stats) = 0;
     // Fused updates. The gradient is multiplied by 1/scaleState[0] when scaleState is given, and
     // the update is skipped entirely when foundInf is given and foundInf[0] != 0.
     // momentumBuf starts at zero, so the first step stores the gradient as PyTorch does.

@@ -99,6 +99,9 @@ void MetaBackend::softmaxCrossEntropy(const Tensor&, const Tensor&, float, Tenso
 void MetaBackend::checkFinite(const std::vector<Tensor*>&, Tensor&) {
     cannotCompute("checkFinite");
 }
+void MetaBackend::clipGradNorm(const std::vector<Tensor*>&, float, const Tensor*, Tensor&) {
+    cannotCompute("clipGradNorm");
+}
 void MetaBackend::updateLossScale(Tensor&, const Tensor&, float, float, int) {
     cannotCompute("updateLossScale");
 }

@@ -54,6 +54,7 @@ public:
                              float) override;
     void checkFinite(const std::vector<Tensor*>&, Tensor&) override;
     void updateLossScale(Tensor&, const Tensor&, float, float, int) override;
+    void clipGradNorm(const std::vector<Tensor*>&, float, const Tensor*, Tensor&) override;
     void sgdStep(Tensor&, const Tensor&, Tensor*, const SgdParams&, const Tensor*,
                  const Tensor*) override;
     void adamwStep(Tensor&, const Tensor&, Tensor&, Tensor&, const AdamWParams&, const Tensor*,

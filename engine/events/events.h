@@ -64,6 +64,10 @@ struct StepEvent {
     double samplesPerSec = 0.0; // of the whole job
     double lossScale = 1.0;     // 1 unless 16-mixed
     bool skipped = false;       // the GradScaler skipped at least one update of the interval
+    // With gradient_clip_val: the largest global gradient norm of the interval (before
+    // clipping, unscaled) and how many of its steps were clipped; 0 and 0 without.
+    double gradNorm = 0.0;
+    int clippedSteps = 0;
     std::vector<RankStepTimes> ranks; // data-parallel runs: every rank's, in rank order
 };
 

@@ -102,7 +102,9 @@ json stepToJson(const StepEvent& s) {
                 {"optimizer_ms", orNull(s.optimizerMs)},
                 {"samples_per_s", orNull(s.samplesPerSec)},
                 {"loss_scale", orNull(s.lossScale)},
-                {"skipped", s.skipped}};
+                {"skipped", s.skipped},
+                {"grad_norm", s.gradNorm > 0.0 ? json(s.gradNorm) : json()},
+                {"clipped", s.clippedSteps}};
 }
 
 json epochToJson(const EpochEvent& e) {

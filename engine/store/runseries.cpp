@@ -67,6 +67,8 @@ const std::vector<std::pair<SeriesInfo, StepValue>>& baseStepSeries() {
         {{"loss_scale", "", true}, [](const StepEvent& s) { return s.lossScale; }},
         {{"allreduce_ms", "ms", false},
          [](const StepEvent& s) { return s.ranks.empty() ? kNaN : s.allReduceMs; }},
+        {{"grad_norm", "", false},
+         [](const StepEvent& s) { return s.gradNorm > 0.0 ? s.gradNorm : kNaN; }},
     };
     return all;
 }

@@ -16,8 +16,9 @@ std::vector<StepEvent> RunStore::stepMetrics(const std::string& runId, int64_t a
                                              int64_t lastStep) {
     SqliteStatement& q = m_db->cached(
         "SELECT step, epoch, samples_seen, time, loss, lr, step_ms, data_wait_ms, h2d_ms, "
-        "forward_ms, backward_ms, optimizer_ms, samples_per_s, loss_scale, skipped, allreduce_ms "
-        "FROM step_metrics WHERE run_id = ?1 AND step > ?2 AND step <= ?3 ORDER BY step");
+        "forward_ms, backward_ms, optimizer_ms, samples_per_s, loss_scale, skipped, allreduce_ms, "
+        "grad_norm, clipped FROM step_metrics WHERE run_id = ?1 AND step > ?2 AND step <= ?3 ORDER "
+        "BY step");
     q.bind(1, runId);
     q.bind(2, afterStep);
     q.bind(3, lastStep);
@@ -40,6 +41,8 @@ std::vector<StepEvent> RunStore::stepMetrics(const std::string& runId, int64_t a
         s.lossScale = q.real(13);
         s.skipped = q.integer(14) != 0;
         s.allReduceMs = q.optReal(15).value_or(0.0);
+        s.gradNorm = q.optReal(16).value_or(0.0);
+        s.clippedSteps = static_cast<int>(q.integer(17));
         rows.push_back(s);
     }
     q.reset();

@@ -13,7 +13,7 @@ namespace {
 
 // Migration i (0-based) takes the schema from version i to i + 1. Times are Unix seconds (REAL);
 // JSON columns hold text; NULL means "not measured" (and NaN, which SQLite cannot store).
-constexpr std::array<const char*, 5> kMigrations = {
+constexpr std::array<const char*, 6> kMigrations = {
     R"sql(
 CREATE TABLE runs (
     id TEXT PRIMARY KEY NOT NULL,
@@ -181,6 +181,12 @@ CREATE TABLE profiles (
     report TEXT NOT NULL
 );
 CREATE INDEX profiles_by_run ON profiles (run_id, id);
+)sql",
+    // 6: gradient clipping (gradient_clip_val): the largest global gradient norm of each logged
+    // interval and how many of its steps were clipped (NULL and 0 for runs that do not clip).
+    R"sql(
+ALTER TABLE step_metrics ADD COLUMN grad_norm REAL;
+ALTER TABLE step_metrics ADD COLUMN clipped INTEGER NOT NULL DEFAULT 0;
 )sql",
 };
 

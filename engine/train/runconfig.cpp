@@ -405,6 +405,9 @@ std::vector<FieldBinding> makeBindings() {
                        "cosine schedule floor; exponential's first lr (the LR finder's sweep)")),
          TB_FLOAT("label_smoothing", labelSmoothing, 0.0, 0.99, false,
                   "cross-entropy label smoothing"),
+         TB_FLOAT("gradient_clip_val", gradientClipVal, 0.0, 1e9, false,
+                  "clip the gradients' global L2 norm to this before each optimizer step "
+                  "(clip_grad_norm_); 0 = off"),
          TB_INT("seed", seed, 0, std::numeric_limits<uint64_t>::max(),
                 "seed for init, shuffling, augmentation and dropout")}));
     groups.push_back(group(

@@ -40,6 +40,7 @@ struct RunConfig {
     OptimizerConfig optimizer;
     ScheduleConfig schedule;
     float labelSmoothing = 0.0f;
+    float gradientClipVal = 0.0f; // global gradient norm clipped to this; 0 = off
     uint64_t seed = 0;
     std::string device = "auto";
     bool deterministic = false; // GPU: deterministic cuDNN algorithms (the CPU always is)

@@ -175,6 +175,9 @@ struct Trainer::State {
     Tensor lossSum, lossHost, deviceInputs, deviceLabels; // the latter two: validation's
     std::unique_ptr<DeviceBatchSlots> batchSlots;         // training batches, double-buffered
     Tensor skippedSteps; // device count of steps the GradScaler skipped in this interval
+    // gradient_clip_val: the gradients clipped, and [largest norm, steps clipped] this interval.
+    std::vector<Tensor*> clippedGradients;
+    Tensor clipStats;
     Position pos;
     int64_t stepsPerEpoch = 0, totalSteps = 0;
     RunSummary summary;
@@ -370,6 +373,11 @@ void Trainer::State::setup() {
     }
     lossSum = backend->empty({2}, DType::F32);
     lossHost = Tensor::host({2}, DType::F32);
+    if (config.gradientClipVal > 0.0f) {
+        for (Param* p : graph->params())
+            clippedGradients.push_back(&p->grad);
+        clipStats = backend->empty({2}, DType::F32);
+    }
     graph->zeroGrad();
     const CudaStatus& cuda = probeCuda();
     advisor = std::make_unique<Advisor>(
@@ -432,6 +440,8 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
     backend->fill(lossSum, 0.0f);
     if (scaler)
         backend->fill(skippedSteps, 0.0f);
+    if (clipStats.defined())
+        backend->fill(clipStats, 0.0f);
     while (true) {
         if (pending == 0)
             profiler.maybeStart(pos.step, *graph, *optimizer, *backend);
@@ -482,6 +492,12 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
                 scaler->checkGradients(graph->params());
                 if (timeline)
                     timeline->mark("grad-check", SpanKind::Phase);
+            }
+            if (clipStats.defined()) {
+                backend->clipGradNorm(clippedGradients, config.gradientClipVal,
+                                      scaler ? &scaler->state() : nullptr, clipStats);
+                if (timeline)
+                    timeline->mark("grad-clip", SpanKind::Phase);
             }
             optimizer->step(lr, scaler ? &scaler->state() : nullptr,
                             scaler ? &scaler->foundInf() : nullptr);
@@ -566,6 +582,13 @@ void Trainer::State::logInterval(Interval& interval, float lr, const std::stop_t
         ev.skipped = skipped.data<float>()[0] > 0.0f;
         ev.lossScale = scaler->scale();
         backend->fill(skippedSteps, 0.0f);
+    }
+    if (clipStats.defined()) {
+        Tensor stats = Tensor::host({2}, DType::F32);
+        backend->copy(clipStats, stats);
+        ev.gradNorm = stats.data<float>()[0];
+        ev.clippedSteps = static_cast<int>(stats.data<float>()[1]);
+        backend->fill(clipStats, 0.0f);
     }
     // Checked here, where the loss is read back anyway: no extra sync per step. Under 16-mixed an
     // overflow is the GradScaler's to handle (it skipped the step and lowered the scale), until

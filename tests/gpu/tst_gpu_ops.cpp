@@ -12,6 +12,7 @@
 #include <QtTest>
 
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -375,6 +376,29 @@ private slots:
             r.emplace_back("adamwParam", download(b, p));
             r.emplace_back("adamwExpAvg", download(b, m));
             r.emplace_back("adamwExpAvgSq", download(b, v));
+            return r;
+        });
+    }
+
+    // Gradient clipping by global norm: the same norm, stats and clipped gradients on both
+    // devices, over several tensors, with and without a GradScaler's scale, and a step whose
+    // norm is not finite left alone.
+    void gradientClipping() {
+        const Tensor ha = rnd({1000}, 91, -3.0f, 3.0f), hb = rnd({37}, 92, -3.0f, 3.0f);
+        compareRuns("clipGradNorm", DType::F32, [&](Backend& b) {
+            Tensor a = upload(b, ha, DType::F32), g2 = upload(b, hb, DType::F32);
+            Tensor stats = uploadValues(b, {0.0f, 0.0f});
+            Tensor scale = uploadValues(b, {4.0f, 0.0f});
+            Results r;
+            b.clipGradNorm({&a, &g2}, 5.0f, nullptr, stats); // clips
+            r.emplace_back("~clippedA", download(b, a));
+            r.emplace_back("~clippedB", download(b, g2));
+            b.clipGradNorm({&a, &g2}, 5.0f, &scale, stats); // unscaled norm 5/4: left alone
+            r.emplace_back("~unchangedA", download(b, a));
+            Tensor bad = uploadValues(b, {1.0f, INFINITY});
+            b.clipGradNorm({&bad}, 0.5f, nullptr, stats); // not finite: left alone
+            r.emplace_back("=notFinite", download(b, bad));
+            r.emplace_back("~stats", download(b, stats));
             return r;
         });
     }

@@ -93,6 +93,9 @@ public:
     }
     void checkFinite(const std::vector<Tensor*>&, Tensor&) override { __builtin_trap(); }
     void updateLossScale(Tensor&, const Tensor&, float, float, int) override { __builtin_trap(); }
+    void clipGradNorm(const std::vector<Tensor*>&, float, const Tensor*, Tensor&) override {
+        __builtin_trap();
+    }
     void sgdStep(Tensor&, const Tensor&, Tensor*, const SgdParams&, const Tensor*,
                  const Tensor*) override {
         __builtin_trap();

@@ -1,4 +1,5 @@
-// chartshot: fills a ChartsPanel with a synthetic 16-mixed run on 4 GPUs (and a CPU-only one)
+// chartshot: fills a ChartsPanel with a synthetic 16-mixed run on 4 GPUs that clips its
+// gradients (and a CPU-only one)
 // and saves QWidget::grab() PNGs at 1280x800 and 1920x1080 in a light and a dark palette, to
 // look at the charts without a training run. Usage: tb_chartshot [OUTDIR] (default: .)
 #include "charts/chartspanel.h"
@@ -12,6 +13,7 @@
 #include <QStyle>
 #include <QStyleFactory>
 
+#include <cmath>
 #include <cstdio>
 
 using namespace tb;
@@ -38,6 +40,13 @@ void fill(ChartsPanel& panel, int gpus) {
             s.stepMs += 1.4 * s.backwardMs;
             s.backwardMs *= 2.4;
             s.samplesPerSec = static_cast<double>(options.batchSize) / s.stepMs * 1000.0;
+        }
+        // The GPU shot clips its gradients (gradient_clip_val=1): the early steps, whose
+        // gradients are large, and now and then a spike later.
+        if (gpus > 0) {
+            StepEvent& s = steps.back();
+            s.gradNorm = 4.0 * std::exp(-i / 300.0) + 0.4 + (i % 997 == 0 ? 1.5 : 0.0);
+            s.clippedSteps = s.gradNorm > 1.0 ? 1 : 0;
         }
         if (run.epochEnded())
             epochs.push_back(run.lastEpoch());

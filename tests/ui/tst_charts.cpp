@@ -186,6 +186,29 @@ private slots:
         QVERIFY(!chart.bestMarker()->visible());
     }
 
+    // gradient_clip_val: the logged steps whose interval clipped are marked on the loss, with a
+    // legend to name the marks; a run that does not clip has neither.
+    void clippedStepsAreMarkedOnTheLoss() {
+        ChartsPanel panel;
+        panel.beginRun(run("32"), kStart);
+        panel.addSteps({step(1, 2.0), step(2, 1.0)});
+        QCOMPARE(panel.lossChart()->clippedGraph()->dataCount(), 0);
+        QVERIFY(!panel.lossChart()->plot()->legend->visible());
+        StepEvent clipped = step(3, 1.5);
+        clipped.gradNorm = 7.5;
+        clipped.clippedSteps = 1;
+        StepEvent under = step(4, 1.2);
+        under.gradNorm = 0.5;
+        panel.addSteps({clipped, under});
+        QCOMPARE(panel.lossChart()->clippedGraph()->dataCount(), 1);
+        QCOMPARE(panel.lossChart()->clippedGraph()->data()->begin()->key, 3.0);
+        QCOMPARE(panel.lossChart()->clippedGraph()->data()->begin()->value, 1.5);
+        QVERIFY(panel.lossChart()->plot()->legend->visible());
+        panel.beginRun(run("32"), kStart);
+        QCOMPARE(panel.lossChart()->clippedGraph()->dataCount(), 0);
+        QVERIFY(!panel.lossChart()->plot()->legend->visible());
+    }
+
     void csvExportWritesHeaderAndRows() {
         QTemporaryDir dir;
         ChartsPanel panel;
@@ -200,8 +223,9 @@ private slots:
 
         const QString loss = dir.filePath("loss.csv");
         QVERIFY(panel.lossChart()->exportCsv(loss));
-        QCOMPARE(readLines(loss), (QStringList{"step,samples,time_s,loss,loss_smoothed",
-                                               "1,64,0.5,2,2", "2,128,1,1,1.375"}));
+        QCOMPARE(readLines(loss),
+                 (QStringList{"step,samples,time_s,loss,loss_smoothed,grad_norm,clipped_steps",
+                              "1,64,0.5,2,2,,0", "2,128,1,1,1.375,,0"}));
         const QString val = dir.filePath("val.csv");
         QVERIFY(panel.validationChart()->exportCsv(val));
         QCOMPARE(readLines(val),

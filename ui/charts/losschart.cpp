@@ -22,8 +22,9 @@ constexpr int kSliderSteps = 100; // weight = slider value / 100, 0..0.99
 
 LossChart::LossChart(QWidget* parent)
     : ChartView(tr("Training loss"), parent), m_raw(plot()->addGraph()),
-      m_smoothed(plot()->addGraph()), m_slider(new QSlider(Qt::Horizontal, this)),
-      m_weightLabel(new QLabel(this)), m_advice(new AdviceMarkers(plot(), plot()->axisRect())) {
+      m_smoothed(plot()->addGraph()), m_clipped(plot()->addGraph()),
+      m_slider(new QSlider(Qt::Horizontal, this)), m_weightLabel(new QLabel(this)),
+      m_advice(new AdviceMarkers(plot(), plot()->axisRect())) {
     const QColor color = seriesColor(0);
     QColor faint = color;
     faint.setAlpha(70);
@@ -32,6 +33,10 @@ LossChart::LossChart(QWidget* parent)
     m_raw->removeFromLegend();
     m_smoothed->setName(tr("loss (smoothed)"));
     m_smoothed->setPen(seriesPen(color));
+    m_clipped->setName(tr("gradients clipped"));
+    m_clipped->setLineStyle(QCPGraph::lsNone);
+    m_clipped->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted,
+                                               seriesPen(seriesColor(1), 1.5), Qt::NoBrush, 7));
     plot()->xAxis->setLabel(xAxisLabel(xAxisMode()));
     plot()->yAxis->setLabel(tr("loss"));
     plot()->legend->setVisible(false); // one line and its axis label say it all
@@ -57,18 +62,23 @@ void LossChart::reset(double runStartUnixTime) {
     m_advice->clear();
     m_loss.clear();
     m_smoothedLoss.clear();
+    m_gradNorm.clear();
+    m_clippedSteps.clear();
     m_lossExtent = {};
     m_ema.reset(m_ema.weight());
+    plot()->legend->setVisible(false);
     rebuild();
 }
 
 void LossChart::addSteps(const std::vector<StepEvent>& steps) {
     if (steps.empty())
         return;
-    QVector<QCPGraphData> raw, smoothed;
+    QVector<QCPGraphData> raw, smoothed, clipped;
     raw.reserve(static_cast<int>(steps.size()));
     smoothed.reserve(static_cast<int>(steps.size()));
     for (const StepEvent& s : steps) {
+        m_gradNorm.push_back(s.gradNorm);
+        m_clippedSteps.push_back(s.clippedSteps);
         m_keys.append(s);
         const double key = m_keys.key(m_keys.size() - 1, xAxisMode());
         const double value = m_ema.add(s.loss);
@@ -78,9 +88,14 @@ void LossChart::addSteps(const std::vector<StepEvent>& steps) {
         // A non-finite loss is NaN on the plot: a gap, never a point at 0 or infinity.
         raw.append({key, std::isfinite(s.loss) ? s.loss : qQNaN()});
         smoothed.append({key, std::isfinite(value) ? value : qQNaN()});
+        if (s.clippedSteps > 0 && std::isfinite(s.loss))
+            clipped.append({key, s.loss});
     }
     m_raw->data()->add(raw, true);
     m_smoothed->data()->add(smoothed, true);
+    m_clipped->data()->add(clipped, true);
+    // The legend appears with the first clipped step: then there are two kinds of mark.
+    plot()->legend->setVisible(!m_clipped->data()->isEmpty());
     markDirty();
 }
 
@@ -100,16 +115,19 @@ void LossChart::setSmoothingWeight(double weight) {
 }
 
 void LossChart::rebuild() {
-    QVector<QCPGraphData> raw, smoothed;
+    QVector<QCPGraphData> raw, smoothed, clipped;
     raw.reserve(static_cast<int>(m_loss.size()));
     smoothed.reserve(static_cast<int>(m_loss.size()));
     for (std::size_t i = 0; i < m_loss.size(); ++i) {
         const double key = m_keys.key(i, xAxisMode());
         raw.append({key, std::isfinite(m_loss[i]) ? m_loss[i] : qQNaN()});
         smoothed.append({key, std::isfinite(m_smoothedLoss[i]) ? m_smoothedLoss[i] : qQNaN()});
+        if (m_clippedSteps[i] > 0 && std::isfinite(m_loss[i]))
+            clipped.append({key, m_loss[i]});
     }
     m_raw->data()->set(raw, true);
     m_smoothed->data()->set(smoothed, true);
+    m_clipped->data()->set(clipped, true);
     markDirty();
     refresh();
 }
@@ -131,12 +149,14 @@ void LossChart::fitToData() {
 }
 
 void LossChart::writeCsv(QTextStream& out) const {
-    out << "step,samples,time_s,loss,loss_smoothed\n";
+    out << "step,samples,time_s,loss,loss_smoothed,grad_norm,clipped_steps\n";
     for (std::size_t i = 0; i < m_loss.size(); ++i)
         out << csvField(m_keys.key(i, XAxisMode::Step)) << ','
             << csvField(m_keys.key(i, XAxisMode::Samples)) << ','
             << csvField(m_keys.key(i, XAxisMode::WallTime)) << ',' << csvField(m_loss[i]) << ','
-            << csvField(m_smoothedLoss[i]) << '\n';
+            << csvField(m_smoothedLoss[i]) << ','
+            << (m_gradNorm[i] > 0.0 ? csvField(m_gradNorm[i]) : QString()) << ','
+            << m_clippedSteps[i] << '\n';
 }
 
 } // namespace tb::ui

@@ -1,5 +1,6 @@
 // LossChart: the training loss of each logged step, raw as a faint line under TensorBoard's
-// debiased EMA, with the smoothing weight on a slider.
+// debiased EMA, with the smoothing weight on a slider. With gradient_clip_val, the logged steps
+// whose interval clipped the gradients are marked on the raw loss (a legend then names them).
 #pragma once
 
 #include "charts/advicemarkers.h"
@@ -36,6 +37,7 @@ public:
 
     QCPGraph* rawGraph() const { return m_raw; }
     QCPGraph* smoothedGraph() const { return m_smoothed; }
+    QCPGraph* clippedGraph() const { return m_clipped; }
 
 protected:
     void writeCsv(QTextStream& out) const override;
@@ -47,12 +49,15 @@ private:
 
     QCPGraph* m_raw;
     QCPGraph* m_smoothed;
+    QCPGraph* m_clipped;
     QSlider* m_slider;
     QLabel* m_weightLabel;
     StepKeys m_keys;
     AdviceMarkers* m_advice;
     std::vector<double> m_loss;
     std::vector<double> m_smoothedLoss;
+    std::vector<double> m_gradNorm; // 0 where the run does not clip
+    std::vector<int> m_clippedSteps;
     DebiasedEma m_ema;
     Extent m_lossExtent;
 };

@@ -98,6 +98,8 @@ public:
     void checkFinite(const std::vector<Tensor*>& tensors, Tensor& foundInf) override;
     void updateLossScale(Tensor& state, const Tensor& foundInf, float growth, float backoff,
                          int growthInterval) override;
+    void clipGradNorm(const std::vector<Tensor*>& grads, float maxNorm, const Tensor* scaleState,
+                      Tensor& stats) override;
     void sgdStep(Tensor& param, const Tensor& grad, Tensor* momentumBuf, const SgdParams& p,
                  const Tensor* scaleState, const Tensor* foundInf) override;
     void adamwStep(Tensor& param, const Tensor& grad, Tensor& expAvg, Tensor& expAvgSq,

@@ -29,6 +29,35 @@ void CpuBackend::checkFinite(const std::vector<Tensor*>& tensors, Tensor& foundI
         foundInf.data<float>()[0] = 1.0f;
 }
 
+void CpuBackend::clipGradNorm(const std::vector<Tensor*>& grads, float maxNorm,
+                              const Tensor* scaleState, Tensor& stats) {
+    double sumSquares = 0.0;
+    for (const Tensor* g : grads) {
+        if (!g || !g->defined())
+            continue;
+        const float* p = g->data<float>();
+        const int64_t n = g->numel();
+        double sum = 0.0;
+#pragma omp parallel for reduction(+ : sum) if (n >= kParallelGrain)
+        for (int64_t i = 0; i < n; ++i)
+            sum += static_cast<double>(p[i]) * p[i];
+        sumSquares += sum;
+    }
+    const float scale = scaleState ? scaleState->data<float>()[0] : 1.0f;
+    const float factor = math::clipFactor(sumSquares, scale, maxNorm, stats.data<float>());
+    if (factor == 1.0f)
+        return;
+    for (Tensor* g : grads) {
+        if (!g || !g->defined())
+            continue;
+        float* p = g->data<float>();
+        const int64_t n = g->numel();
+#pragma omp parallel for if (n >= kParallelGrain)
+        for (int64_t i = 0; i < n; ++i)
+            p[i] *= factor;
+    }
+}
+
 void CpuBackend::updateLossScale(Tensor& state, const Tensor& foundInf, float growth, float backoff,
                                  int growthInterval) {
     math::updateLossScale(state.data<float>(), foundInf.data<float>()[0] != 0.0f, growth, backoff,

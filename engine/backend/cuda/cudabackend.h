@@ -99,6 +99,8 @@ public:
     void checkFinite(const std::vector<Tensor*>& tensors, Tensor& foundInf) override;
     void updateLossScale(Tensor& state, const Tensor& foundInf, float growth, float backoff,
                          int growthInterval) override;
+    void clipGradNorm(const std::vector<Tensor*>& grads, float maxNorm, const Tensor* scaleState,
+                      Tensor& stats) override;
     void sgdStep(Tensor& param, const Tensor& grad, Tensor* momentumBuf, const SgdParams& p,
                  const Tensor* scaleState, const Tensor* foundInf) override;
     void adamwStep(Tensor& param, const Tensor& grad, Tensor& expAvg, Tensor& expAvgSq,
@@ -140,6 +142,7 @@ private:
     cublasHandle_t m_cublas = nullptr;
     Tensor m_workspace;
     Tensor m_cublasWorkspace;
+    Tensor m_clipScratch; // clipGradNorm's sum of squares and factor, allocated at its first call
     std::unordered_map<ConvKey, legacy::ConvPlanPtr, ConvKeyHash> m_convPlans;
     // Pinned sources of host-to-device copies in flight, oldest first. The caller may drop its
     // tensor as soon as copy() returns, and a DataLoader batch buffer then goes straight back to

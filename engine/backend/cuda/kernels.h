@@ -49,6 +49,12 @@ void launchBiasGrad(const void* dy, float* db, DType dtype, int64_t n, int64_t c
 void launchAccumulate(const void* src, DType srcType, float* dst, int64_t n, cudaStream_t stream);
 // flag[0] = 1 if any of data(n) is inf or NaN; left alone otherwise.
 void launchCheckFinite(const void* data, DType dtype, int64_t n, float* flag, cudaStream_t stream);
+// Gradient clipping by global norm: *sum (double) += the squares of g(n); then, one thread, the
+// factor (math::clipFactor) from *sum, which is zeroed, into *factor; then g(n) *= *factor.
+void launchSumSquares(const float* g, int64_t n, double* sum, cudaStream_t stream);
+void launchClipFactor(double* sum, const float* scaleState, float maxNorm, float* stats,
+                      float* factor, cudaStream_t stream);
+void launchScaleBy(float* g, int64_t n, const float* factor, cudaStream_t stream);
 // GradScaler rule on state = [scale, growth_tracker] (one thread).
 void launchUpdateLossScale(float* state, const float* foundInf, float growth, float backoff,
                            int growthInterval, cudaStream_t stream);

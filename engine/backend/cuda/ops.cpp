@@ -205,6 +205,32 @@ void CudaBackend::checkFinite(const std::vector<Tensor*>& tensors, Tensor& found
     }
 }
 
+void CudaBackend::clipGradNorm(const std::vector<Tensor*>& grads, float maxNorm,
+                               const Tensor* scaleState, Tensor& stats) {
+    requireDevice(stats, "clipGradNorm");
+    requireF32Scalars(stats, 2, "clipGradNorm", "stats");
+    if (scaleState)
+        requireF32Scalars(*scaleState, 1, "clipGradNorm", "scaleState");
+    DeviceScope scope(m_index);
+    if (!m_clipScratch.defined()) { // once: [the summed squares as a double, the factor]
+        m_clipScratch = empty({4}, DType::F32);
+        fill(m_clipScratch, 0.0f);
+    }
+    auto* sum = reinterpret_cast<double*>(m_clipScratch.data<float>());
+    float* factor = m_clipScratch.data<float>() + 2;
+    for (const Tensor* g : grads) {
+        if (!g || !g->defined())
+            continue;
+        requireDevice(*g, "clipGradNorm");
+        requireDType(*g, DType::F32, "clipGradNorm", "a gradient");
+        launchSumSquares(g->data<float>(), g->numel(), sum, stream());
+    }
+    launchClipFactor(sum, optionalF32(scaleState), maxNorm, stats.data<float>(), factor, stream());
+    for (Tensor* g : grads)
+        if (g && g->defined())
+            launchScaleBy(g->data<float>(), g->numel(), factor, stream());
+}
+
 void CudaBackend::updateLossScale(Tensor& state, const Tensor& foundInf, float growth,
                                   float backoff, int growthInterval) {
     requireDevice(state, "updateLossScale");

@@ -51,7 +51,64 @@ __global__ void adamwKernel(float* param, const float* grad, float* expAvg, floa
     }
 }
 
+// Adds the squares of g(n) to *sum in double: each block's partial, then one atomic add a
+// block (the order of those adds varies, so the last bits of the sum may too).
+__global__ void sumSquaresKernel(const float* g, int64_t n, double* sum) {
+    __shared__ double partial[kBlock];
+    double local = 0.0;
+    TB_GRID_STRIDE(i, n) {
+        const double v = g[i];
+        local += v * v;
+    }
+    partial[threadIdx.x] = local;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s)
+            partial[threadIdx.x] += partial[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        atomicAdd(sum, partial[0]);
+}
+
+// One thread: the clip factor from the summed squares, the stats, and the sum zeroed for the
+// next step.
+__global__ void clipFactorKernel(double* sum, const float* scaleState, float maxNorm, float* stats,
+                                 float* factor) {
+    *factor = math::clipFactor(*sum, scaleState ? scaleState[0] : 1.0f, maxNorm, stats);
+    *sum = 0.0;
+}
+
+__global__ void scaleByKernel(float* g, int64_t n, const float* factor) {
+    const float f = *factor;
+    if (f == 1.0f)
+        return;
+    TB_GRID_STRIDE(i, n) {
+        g[i] *= f;
+    }
+}
+
 } // namespace
+
+void launchSumSquares(const float* g, int64_t n, double* sum, cudaStream_t stream) {
+    if (n == 0)
+        return;
+    sumSquaresKernel<<<std::min(gridFor(n), 1024u), kBlock, 0, stream>>>(g, n, sum);
+    TB_KERNEL_CHECK("sumSquaresKernel");
+}
+
+void launchClipFactor(double* sum, const float* scaleState, float maxNorm, float* stats,
+                      float* factor, cudaStream_t stream) {
+    clipFactorKernel<<<1, 1, 0, stream>>>(sum, scaleState, maxNorm, stats, factor);
+    TB_KERNEL_CHECK("clipFactorKernel");
+}
+
+void launchScaleBy(float* g, int64_t n, const float* factor, cudaStream_t stream) {
+    if (n == 0)
+        return;
+    scaleByKernel<<<gridFor(n), kBlock, 0, stream>>>(g, n, factor);
+    TB_KERNEL_CHECK("scaleByKernel");
+}
 
 void launchSgdStep(float* param, const float* grad, float* momentumBuf, int64_t n,
                    const SgdParams& p, const float* scaleState, const float* foundInf,

@@ -5,6 +5,7 @@
 #include "backend/opdesc.h"
 #include "core/hostdevice.h"
 
+#include <cfloat>
 #include <cmath>
 
 namespace tb::math {
@@ -47,6 +48,21 @@ TB_HD void adamwUpdate(const AdamWParams& p, const AdamWFactors& f, float& param
     v = p.beta2 * v + (1.0f - p.beta2) * g * g;
     const float denom = sqrtf(v) * f.invBiasCorr2Sq + p.eps;
     param -= f.stepSize * m / denom;
+}
+
+// Gradient clipping by global norm: from the summed squares of the gradients (scaled by `scale`
+// when a GradScaler scales them), the unscaled norm, recorded in stats = [largest norm, steps
+// clipped]; returns the factor every gradient is multiplied by: maxNorm / (norm + 1e-6) when the
+// norm exceeds maxNorm (clip_grad_norm_'s), 1 when it does not or is not finite.
+TB_HD float clipFactor(double sumSquares, float scale, float maxNorm, float* stats) {
+    const double norm = sqrt(sumSquares) / static_cast<double>(scale);
+    if (!(norm <= DBL_MAX)) // inf or NaN (a comparison, the same on the host and the device)
+        return 1.0f;
+    stats[0] = fmaxf(stats[0], static_cast<float>(norm));
+    if (norm <= static_cast<double>(maxNorm))
+        return 1.0f;
+    stats[1] += 1.0f;
+    return static_cast<float>(static_cast<double>(maxNorm) / (norm + 1e-6));
 }
 
 // torch.amp.GradScaler's update of state = [scale, clean steps]: back off and restart on an
