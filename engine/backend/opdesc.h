@@ -66,7 +66,8 @@ struct PoolDesc {
     bool operator==(const PoolDesc&) const = default;
 };
 
-enum class Activation { ReLU, LeakyReLU, GELU, ReLU6 };
+// GELUTanh: GELU's tanh approximation (PyTorch's approximate='tanh', GPT-2's).
+enum class Activation { ReLU, LeakyReLU, GELU, ReLU6, GELUTanh };
 
 struct SgdParams {
     float lr = 0.01f;

@@ -5,8 +5,23 @@
 
 namespace tb {
 
+namespace {
+
+// gelu's "approximate": "none" (the exact erf form) or "tanh".
+Activation geluForm(const nlohmann::json& spec) {
+    const auto it = spec.find("approximate");
+    if (it == spec.end())
+        return Activation::GELU;
+    if (it->is_string() && (*it == "none" || *it == "tanh"))
+        return *it == "tanh" ? Activation::GELUTanh : Activation::GELU;
+    layerError(layerLabel(spec), "approximate must be \"none\" or \"tanh\", not " + it->dump());
+}
+
+} // namespace
+
 ActivationLayer::ActivationLayer(Activation kind, const nlohmann::json& spec)
-    : m_kind(kind), m_alpha(floatOption(spec, "negative_slope", 0.01f, {0.0, 1.0})) {}
+    : m_kind(kind == Activation::GELU ? geluForm(spec) : kind),
+      m_alpha(floatOption(spec, "negative_slope", 0.01f, {0.0, 1.0})) {}
 
 std::string ActivationLayer::type() const {
     switch (m_kind) {
@@ -15,6 +30,7 @@ std::string ActivationLayer::type() const {
     case Activation::LeakyReLU:
         return "leakyrelu";
     case Activation::GELU:
+    case Activation::GELUTanh:
         return "gelu";
     case Activation::ReLU6:
         return "relu6";
@@ -25,6 +41,8 @@ std::string ActivationLayer::type() const {
 nlohmann::json ActivationLayer::options() const {
     if (m_kind == Activation::LeakyReLU)
         return {{"negative_slope", m_alpha}};
+    if (m_kind == Activation::GELUTanh)
+        return {{"approximate", "tanh"}};
     return nlohmann::json::object();
 }
 

@@ -1,4 +1,5 @@
-// Pointwise activations: ReLU, LeakyReLU (negative_slope) and GELU (exact).
+// Pointwise activations: ReLU, LeakyReLU (negative_slope), ReLU6 and GELU (exact, or its tanh
+// form with "approximate": "tanh", as PyTorch's nn.GELU names it).
 #pragma once
 
 #include "nn/layer.h"

@@ -250,11 +250,12 @@ private slots:
         QTest::addColumn<int>("dtype");
         QTest::addColumn<int>("act");
         for (DType dt : {DType::F32, DType::F16, DType::BF16})
-            for (Activation a :
-                 {Activation::ReLU, Activation::LeakyReLU, Activation::GELU, Activation::ReLU6}) {
+            for (Activation a : {Activation::ReLU, Activation::LeakyReLU, Activation::GELU,
+                                 Activation::ReLU6, Activation::GELUTanh}) {
                 const char* an = a == Activation::ReLU        ? "relu"
                                  : a == Activation::LeakyReLU ? "leaky"
                                  : a == Activation::GELU      ? "gelu"
+                                 : a == Activation::GELUTanh  ? "gelu-tanh"
                                                               : "relu6";
                 QTest::newRow((std::string(dtypeName(dt)) + "-" + an).c_str())
                     << static_cast<int>(dt) << static_cast<int>(a);

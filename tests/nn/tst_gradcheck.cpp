@@ -51,6 +51,8 @@ private slots:
                                << "2x10";
         QTest::newRow("gelu") << R"({"type":"gelu"})"
                               << "2x10";
+        QTest::newRow("gelu-tanh") << R"({"type":"gelu","approximate":"tanh"})"
+                                   << "2x10";
         QTest::newRow("maxpool2d") << R"({"type":"maxpool2d","kernel":2})"
                                    << "2x2x4x4";
         QTest::newRow("maxpool2d-3s2p1")
@@ -173,6 +175,37 @@ private slots:
             backward(dx.data<float>(), dx.data<float>() + 6);
         QCOMPARE(forward, (std::vector<float>{0.0f, 0.0f, 3.0f, 5.99f, 6.0f, 6.0f}));
         QCOMPARE(backward, (std::vector<float>{0.0f, 0.0f, 1.0f, 1.0f, 0.0f, 0.0f}));
+    }
+
+    // GELU's tanh form against PyTorch 1.13's F.gelu(x, approximate='tanh') and its gradient,
+    // computed in float64 (the figures below); a spec asking for another form is refused.
+    void geluTanhMatchesPyTorch() {
+        const std::vector<float> xs{-3.0f, -1.0f, -0.5f, 0.0f, 0.5f, 1.0f, 3.0f};
+        const double torchY[] = {
+            -0.0036373920817729943, -0.15880800939172324, -0.15428599017485606, 0.0,
+            0.34571400982514394,    0.8411919906082768,   2.996362607918227};
+        const double torchDx[] = {
+            -0.011584166630969648, -0.08296408384578252, 0.13263009646535764, 0.5,
+            0.8673699035346424,    1.0829640838457826,   1.0115841666309695};
+        const auto n = static_cast<int64_t>(xs.size());
+        Tensor x = Tensor::host({n}, DType::F32), dy = Tensor::host({n}, DType::F32);
+        std::copy(xs.begin(), xs.end(), x.data<float>());
+        std::fill(dy.data<float>(), dy.data<float>() + n, 1.0f);
+        Tensor y = Tensor::host({n}, DType::F32), dx = Tensor::host({n}, DType::F32);
+        m_backend->activationForward(Activation::GELUTanh, 0.0f, x, y);
+        m_backend->activationBackward(Activation::GELUTanh, 0.0f, x, dy, dx);
+        for (int64_t i = 0; i < n; ++i) {
+            QVERIFY2(std::abs(y.data<float>()[i] - torchY[i]) < 1e-6,
+                     qPrintable(QString::number(i)));
+            QVERIFY2(std::abs(dx.data<float>()[i] - torchDx[i]) < 1e-6,
+                     qPrintable(QString::number(i)));
+        }
+        try {
+            createLayer(nlohmann::json::parse(R"({"type":"gelu","approximate":"erf"})"));
+            QFAIL("approximate=erf was accepted");
+        } catch (const ConfigError& e) {
+            QVERIFY2(std::string(e.what()).find("\"tanh\"") != std::string::npos, e.what());
+        }
     }
 
 private:

@@ -21,6 +21,19 @@ TB_HD float geluGrad(float x) {
     return cdf + x * pdf;
 }
 
+// GELU's tanh approximation (PyTorch's approximate='tanh'):
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+constexpr float kSqrt2OverPi = 0.79788456080286536f;
+constexpr float kGeluCubic = 0.044715f;
+TB_HD float geluTanh(float x) {
+    return 0.5f * x * (1.0f + tanhf(kSqrt2OverPi * (x + kGeluCubic * x * x * x)));
+}
+TB_HD float geluTanhGrad(float x) {
+    const float t = tanhf(kSqrt2OverPi * (x + kGeluCubic * x * x * x));
+    return 0.5f * (1.0f + t) +
+           0.5f * x * (1.0f - t * t) * kSqrt2OverPi * (1.0f + 3.0f * kGeluCubic * x * x);
+}
+
 TB_HD float activate(Activation a, float alpha, float x) {
     switch (a) {
     case Activation::ReLU:
@@ -29,6 +42,8 @@ TB_HD float activate(Activation a, float alpha, float x) {
         return x > 0.0f ? x : alpha * x;
     case Activation::GELU:
         return gelu(x);
+    case Activation::GELUTanh:
+        return geluTanh(x);
     case Activation::ReLU6:
         return x > 0.0f ? (x < 6.0f ? x : 6.0f) : 0.0f;
     }
@@ -44,6 +59,8 @@ TB_HD float activateBackward(Activation a, float alpha, float x, float dy) {
         return x > 0.0f ? dy : alpha * dy;
     case Activation::GELU:
         return dy * geluGrad(x);
+    case Activation::GELUTanh:
+        return dy * geluTanhGrad(x);
     case Activation::ReLU6: // PyTorch's hardtanh: no gradient at either bound
         return x > 0.0f && x < 6.0f ? dy : 0.0f;
     }
