@@ -28,15 +28,6 @@ double parseCount(const std::string& text, const std::string& field) {
     return v * scale;
 }
 
-std::string gb(int64_t bytes) {
-    const double v = static_cast<double>(bytes) / 1e9;
-    return formatString(v >= 1.0 ? "%7.1f GB" : "%7.2f GB", v);
-}
-
-std::string count(double n) {
-    return n >= 1e9 ? formatString("%.2fB", n / 1e9) : formatString("%.1fM", n / 1e6);
-}
-
 } // namespace
 
 bool wantsLlmMemory(const Args& args) {
@@ -79,8 +70,9 @@ int printLlmMemory(const Args& args) {
     const TransformerShape& m = q.model;
     std::printf("%s: %s parameters, %lld layers, width %lld, %lld heads, context %lld, vocabulary "
                 "%lld\n",
-                m.name.c_str(), count(m.params).c_str(), static_cast<long long>(m.layers),
-                static_cast<long long>(m.width), static_cast<long long>(m.heads),
+                m.name.c_str(), formatParameterCount(m.params).c_str(),
+                static_cast<long long>(m.layers), static_cast<long long>(m.width),
+                static_cast<long long>(m.heads),
                 static_cast<long long>(q.context > 0 ? q.context : m.context),
                 static_cast<long long>(m.vocab));
     std::printf("%s at %s, batch %lld%s\n\n",
@@ -96,8 +88,10 @@ int printLlmMemory(const Args& args) {
                                                      {"runtime", e.runtime}};
     for (const auto& [name, bytes] : parts)
         if (bytes > 0)
-            std::printf("  %-16s %s\n", name, gb(bytes).c_str());
-    std::printf("  %-16s %s\n\n", "total", gb(e.total()).c_str());
+            std::printf("  %-16s %10s\n", name,
+                        formatGigabytes(static_cast<double>(bytes)).c_str());
+    std::printf("  %-16s %10s\n\n", "total",
+                formatGigabytes(static_cast<double>(e.total())).c_str());
     for (const std::string& line : e.working)
         std::printf("- %s\n", line.c_str());
     std::vector<std::string> fits, tooSmall;

@@ -220,9 +220,10 @@ void DataParallel::gatherSpans(std::vector<ProfileSpan>& spans) {
         times.push_back(s.durationMs);
     }
     const std::vector<double> all = m_comm.gather(times, 0);
+    if (all.size() != times.size() * static_cast<std::size_t>(size()))
+        return; // a rank other than 0: the spans are rank 0's to keep
     const std::size_t own = spans.size();
-    for (int r = 1; r < size() && all.size() == times.size() * static_cast<std::size_t>(size());
-         ++r)
+    for (int r = 1; r < size(); ++r)
         for (std::size_t i = 0; i < own; ++i) {
             ProfileSpan s = spans[i];
             s.rank = r;

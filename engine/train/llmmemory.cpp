@@ -12,19 +12,6 @@ namespace tb {
 
 namespace {
 
-// GB as GPU makers count them (10^9 bytes): "24 GB" on the box is 24e9.
-std::string gb(double bytes) {
-    return formatString(bytes >= 1e9 ? "%.1f GB" : "%.2f GB", bytes / 1e9);
-}
-
-std::string count(double n) {
-    if (n >= 1e9)
-        return formatString("%.2fB", n / 1e9);
-    if (n >= 1e6)
-        return formatString("%.1fM", n / 1e6);
-    return formatString("%.0f", n);
-}
-
 struct PrecisionBytes {
     double weight;     // per parameter, as held in memory
     double activation; // per activation element
@@ -133,9 +120,9 @@ LlmMemoryEstimate estimateLlmMemory(const LlmMemoryQuery& q) {
     LlmMemoryEstimate e;
     e.effectiveBatch = q.batch * q.accumulation;
     e.weights = std::llround(m.params * bytes.weight);
-    e.working.push_back("weights: " + count(m.params) + " parameters x " +
+    e.working.push_back("weights: " + formatParameterCount(m.params) + " parameters x " +
                         formatString("%g", bytes.weight) + " bytes (" + q.precision +
-                        ") = " + gb(static_cast<double>(e.weights)));
+                        ") = " + formatGigabytes(static_cast<double>(e.weights)));
     // What the activations of one layer hold for backward, in bytes at 16-bit (Korthikanti et
     // al.): 34*s*b*h for the linear layers, norms, GELU and dropout masks, 5*a*s^2*b for the
     // attention scores, their softmax and its dropout mask.
@@ -144,13 +131,13 @@ LlmMemoryEstimate estimateLlmMemory(const LlmMemoryQuery& q) {
     if (q.training) {
         e.gradients = e.weights;
         e.working.push_back("gradients: one per parameter, as the weights: " +
-                            gb(static_cast<double>(e.gradients)));
+                            formatGigabytes(static_cast<double>(e.gradients)));
         const int moments = momentsOf(q.optimizer);
         e.optimizerState = std::llround(m.params * moments * bytes.optimizer);
         e.working.push_back(
             q.optimizer + ": " + std::to_string(moments) + " moment(s) per parameter x " +
             formatString("%g", bytes.optimizer) +
-            " bytes = " + gb(static_cast<double>(e.optimizerState)) +
+            " bytes = " + formatGigabytes(static_cast<double>(e.optimizerState)) +
             (moments == 2 ? " (AdamW's running mean and variance of each gradient)" : ""));
         if (q.checkpointing) {
             // Each layer's input kept; one layer's activations recomputed at a time.
@@ -159,7 +146,7 @@ LlmMemoryEstimate estimateLlmMemory(const LlmMemoryQuery& q) {
                                              "keeps its input (2*s*b*h bytes) and one layer is "
                                              "recomputed at a time: ",
                                              static_cast<long long>(m.layers)) +
-                                gb(static_cast<double>(e.activations)));
+                                formatGigabytes(static_cast<double>(e.activations)));
         } else {
             e.activations = std::llround(layerAt16 * L * activationScale);
             e.working.push_back(
@@ -168,13 +155,13 @@ LlmMemoryEstimate estimateLlmMemory(const LlmMemoryQuery& q) {
                              static_cast<long long>(m.layers), static_cast<long long>(s),
                              static_cast<long long>(q.batch), static_cast<long long>(m.width),
                              static_cast<long long>(m.heads)) +
-                gb(static_cast<double>(e.activations)) +
+                formatGigabytes(static_cast<double>(e.activations)) +
                 formatString(" (the attention scores, growing with s^2, are %.0f%% of it)",
                              100.0 * 5.0 * a * ctx / h / (34.0 + 5.0 * a * ctx / h)));
         }
         e.logits = std::llround(b * ctx * V * (bytes.activation + 4.0));
         e.working.push_back("logits: b*s*vocab in the activation dtype and the loss's f32 copy: " +
-                            gb(static_cast<double>(e.logits)));
+                            formatGigabytes(static_cast<double>(e.logits)));
     } else {
         const double kvHeads = static_cast<double>(m.kvHeads > 0 ? m.kvHeads : m.heads);
         const double kvBytes = bytes.weight >= 4 ? 4.0 : 2.0; // quantised weights keep 16-bit KV
@@ -188,16 +175,17 @@ LlmMemoryEstimate estimateLlmMemory(const LlmMemoryQuery& q) {
                  ? formatString(", %lld of %lld heads (grouped-query attention)",
                                 static_cast<long long>(m.kvHeads), static_cast<long long>(m.heads))
                  : std::string()) +
-            ": " + gb(static_cast<double>(e.kvCache)));
+            ": " + formatGigabytes(static_cast<double>(e.kvCache)));
         // Reading the prompt, one layer at a time and nothing kept for backward: q, k, v and
         // the attention output (4*s*b*h), the MLP's hidden layer (4*s*b*h), and the attention
         // scores of every head (a*s^2*b), which a fused attention kernel never writes out.
         e.activations = std::llround(ctx * b * (8.0 * h + a * ctx) * bytes.activation);
         e.working.push_back("working activations: one layer's at a time while the prompt is "
                             "read, s*b*(8h + a*s) elements, the attention scores unfused: " +
-                            gb(static_cast<double>(e.activations)));
+                            formatGigabytes(static_cast<double>(e.activations)));
         e.logits = std::llround(b * V * 4.0);
-        e.working.push_back("logits of the next token: " + gb(static_cast<double>(e.logits)));
+        e.working.push_back("logits of the next token: " +
+                            formatGigabytes(static_cast<double>(e.logits)));
     }
     e.runtime = int64_t{512} << 20;
     e.working.push_back("CUDA context and library workspaces: about 0.5 GB");
@@ -251,6 +239,18 @@ nlohmann::json toJson(const LlmMemoryQuery& q, const LlmMemoryEstimate& e) {
               {"total", e.total()}}},
             {"working", e.working},
             {"fits", fits}};
+}
+
+std::string formatGigabytes(double bytes) {
+    return formatString(bytes >= 1e9 ? "%.1f GB" : "%.2f GB", bytes / 1e9);
+}
+
+std::string formatParameterCount(double params) {
+    if (params >= 1e9)
+        return formatString("%.2fB", params / 1e9);
+    if (params >= 1e6)
+        return formatString("%.1fM", params / 1e6);
+    return formatString("%.0f", params);
 }
 
 } // namespace tb

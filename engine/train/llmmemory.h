@@ -76,4 +76,9 @@ const std::vector<GpuMemory>& commonGpus();
 
 nlohmann::json toJson(const LlmMemoryQuery& query, const LlmMemoryEstimate& estimate);
 
+// GB as GPU makers count them (10^9 bytes: "24 GB" on the box is 24e9): "13.5 GB", "0.54 GB".
+std::string formatGigabytes(double bytes);
+// "6.74B", "124.0M".
+std::string formatParameterCount(double params);
+
 } // namespace tb

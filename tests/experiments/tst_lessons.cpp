@@ -41,7 +41,8 @@ class TestLessons : public QObject {
 private slots:
     void builtinLessonsParseAndApply() {
         const std::vector<Lesson>& lessons = builtinLessons();
-        QVERIFY2(lessons.size() >= 6, "data loading, mixed precision, accumulation, lr, roofline, llm memory");
+        QVERIFY2(lessons.size() >= 6,
+                 "data loading, mixed precision, accumulation, lr, roofline, llm memory");
         QStringList ids;
         for (const Lesson& l : lessons) {
             ids << QString::fromStdString(l.id);

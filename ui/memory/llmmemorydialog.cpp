@@ -245,13 +245,14 @@ void LlmMemoryDialog::recompute() {
         return;
     }
     const LlmMemoryQuery q = query();
-    m_total->setText(tr("%1 GB for %2")
-                         .arg(static_cast<double>(m_estimate.total()) / 1e9, 0, 'f', 1)
-                         .arg(!q.training ? tr("inference")
-                              : m_estimate.effectiveBatch == 1
-                                  ? tr("training, one sequence a step")
-                                  : tr("training, an effective batch of %1 sequences")
-                                        .arg(m_estimate.effectiveBatch)));
+    m_total->setText(
+        tr("%1 for %2")
+            .arg(QString::fromStdString(formatGigabytes(static_cast<double>(m_estimate.total()))))
+            .arg(!q.training ? tr("inference")
+                 : m_estimate.effectiveBatch == 1
+                     ? tr("training, one sequence a step")
+                     : tr("training, an effective batch of %1 sequences")
+                           .arg(m_estimate.effectiveBatch)));
     QStringList fits, tooSmall;
     for (const GpuMemory& g : commonGpus())
         (m_estimate.total() <= g.bytes ? fits : tooSmall) << QString::fromStdString(g.name);

@@ -1,47 +1,57 @@
 #include "profile/checkpointprofiler.h"
 
 #include "core/errors.h"
+#include "experiments/backgroundtask.h"
 #include "session/profilesession.h"
 #include "store/runstore.h"
 #include "train/trainer.h"
 
 namespace tb::ui {
 
-CheckpointProfiler::CheckpointProfiler(QObject* parent) : QObject(parent) {}
+CheckpointProfiler::CheckpointProfiler(QObject* parent)
+    : QObject(parent), m_task(std::make_unique<BackgroundTask>()) {
+    connect(m_task.get(), &BackgroundTask::finished, this, &CheckpointProfiler::done);
+}
 
-CheckpointProfiler::~CheckpointProfiler() {
-    if (m_thread.joinable()) {
-        m_thread.request_stop();
-        m_thread.join(); // before the QObject goes: what it posts then is dropped with it
-    }
+CheckpointProfiler::~CheckpointProfiler() = default;
+
+bool CheckpointProfiler::running() const {
+    return m_task->running();
 }
 
 bool CheckpointProfiler::start(const QString& runId, const QString& checkpoint,
                                const QString& databasePath, int steps) {
-    if (m_running.exchange(true))
+    if (m_task->running())
         return false;
-    if (m_thread.joinable())
-        m_thread.join(); // the last measurement's thread, already done
-    m_thread = std::jthread([this, runId, checkpoint, databasePath, steps](std::stop_token stop) {
-        const auto fail = [&](const QString& message) {
-            m_running = false;
-            QMetaObject::invokeMethod(
-                this, [this, runId, message] { emit failed(runId, message); },
-                Qt::QueuedConnection);
-        };
+    m_runId = runId;
+    m_report.reset();
+    m_message.clear();
+    // The outcome reaches this object before the task's finished() does: both are posted from
+    // the work's thread, in that order.
+    const auto post = [this](std::optional<ProfileReport> report, QString message) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, report = std::move(report), message] {
+                m_report = report;
+                m_message = message;
+            },
+            Qt::QueuedConnection);
+    };
+    return m_task->start([=](std::stop_token stop) {
         try {
-            const RunConfig config = Trainer::configFromCheckpoint(checkpoint.toStdString());
             ProfileRunOptions options;
             options.steps = steps;
             options.warmup = kWarmupSteps;
             options.timeUnprofiled = false;
             options.weightsFrom = checkpoint.toStdString();
-            const ProfileRunResult result = runProfile(config, options, {}, stop);
+            const ProfileRunResult result = runProfile(
+                Trainer::configFromCheckpoint(checkpoint.toStdString()), options, {}, stop);
             if (result.finished.status == RunStatus::Failed)
-                return fail(QString::fromStdString(result.finished.error));
+                return post(std::nullopt, QString::fromStdString(result.finished.error));
             if (!result.report)
-                return fail(stop.stop_requested() ? tr("stopped before a profiled step")
-                                                  : tr("it ended before a profiled step"));
+                return post(std::nullopt, stop.stop_requested()
+                                              ? tr("stopped before a profiled step")
+                                              : tr("it ended before a profiled step"));
             QString note;
             if (!databasePath.isEmpty()) {
                 try {
@@ -51,23 +61,22 @@ bool CheckpointProfiler::start(const QString& runId, const QString& checkpoint,
                     note = tr("not kept in the run store: %1").arg(QString::fromUtf8(e.what()));
                 }
             }
-            m_running = false;
-            QMetaObject::invokeMethod(
-                this,
-                [this, runId, report = *result.report, note] {
-                    emit finished(runId, report, note);
-                },
-                Qt::QueuedConnection);
+            post(result.report, note);
         } catch (const std::exception& e) {
-            fail(QString::fromUtf8(e.what()));
+            post(std::nullopt, QString::fromUtf8(e.what()));
         }
     });
-    return true;
 }
 
 void CheckpointProfiler::cancel() {
-    if (m_thread.joinable())
-        m_thread.request_stop();
+    m_task->stop();
+}
+
+void CheckpointProfiler::done() {
+    if (m_report)
+        emit finished(m_runId, *m_report, m_message);
+    else
+        emit failed(m_runId, m_message);
 }
 
 } // namespace tb::ui

@@ -1,5 +1,5 @@
-// CheckpointProfiler: profiles a stored run again from its checkpoint, off the UI thread: its
-// config and trained weights, a few warm-up steps, then the profiled ones
+// CheckpointProfiler: profiles a stored run again from its checkpoint, off the UI thread (a
+// BackgroundTask): its config and trained weights, a few warm-up steps, then the profiled ones
 // (session/profilesession.h); the profile is kept with the run in the store. What the Profile
 // tab's button does for a run that no longer trains.
 #pragma once
@@ -9,10 +9,12 @@
 #include <QObject>
 #include <QString>
 
-#include <atomic>
-#include <thread>
+#include <memory>
+#include <optional>
 
 namespace tb::ui {
+
+class BackgroundTask;
 
 class CheckpointProfiler : public QObject {
     Q_OBJECT
@@ -30,16 +32,23 @@ public:
                int steps);
     // Stops the measurement after its current step; failed() follows.
     void cancel();
-    bool running() const { return m_running.load(); }
+    bool running() const;
 
 signals:
-    // `note` says when the profile could not be kept in the store (and why); else empty.
+    // Once the measurement's thread has ended. `note` says when the profile could not be kept
+    // in the store (and why); else empty.
     void finished(const QString& runId, const tb::ProfileReport& report, const QString& note);
     void failed(const QString& runId, const QString& message);
 
 private:
-    std::atomic<bool> m_running{false};
-    std::jthread m_thread;
+    void done();
+
+    QString m_runId;
+    std::optional<ProfileReport> m_report; // the outcome, posted by the work before it ends
+    QString m_message;                     // the failure, or the note on a stored profile
+    // Declared last, destroyed first: its thread, which posts to this object, ends before the
+    // rest of it goes.
+    std::unique_ptr<BackgroundTask> m_task;
 };
 
 } // namespace tb::ui

@@ -160,21 +160,28 @@ void ProfilePanel::showStoredRun(const QString& runId, const QString& checkpoint
     m_runId = runId;
     m_checkpoint = checkpoint;
     updateButton();
-    const QString path = m_controller.databasePath();
-    if (path.isEmpty() || runId.isEmpty())
-        return;
-    try {
-        RunStoreOptions readOnly;
-        readOnly.readOnly = true;
-        readOnly.markInterrupted = false;
-        RunStore store(path.toStdString(), readOnly);
-        const std::vector<ProfileReport> profiles = store.profiles(runId.toStdString());
-        if (!profiles.empty())
-            showReport(profiles.back());
-    } catch (const Error&) {
-        // no store to read, or this run is not in it: nothing was profiled that can be shown
+    const std::unique_ptr<RunStore> store = openStore();
+    if (store && !runId.isEmpty()) {
+        try {
+            const std::vector<ProfileReport> profiles = store->profiles(runId.toStdString());
+            if (!profiles.empty())
+                showReport(profiles.back());
+        } catch (const Error&) {
+            // the store cannot be read: nothing was profiled that can be shown
+        }
     }
-    listComparisons();
+    fillComparisons(store.get());
+}
+
+std::unique_ptr<RunStore> ProfilePanel::openStore() const {
+    const QString path = m_controller.databasePath();
+    if (path.isEmpty())
+        return nullptr;
+    try {
+        return openRunStoreForQueries(path.toStdString()); // as the Runs tab reads it
+    } catch (const Error&) {
+        return nullptr; // no store yet
+    }
 }
 
 void ProfilePanel::showReport(const ProfileReport& r) {
@@ -196,26 +203,23 @@ void ProfilePanel::showReport(const ProfileReport& r) {
 }
 
 void ProfilePanel::listComparisons() {
+    fillComparisons(openStore().get());
+}
+
+void ProfilePanel::fillComparisons(RunStore* store) {
     const Choice selected = m_compare->currentIndex() > 0
                                 ? m_choices[static_cast<std::size_t>(m_compare->currentIndex() - 1)]
                                 : Choice{};
     m_choices.clear();
-    const QString path = m_controller.databasePath();
-    if (!path.isEmpty()) {
-        try {
-            RunStoreOptions readOnly;
-            readOnly.readOnly = true;
-            readOnly.markInterrupted = false;
-            RunStore store(path.toStdString(), readOnly);
-            for (const std::string& id : store.profiledRunIds()) {
-                const std::vector<ProfileReport> profiles = store.profiles(id);
-                for (std::size_t i = profiles.size(); i-- > 0 && m_choices.size() < kMaxChoices;)
-                    m_choices.push_back(
-                        {QString::fromStdString(id), static_cast<int>(i) + 1, profiles[i]});
-            }
-        } catch (const Error&) {
-            // no store yet: nothing to compare with
+    try {
+        for (const std::string& id : store ? store->profiledRunIds() : std::vector<std::string>{}) {
+            const std::vector<ProfileReport> profiles = store->profiles(id);
+            for (std::size_t i = profiles.size(); i-- > 0 && m_choices.size() < kMaxChoices;)
+                m_choices.push_back(
+                    {QString::fromStdString(id), static_cast<int>(i) + 1, profiles[i]});
         }
+    } catch (const Error&) {
+        // the store cannot be read: nothing to compare with
     }
     const QSignalBlocker quiet(m_compare);
     m_compare->clear();

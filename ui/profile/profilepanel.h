@@ -11,6 +11,7 @@
 
 #include <QWidget>
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -18,6 +19,10 @@ class QComboBox;
 class QLabel;
 class QPushButton;
 class QStackedWidget;
+
+namespace tb {
+class RunStore;
+}
 
 namespace tb::ui {
 
@@ -59,7 +64,11 @@ private:
     };
     void updateButton();
     void profile();
+    // The run store for reading, null without one.
+    std::unique_ptr<RunStore> openStore() const;
+    // "Compare with" lists the store's profiles (none without a store), keeping the choice.
     void listComparisons();
+    void fillComparisons(RunStore* store);
     void compareWith(int choice);
     void showComparison();
 
