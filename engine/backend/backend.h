@@ -193,6 +193,36 @@ public:
     virtual void shortcutPadBackward(const Tensor& dy, int64_t stride, int64_t padC,
                                      Tensor& dx) = 0;
 
+    // ---- transformers ----
+    // Token embedding: y(m, d) = table(ids[i], :) for the m ids. ids is f32 holding whole numbers
+    // (the data batch, never cast, so ids stay exact); an id outside [0, V) gives a zero row.
+    virtual void embeddingForward(const Tensor& ids, const Tensor& table, Tensor& y) = 0;
+    // dtable(V, d) += the rows of dy(m, d) at their ids: a scatter-add, each row summed in
+    // position order on every backend, so the result is deterministic.
+    virtual void embeddingBackward(const Tensor& ids, const Tensor& dy, Tensor& dtable) = 0;
+    // Learned positions: y(n, t, d) = x(n, t, d) + table(t, d) (table has at least t rows).
+    virtual void positionEmbeddingForward(const Tensor& x, const Tensor& table, Tensor& y) = 0;
+    // dtable(t, d) += the sum over n of dy(n, t, d). (dx is dy.)
+    virtual void positionEmbeddingBackward(const Tensor& dy, Tensor& dtable) = 0;
+    // Layer norm over the last dimension of x(m, d): y = (x - mean) / sqrt(var + eps) * gamma +
+    // beta (biased variance, as PyTorch), saving the mean and variance (f32 (m)) for backward.
+    virtual void layerNormForward(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                  float eps, Tensor& y, Tensor& saveMean, Tensor& saveVar) = 0;
+    // dx overwritten; dgamma += sum over m of dy * xhat; dbeta += sum over m of dy. eps is the
+    // forward's.
+    virtual void layerNormBackward(const Tensor& x, const Tensor& dy, const Tensor& gamma,
+                                   const Tensor& saveMean, const Tensor& saveVar, float eps,
+                                   Tensor& dx, Tensor& dgamma, Tensor& dbeta) = 0;
+    // Causal scaled-dot-product attention (opdesc.h's AttentionDesc): y(n, t, heads * headDim)
+    // with the heads side by side, and probs (AttentionDesc::probsCount() f32) keeping the
+    // softmax for backward. The plain path: two matmuls around a masked softmax. A backend with
+    // a fused kernel (cuDNN's flash attention) overrides these two ops, nothing else changes.
+    virtual void attentionForward(const AttentionDesc& d, const Tensor& qkv, Tensor& y,
+                                  Tensor& probs) = 0;
+    // dqkv(n, t, 3 * width) overwritten from dy(n, t, width), the forward's qkv and probs.
+    virtual void attentionBackward(const AttentionDesc& d, const Tensor& qkv, const Tensor& probs,
+                                   const Tensor& dy, Tensor& dqkv) = 0;
+
     // ---- loss ----
     // Fused softmax + cross-entropy over logits(n, classes) with labels(n) i32 and optional
     // label smoothing. Adds the mean loss to lossSum[0] and the count of correct argmax

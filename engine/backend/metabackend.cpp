@@ -92,6 +92,33 @@ void MetaBackend::shortcutPadForward(const Tensor&, int64_t, int64_t, Tensor&) {
 void MetaBackend::shortcutPadBackward(const Tensor&, int64_t, int64_t, Tensor&) {
     cannotCompute("shortcutPadBackward");
 }
+void MetaBackend::embeddingForward(const Tensor&, const Tensor&, Tensor&) {
+    cannotCompute("embeddingForward");
+}
+void MetaBackend::embeddingBackward(const Tensor&, const Tensor&, Tensor&) {
+    cannotCompute("embeddingBackward");
+}
+void MetaBackend::positionEmbeddingForward(const Tensor&, const Tensor&, Tensor&) {
+    cannotCompute("positionEmbeddingForward");
+}
+void MetaBackend::positionEmbeddingBackward(const Tensor&, Tensor&) {
+    cannotCompute("positionEmbeddingBackward");
+}
+void MetaBackend::layerNormForward(const Tensor&, const Tensor&, const Tensor&, float, Tensor&,
+                                   Tensor&, Tensor&) {
+    cannotCompute("layerNormForward");
+}
+void MetaBackend::layerNormBackward(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                    const Tensor&, float, Tensor&, Tensor&, Tensor&) {
+    cannotCompute("layerNormBackward");
+}
+void MetaBackend::attentionForward(const AttentionDesc&, const Tensor&, Tensor&, Tensor&) {
+    cannotCompute("attentionForward");
+}
+void MetaBackend::attentionBackward(const AttentionDesc&, const Tensor&, const Tensor&,
+                                    const Tensor&, Tensor&) {
+    cannotCompute("attentionBackward");
+}
 void MetaBackend::softmaxCrossEntropy(const Tensor&, const Tensor&, float, Tensor&, Tensor*,
                                       const Tensor*, float) {
     cannotCompute("softmaxCrossEntropy");

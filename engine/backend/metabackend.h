@@ -50,6 +50,17 @@ public:
     void cast(const Tensor&, Tensor&) override;
     void shortcutPadForward(const Tensor&, int64_t, int64_t, Tensor&) override;
     void shortcutPadBackward(const Tensor&, int64_t, int64_t, Tensor&) override;
+    void embeddingForward(const Tensor&, const Tensor&, Tensor&) override;
+    void embeddingBackward(const Tensor&, const Tensor&, Tensor&) override;
+    void positionEmbeddingForward(const Tensor&, const Tensor&, Tensor&) override;
+    void positionEmbeddingBackward(const Tensor&, Tensor&) override;
+    void layerNormForward(const Tensor&, const Tensor&, const Tensor&, float, Tensor&, Tensor&,
+                          Tensor&) override;
+    void layerNormBackward(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                           const Tensor&, float, Tensor&, Tensor&, Tensor&) override;
+    void attentionForward(const AttentionDesc&, const Tensor&, Tensor&, Tensor&) override;
+    void attentionBackward(const AttentionDesc&, const Tensor&, const Tensor&, const Tensor&,
+                           Tensor&) override;
     void softmaxCrossEntropy(const Tensor&, const Tensor&, float, Tensor&, Tensor*, const Tensor*,
                              float) override;
     void checkFinite(const std::vector<Tensor*>&, Tensor&) override;

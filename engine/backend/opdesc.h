@@ -66,6 +66,20 @@ struct PoolDesc {
     bool operator==(const PoolDesc&) const = default;
 };
 
+// Causal multi-head self-attention over qkv(n, t, 3 * heads * headDim), the c_attn projection's
+// output: for each head, its query, key and value are the columns [h * headDim, (h + 1) *
+// headDim) of the first, second and third thirds. Scores are scaled by 1/sqrt(headDim);
+// position i attends to positions 0..i. Dropout (probability `dropout`) drops attention
+// weights after the softmax, keep drawn from (seed, index into probs) as dropoutForward does.
+struct AttentionDesc {
+    int64_t n = 0, t = 0, heads = 0, headDim = 0;
+    float dropout = 0.0f;
+    uint64_t seed = 0;
+    TB_HD constexpr int64_t width() const { return heads * headDim; }
+    TB_HD constexpr int64_t probsCount() const { return n * heads * t * t; } // saved softmax, f32
+    bool operator==(const AttentionDesc&) const = default;
+};
+
 // GELUTanh: GELU's tanh approximation (PyTorch's approximate='tanh', GPT-2's).
 enum class Activation { ReLU, LeakyReLU, GELU, ReLU6, GELUTanh };
 

@@ -6,6 +6,7 @@ set(TB_MODULE_SOURCES
     cpu/cpuconvops.cpp
     cpu/cpuelementwise.cpp
     cpu/cpuisa.cpp
+    cpu/cpulayernorm.cpp
     cpu/cpulayout.cpp
     cpu/cpulinear.cpp
     cpu/cpumatmul.cpp
@@ -13,6 +14,7 @@ set(TB_MODULE_SOURCES
     cpu/cpuoptim.cpp
     cpu/cpupeak.cpp
     cpu/cpupool.cpp
+    cpu/cputransformer.cpp
     metabackend.cpp)
 # Device probing, the CUDA plugin loader and backend creation (owned by the CUDA backend).
 list(APPEND TB_MODULE_SOURCES devices.cpp)

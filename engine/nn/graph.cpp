@@ -5,6 +5,7 @@
 #include "nn/activation.h"
 #include "nn/layerutil.h"
 
+#include <algorithm>
 #include <map>
 
 namespace tb {
@@ -99,6 +100,17 @@ Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint6
             node->inputs.push_back(it->second);
         }
         node->inputNames = inputNames;
+        const bool readsInput =
+            std::find(node->inputs.begin(), node->inputs.end(), -1) != node->inputs.end();
+        if (readsInput && node->layer->readsTokenIds()) {
+            if (m_inputShape.rank() != 1)
+                layerError(name,
+                           "reads token ids: the spec's \"input\" must be [block_size], got " +
+                               m_inputShape.toString());
+            m_inputIsTokenIds = true;
+        }
+        if (!node->layer->tiedTo().empty())
+            tieWeight(*node, byName);
         const auto inShapes = inputShapesOf(*node, 1);
         node->unitShape = node->layer->outputShape(inShapes);
         node->layer->init(backend, inShapes, math::mix64(seed, static_cast<uint64_t>(index)));
@@ -120,12 +132,35 @@ Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint6
         byName[name] = index++;
         m_nodes.push_back(std::move(node));
     }
+    for (const auto& node : m_nodes)
+        if (m_inputIsTokenIds && !node->layer->readsTokenIds() &&
+            std::find(node->inputs.begin(), node->inputs.end(), -1) != node->inputs.end())
+            layerError(node->layer->name(), "reads the token ids, which only an embedding can");
     const Shape last = m_nodes.back()->unitShape;
-    if (last.rank() != 2 || last[1] != m_classes)
+    if (last.rank() == 3 && last[2] == m_classes) {
+        m_positions = last[1];
+    } else if (last.rank() != 2 || last[1] != m_classes) {
         throw ConfigError("model", "the last layer must output (N, " + std::to_string(m_classes) +
-                                       ") logits, it outputs " + last.toString());
+                                       ") logits, or (N, T, " + std::to_string(m_classes) +
+                                       ") for a language model, it outputs " + last.toString());
+    }
     fuseRelus();
     planGradients();
+}
+
+void Graph::tieWeight(Node& node, const std::map<std::string, int>& byName) {
+    const std::string& source = node.layer->tiedTo();
+    const auto it = byName.find(source);
+    if (it == byName.end() || it->second < 0)
+        layerError(node.layer->name(),
+                   "ties its weight to " + quoteUserData(source) + ", not an earlier layer");
+    for (Param* p : m_nodes[static_cast<std::size_t>(it->second)]->layer->params())
+        if (p->name == "weight") {
+            node.layer->tie(*p);
+            return;
+        }
+    layerError(node.layer->name(),
+               "ties its weight to " + quoteUserData(source) + ", which has no weight");
 }
 
 // A ReLU that alone consumes the output of a layer able to apply it (batch norm, the residual
@@ -227,7 +262,9 @@ void Graph::ensureBuffers(int64_t n) {
         m_slotStorage.clear();
         for (int64_t units : m_slotUnits)
             m_slotStorage.push_back(m_backend.empty({n * units}, m_actDtype));
-        m_logitsGradStorage = m_backend.empty({n, m_classes}, m_actDtype);
+        Shape logits = m_nodes.back()->unitShape;
+        logits[0] = n;
+        m_logitsGradStorage = m_backend.empty(logits, m_actDtype);
         m_capacity = n;
     }
     if (n == m_batch)
@@ -257,7 +294,10 @@ const Tensor& Graph::forward(const Tensor& x, bool training) {
     // batch (a convolution there computes no data gradient) and counts its reorders as input.
     x.buffer()->allowBackendLayouts(false);
     m_input = x;
-    if (x.dtype() != m_actDtype) {
+    if (m_inputIsTokenIds && x.dtype() != DType::F32)
+        throw Error("token ids must come as f32 whole numbers, got " +
+                    std::string(dtypeName(x.dtype())));
+    if (x.dtype() != m_actDtype && !m_inputIsTokenIds) {
         m_input = m_inputStorage.slice(0, n);
         m_backend.cast(x, m_input);
         if (m_timeline)
@@ -418,7 +458,7 @@ std::vector<LayerRow> Graph::summary(int64_t batch) const {
 }
 
 int64_t Graph::gradientBufferBytes(int64_t batch) const {
-    int64_t units = m_classes; // the logits' gradient
+    int64_t units = m_classes * m_positions; // the logits' gradient
     for (int64_t slot : m_slotUnits)
         units += slot;
     std::vector<int> consumers(m_nodes.size(), 0);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,11 +43,15 @@ public:
     const std::string& name() const { return m_name; }
     const Shape& inputShape() const { return m_inputShape; } // without the batch dimension
     int classes() const { return m_classes; }
+    // Predictions per sample: 1 for a classifier's (n, classes) logits, t for a language
+    // model's (n, t, classes), one at each position.
+    int64_t positions() const { return m_positions; }
     DType activationDtype() const { return m_actDtype; }
     Backend& backend() const { return m_backend; }
 
     // Forward pass of input x (n, inputShape...) on the graph's device, f32 or the activation
-    // dtype. Returns the logits (n, classes) in the activation dtype, valid until the next call.
+    // dtype. Returns the logits (n, classes) or (n, positions, classes) in the activation dtype,
+    // valid until the next call.
     const Tensor& forward(const Tensor& x, bool training);
     // Backward pass from the gradient of the logits; accumulates every parameter's gradient.
     void backward(const Tensor& dlogits);
@@ -80,6 +85,8 @@ public:
 private:
     struct Node;
     void ensureBuffers(int64_t n);
+    // Hands a layer with a tied weight (tiedTo()) the named earlier layer's "weight".
+    void tieWeight(Node& node, const std::map<std::string, int>& byName);
     void fuseRelus();
     void planGradients();
     std::vector<Shape> inputShapesOf(const Node& node, int64_t n) const;
@@ -88,6 +95,8 @@ private:
     std::string m_name;
     Shape m_inputShape;
     int m_classes = 0;
+    int64_t m_positions = 1;
+    bool m_inputIsTokenIds = false; // an embedding reads the batch: never cast
     DType m_actDtype;
     std::vector<std::unique_ptr<Node>> m_nodes;
     int64_t m_capacity = 0; // batch size the buffers were allocated for

@@ -65,6 +65,16 @@ public:
     void fuseRelu() { m_fusedRelu = true; }
     bool fusedRelu() const { return m_fusedRelu; }
 
+    // Token ids: a layer that reads the data batch as ids (an embedding) wants it uncast, f32
+    // holding whole numbers, even under mixed precision.
+    virtual bool readsTokenIds() const { return false; }
+    // Weight tying (a GPT's output projection reads the token embedding's table): the name of
+    // the earlier layer whose "weight" this layer uses instead of one of its own, or empty. The
+    // graph hands that parameter over before init(); the layer does not list it in params(), so
+    // it is stored, decayed and updated once, and both layers' gradients add into it.
+    virtual std::string tiedTo() const { return {}; }
+    virtual void tie(Param& /*weight*/) {}
+
     // Fine-tuning: a frozen layer's parameters are not trained (the graph neither computes nor
     // hands out their gradients) and its batch norm keeps its running statistics (evaluation
     // mode), as torchvision's fine-tuning recipe does.

@@ -6,6 +6,7 @@
 #include "nn/norm.h"
 #include "nn/pooling.h"
 #include "nn/structural.h"
+#include "nn/transformer.h"
 
 #include <functional>
 #include <map>
@@ -46,6 +47,12 @@ std::unique_ptr<Layer> createLayer(const nlohmann::json& spec) {
         {"flatten", [](const auto&) { return std::make_unique<Flatten>(); }},
         {"add", [](const auto&) { return std::make_unique<Add>(); }},
         {"shortcut_pad", [](const auto& s) { return std::make_unique<ShortcutPad>(s); }},
+        {"embedding", [](const auto& s) { return std::make_unique<Embedding>(s); }},
+        {"position_embedding",
+         [](const auto& s) { return std::make_unique<PositionEmbedding>(s); }},
+        {"layer_norm", [](const auto& s) { return std::make_unique<LayerNorm>(s); }},
+        {"causal_self_attention",
+         [](const auto& s) { return std::make_unique<CausalSelfAttention>(s); }},
     };
     if (!spec.is_object() || !spec.contains("type") || !spec["type"].is_string())
         throw ConfigError("model", "every layer needs a \"type\": " + spec.dump());

@@ -95,4 +95,20 @@ void uniformInit(Backend& b, Tensor& t, float bound, uint64_t seed) {
     b.copy(host, t);
 }
 
+void normalInit(Backend& b, Tensor& t, float stddev, uint64_t seed) {
+    if (t.device().isMeta())
+        return;
+    Tensor host = Tensor::host(t.shape(), DType::F32);
+    float* p = host.data<float>();
+    constexpr double kTwoPi = 6.283185307179586;
+    for (int64_t i = 0; i < t.numel(); ++i) {
+        const auto k = static_cast<uint64_t>(i);
+        // 1 - u keeps the logarithm's argument in (0, 1].
+        const double u1 = 1.0 - static_cast<double>(math::uniform01(seed, 2 * k));
+        const double u2 = math::uniform01(seed, 2 * k + 1);
+        p[i] = static_cast<float>(stddev * std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2));
+    }
+    b.copy(host, t);
+}
+
 } // namespace tb

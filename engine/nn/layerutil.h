@@ -37,6 +37,10 @@ std::string layerLabel(const nlohmann::json& spec);
 // Throws ConfigError("model") naming the layer.
 [[noreturn]] void layerError(const std::string& layer, const std::string& message);
 
+// Normal(0, stddev) fill from the same counter-based stream as uniformInit (Box-Muller), for
+// the weights GPTs initialise with std 0.02.
+void normalInit(Backend& b, Tensor& t, float stddev, uint64_t seed);
+
 // (Re)allocates a layer-owned scratch tensor when its shape or dtype changed.
 void ensureTensor(Backend& b, Tensor& t, const Shape& shape, DType dtype);
 

@@ -6,6 +6,7 @@
 #include "nn/finetune.h"
 #include "nn/torchvisionzoo.h"
 
+#include <cmath>
 #include <sstream>
 
 namespace tb {
@@ -179,6 +180,78 @@ json vggSmall(const json& options) {
     return layers;
 }
 
+// nanoGPT's GPT (model.py) with its parameter names: token and position embeddings, n_layer
+// pre-norm blocks (causal self-attention, then a 4x-wide GELU MLP, each added back to the
+// residual stream), a final layer norm and the output projection tied to the token embedding.
+// Weights start as nanoGPT's: normal with std 0.02, the residual projections' scaled by
+// 1/sqrt(2 n_layer), biases zero.
+json gpt(const Shape& input, const json& options) {
+    if (input.rank() != 1)
+        throw ConfigError("model", "gpt is a language model: it trains on text (dataset=text), "
+                                   "not on samples of shape " +
+                                       input.toString());
+    const int64_t layers = options.value("n_layer", 4), heads = options.value("n_head", 4),
+                  width = options.value("n_embd", 128);
+    const float dropout = options.value("dropout", 0.0f);
+    if (width % heads != 0)
+        throw ConfigError("model.n_embd", std::to_string(width) + " does not split into " +
+                                              std::to_string(heads) + " heads (model.n_head)");
+    const double residualStd = 0.02 / std::sqrt(2.0 * static_cast<double>(layers));
+    json out = json::array();
+    out.push_back(
+        layer("embedding", "transformer.wte",
+              {{"num_embeddings", "CLASSES"}, {"embedding_dim", width}, {"init_std", 0.02}}));
+    out.push_back(layer("position_embedding", "transformer.wpe",
+                        {{"block_size", input[0]}, {"init_std", 0.02}}));
+    std::string residual = "transformer.wpe";
+    if (dropout > 0.0f) {
+        out.push_back(layer("dropout", "transformer.drop", {{"p", dropout}}));
+        residual = "transformer.drop";
+    }
+    // A residual branch's last layer, its dropout when there is one, added to the stream.
+    const auto addBranch = [&](const std::string& block, const std::string& branch,
+                               const std::string& name) {
+        std::string last = branch;
+        if (dropout > 0.0f) {
+            out.push_back(layer("dropout", branch + "_dropout", {{"p", dropout}}));
+            last = branch + "_dropout";
+        }
+        out.push_back(layer("add", block + name, {{"inputs", {residual, last}}}));
+        residual = block + name;
+    };
+    for (int64_t i = 0; i < layers; ++i) {
+        const std::string b = "transformer.h." + std::to_string(i) + ".";
+        out.push_back(layer("layer_norm", b + "ln_1", {{"inputs", {residual}}}));
+        out.push_back(
+            layer("linear", b + "attn.c_attn", {{"out_features", 3 * width}, {"init_std", 0.02}}));
+        out.push_back(layer("causal_self_attention", b + "attn.attn",
+                            {{"n_head", heads}, {"dropout", dropout}}));
+        out.push_back(layer("linear", b + "attn.c_proj",
+                            {{"out_features", width}, {"init_std", residualStd}}));
+        addBranch(b, b + "attn.c_proj", "attn_residual");
+        out.push_back(layer("layer_norm", b + "ln_2", {{"inputs", {residual}}}));
+        out.push_back(
+            layer("linear", b + "mlp.c_fc", {{"out_features", 4 * width}, {"init_std", 0.02}}));
+        out.push_back(layer("gelu", b + "mlp.gelu", {{"approximate", "tanh"}}));
+        out.push_back(layer("linear", b + "mlp.c_proj",
+                            {{"out_features", width}, {"init_std", residualStd}}));
+        addBranch(b, b + "mlp.c_proj", "mlp_residual");
+    }
+    out.push_back(layer("layer_norm", "transformer.ln_f", {{"inputs", {residual}}}));
+    out.push_back(
+        layer("linear", "lm_head",
+              {{"out_features", "CLASSES"}, {"bias", false}, {"tie_weight", "transformer.wte"}}));
+    return out;
+}
+
+// Layer sizes written "CLASSES": the classifier's outputs, a language model's vocabulary.
+void fillClasses(json& layers, int classes) {
+    for (auto& l : layers)
+        for (const char* key : {"out_features", "num_embeddings"})
+            if (l.is_object() && l.value(key, json()) == "CLASSES")
+                l[key] = classes;
+}
+
 // A file or a pipe. One that cannot be read (missing, a folder, a FIFO nothing writes to) is a
 // bad `model` value; one that does not parse is a bad file, named with the offset.
 json loadSpecFile(const std::string& path) {
@@ -214,6 +287,10 @@ const std::vector<ZooEntry>& modelZoo() {
          "torchvision's VGG-11 with batch norm (ImageNet: 7x7 adaptive pooling, 4096-wide "
          "classifier with dropout: model.dropout)",
          {3, 224, 224}},
+        {"gpt",
+         "nanoGPT's GPT for text (dataset=text): model.n_layer blocks of causal self-attention "
+         "and a GELU MLP, model.n_head heads, model.n_embd wide (default 4, 4, 128)",
+         {64}},
     };
     return zoo;
 }
@@ -253,8 +330,16 @@ nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int 
         layers = torchvisionVgg11Bn(options.value("dropout", defaultDropout(nameOrPath)));
     else if (nameOrPath == "vgg-small")
         layers = vggSmall(options);
+    else if (nameOrPath == "gpt")
+        layers = gpt(input, options);
     else if (isModelSpecPath(nameOrPath)) {
         json spec = loadSpecFile(nameOrPath);
+        // "CLASSES" stands for the dataset's class count (a text's vocabulary size), so one
+        // spec fits any dataset of its input shape.
+        if (spec.is_object() && spec.value("classes", json()) == "CLASSES")
+            spec["classes"] = classes;
+        if (spec.is_object() && spec.contains("layers") && spec["layers"].is_array())
+            fillClasses(spec["layers"], classes);
         freezeLayers(spec, options.value("freeze", "none"));
         return spec;
     } else {
@@ -264,9 +349,7 @@ nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int 
         throw ConfigError("model", "unknown model " + quoteUserData(nameOrPath) + "; the zoo has " +
                                        known + ", or give the path of a spec file ending in .json");
     }
-    for (auto& l : layers)
-        if (l.value("out_features", json()) == "CLASSES")
-            l["out_features"] = classes;
+    fillClasses(layers, classes);
     json spec = {
         {"name", nameOrPath}, {"input", input.dims()}, {"classes", classes}, {"layers", layers}};
     freezeLayers(spec, options.value("freeze", "none"));

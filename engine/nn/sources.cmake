@@ -12,4 +12,5 @@ set(TB_MODULE_SOURCES
     steptimeline.cpp
     structural.cpp
     syncbatchnorm.cpp
+    transformer.cpp
     torchvisionzoo.cpp)

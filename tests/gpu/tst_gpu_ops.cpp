@@ -306,6 +306,63 @@ private slots:
         });
     }
 
+    // The GPT's ops: embeddings (gather, scatter-add), layer norm and causal attention (with
+    // dropout, which both backends draw from the same counter-based stream).
+    void transformer_data() { addDtypeRows(); }
+    void transformer() {
+        QFETCH(int, dtype);
+        const DType dt = static_cast<DType>(dtype);
+        const int64_t n = 3, t = 17, heads = 4, hd = 8, width = heads * hd, vocab = 13;
+        Tensor hids = Tensor::host({n, t}, DType::F32);
+        for (int64_t i = 0; i < hids.numel(); ++i)
+            hids.data<float>()[i] = static_cast<float>((i * 5) % vocab);
+        const Tensor htable = rnd({vocab, width}, 81), hpos = rnd({t + 3, width}, 82),
+                     hx = rnd({n, t, width}, 83, -2.0f, 2.0f), hdy = rnd({n, t, width}, 84),
+                     hgamma = rnd({width}, 85, 0.5f, 1.5f), hbeta = rnd({width}, 86),
+                     hqkv = rnd({n, t, 3 * width}, 87, -2.0f, 2.0f);
+        AttentionDesc a;
+        a.n = n, a.t = t, a.heads = heads, a.headDim = hd, a.dropout = 0.2f, a.seed = 99;
+        compareRuns("transformer", dt, [&](Backend& b) {
+            Tensor ids = upload(b, hids, DType::F32), table = upload(b, htable, DType::F32);
+            Tensor emb = b.empty({n * t, width}, dt), dtable = b.empty(table.shape(), DType::F32);
+            b.fill(dtable, 0.0f);
+            b.embeddingForward(ids, table, emb);
+            Tensor dy = upload(b, hdy, dt), dyRows = dy.view({n * t, width});
+            b.embeddingBackward(ids, dyRows, dtable);
+            Tensor pos = upload(b, hpos, DType::F32), x = upload(b, hx, dt);
+            Tensor placed = b.empty(x.shape(), dt), dpos = b.empty(pos.shape(), DType::F32);
+            b.fill(dpos, 0.0f);
+            b.positionEmbeddingForward(x, pos, placed);
+            b.positionEmbeddingBackward(dy, dpos);
+            Tensor gamma = upload(b, hgamma, DType::F32), beta = upload(b, hbeta, DType::F32);
+            Tensor xr = x.view({n * t, width}), ln = b.empty({n * t, width}, dt);
+            Tensor mean = b.empty({n * t}, DType::F32), var = b.empty({n * t}, DType::F32);
+            Tensor dln = b.empty({n * t, width}, dt), dgamma = b.empty({width}, DType::F32),
+                   dbeta = b.empty({width}, DType::F32);
+            b.fill(dgamma, 0.0f);
+            b.fill(dbeta, 0.0f);
+            b.layerNormForward(xr, gamma, beta, 1e-5f, ln, mean, var);
+            b.layerNormBackward(xr, dyRows, gamma, mean, var, 1e-5f, dln, dgamma, dbeta);
+            Tensor qkv = upload(b, hqkv, dt), att = b.empty({n, t, width}, dt);
+            Tensor probs = b.empty({a.probsCount()}, DType::F32), dqkv = b.empty(qkv.shape(), dt);
+            b.attentionForward(a, qkv, att, probs);
+            b.attentionBackward(a, qkv, probs, dy, dqkv);
+            return Results{{"=embedding", download(b, emb)},
+                           {"~embeddingGrad", download(b, dtable)},
+                           {"positions", download(b, placed)},
+                           {"~positionGrad", download(b, dpos)},
+                           {"layerNorm", download(b, ln)},
+                           {"~layerNormMean", download(b, mean)},
+                           {"~layerNormVar", download(b, var)},
+                           {"layerNormDx", download(b, dln)},
+                           {"~layerNormDgamma", download(b, dgamma)},
+                           {"~layerNormDbeta", download(b, dbeta)},
+                           {"~attentionProbs", download(b, probs)},
+                           {"attention", download(b, att)},
+                           {"attentionDqkv", download(b, dqkv)}};
+        });
+    }
+
     void loss_data() { addDtypeRows(); }
     void loss() {
         QFETCH(int, dtype);

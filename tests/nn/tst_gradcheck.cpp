@@ -77,6 +77,20 @@ private slots:
                              << "2x3;2x3";
         QTest::newRow("shortcut_pad") << R"({"type":"shortcut_pad","out_channels":4,"stride":2})"
                                       << "2x2x4x4";
+        // A GPT's layers: a linear layer maps a sequence's last dimension.
+        QTest::newRow("linear-sequence") << R"({"type":"linear","out_features":3})"
+                                         << "2x4x5";
+        QTest::newRow("embedding") << R"({"type":"embedding","num_embeddings":5,"embedding_dim":3})"
+                                   << "2x6";
+        QTest::newRow("position_embedding") << R"({"type":"position_embedding","block_size":6})"
+                                            << "2x4x3";
+        QTest::newRow("layer_norm") << R"({"type":"layer_norm"})"
+                                    << "3x4x5";
+        QTest::newRow("causal_self_attention") << R"({"type":"causal_self_attention","n_head":2})"
+                                               << "2x5x12";
+        QTest::newRow("causal_self_attention-dropout")
+            << R"({"type":"causal_self_attention","n_head":2,"dropout":0.3})"
+            << "2x5x12";
     }
     void layer() {
         QFETCH(QString, spec);

@@ -43,8 +43,12 @@ private slots:
             const Shape input = test::testSampleShape(m.defaultInput);
             Graph g(modelSpec(m.name, input, 10), *m_backend, DType::F32, 1);
             Tensor x = test::randomTensor(input.withBatch(2), 5);
+            const bool tokens = g.positions() > 1; // a language model: ids, a prediction each
+            if (tokens)
+                for (int64_t i = 0; i < x.numel(); ++i)
+                    x.data<float>()[i] = static_cast<float>(i % 10);
             const Tensor& logits = g.forward(x, true);
-            QCOMPARE(logits.shape(), (Shape{2, 10}));
+            QCOMPARE(logits.shape(), tokens ? (Shape{2, input[0], 10}) : (Shape{2, 10}));
             Tensor& d = g.logitsGrad();
             m_backend->fill(d, 0.1f);
             g.zeroGrad();
@@ -249,6 +253,32 @@ private slots:
         QCOMPARE(g.name(), std::string("tiny-cnn"));
         QCOMPARE(g.parameterCount(), qint64(8 * 9 + 8 + 8 * 14 * 14 * 10 + 10));
         QVERIFY_THROWS_EXCEPTION(ConfigError, modelSpec("/nonexistent/spec.json", {1, 28, 28}, 10));
+    }
+
+    // The GPT example composes the transformer layers by hand; "CLASSES" takes the dataset's
+    // vocabulary, and the tied output projection has no weight of its own.
+    void userGptSpecFile() {
+        const std::string path = TB_SOURCE_DIR "/resources/models/tiny-gpt.json";
+        Graph g(modelSpec(path, {32}, 50), *m_backend, DType::F32, 0);
+        QCOMPARE(g.classes(), 50);
+        QCOMPARE(g.positions(), int64_t{32});
+        const int64_t block =
+            2 * 32 * 2 + (32 * 96 + 96) + (32 * 32 + 32) + (32 * 128 + 128) + (128 * 32 + 32);
+        QCOMPARE(g.parameterCount(), int64_t{50 * 32 + 32 * 32 + block + 2 * 32});
+        Tensor x = Tensor::host({2, 32}, DType::F32);
+        for (int64_t i = 0; i < x.numel(); ++i)
+            x.data<float>()[i] = static_cast<float>(i % 50);
+        QCOMPARE(g.forward(x, true).shape(), (Shape{2, 32, 50}));
+        // An embedding reads ids: a spec that puts one after another layer is refused.
+        nlohmann::json spec = nlohmann::json::parse(R"({"input": [4, 8], "classes": 5, "layers": [
+            {"type": "linear", "out_features": 8},
+            {"type": "embedding", "name": "late", "num_embeddings": 5, "embedding_dim": 4}]})");
+        try {
+            Graph bad(spec, *m_backend, DType::F32, 0);
+            QFAIL("an embedding after a linear layer was accepted");
+        } catch (const ConfigError& e) {
+            QVERIFY2(QString(e.what()).contains("late"), e.what());
+        }
     }
 
     void unknownModelListsTheZoo() {

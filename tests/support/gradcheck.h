@@ -17,7 +17,8 @@ struct GradCheckResult {
 };
 
 // Checks layer (already constructed, not initialised) on inputs of the given shapes. Inputs are
-// drawn away from zero by `minAbs` so kinks (ReLU, max pooling ties) are not straddled.
+// drawn away from zero by `minAbs` so kinks (ReLU, max pooling ties) are not straddled; a layer
+// reading token ids gets small whole numbers, and only its parameters are checked.
 GradCheckResult gradCheckLayer(Backend& backend, Layer& layer, const std::vector<Shape>& inputs,
                                uint64_t seed, float minAbs = 0.05f);
 

@@ -87,6 +87,27 @@ public:
     void shortcutPadBackward(const Tensor&, int64_t, int64_t, Tensor&) override {
         __builtin_trap();
     }
+    void embeddingForward(const Tensor&, const Tensor&, Tensor&) override { __builtin_trap(); }
+    void embeddingBackward(const Tensor&, const Tensor&, Tensor&) override { __builtin_trap(); }
+    void positionEmbeddingForward(const Tensor&, const Tensor&, Tensor&) override {
+        __builtin_trap();
+    }
+    void positionEmbeddingBackward(const Tensor&, Tensor&) override { __builtin_trap(); }
+    void layerNormForward(const Tensor&, const Tensor&, const Tensor&, float, Tensor&, Tensor&,
+                          Tensor&) override {
+        __builtin_trap();
+    }
+    void layerNormBackward(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                           const Tensor&, float, Tensor&, Tensor&, Tensor&) override {
+        __builtin_trap();
+    }
+    void attentionForward(const AttentionDesc&, const Tensor&, Tensor&, Tensor&) override {
+        __builtin_trap();
+    }
+    void attentionBackward(const AttentionDesc&, const Tensor&, const Tensor&, const Tensor&,
+                           Tensor&) override {
+        __builtin_trap();
+    }
     void softmaxCrossEntropy(const Tensor&, const Tensor&, float, Tensor&, Tensor*, const Tensor*,
                              float) override {
         __builtin_trap();

@@ -3,6 +3,7 @@
 
 #include "backend/cpu/cpuconv.h"
 #include "backend/cpu/cpuisa.h"
+#include "backend/cpu/cpulayernorm.h"
 #include "backend/cpu/cpulayout.h"
 #include "backend/cpu/cpumatmul.h"
 #include "backend/cpu/elementaccess.h"
@@ -68,6 +69,7 @@ CpuBackend::CpuBackend(int threads)
                                                      &m_reorders.activations)),
       m_conv(std::make_unique<CpuConvCache>(dnnl::engine(dnnl::engine::kind::cpu, 0), &m_reorders)),
       m_matmul(std::make_unique<CpuMatmulCache>()),
+      m_layerNorm(std::make_unique<CpuLayerNormCache>()),
       m_inUse(std::make_shared<std::atomic<int64_t>>(0)),
       m_peak(std::make_shared<std::atomic<int64_t>>(0)) {
     // One pool: oneDNN runs on OpenMP, and our loops use the same pool.

@@ -1,6 +1,7 @@
-// The CPU backend: oneDNN for convolution and the dense layers' matmuls, and our own OpenMP
-// loops (over the shared math in backend/kernels/) for everything else. oneDNN runs on OpenMP,
-// so one pool of `threads` threads serves both and no two pools compete for the cores.
+// The CPU backend: oneDNN for convolution, the dense layers' matmuls and layer norm, and our
+// own OpenMP loops (over the shared math in backend/kernels/) for everything else. oneDNN runs
+// on OpenMP, so one pool of `threads` threads serves both and no two pools compete for the
+// cores.
 #pragma once
 
 #include "backend/backend.h"
@@ -13,6 +14,7 @@
 namespace tb {
 
 class CpuConvCache;
+class CpuLayerNormCache;
 class CpuLayoutConverter;
 class CpuMatmulCache;
 
@@ -92,6 +94,19 @@ public:
     void cast(const Tensor& src, Tensor& dst) override;
     void shortcutPadForward(const Tensor& x, int64_t stride, int64_t padC, Tensor& y) override;
     void shortcutPadBackward(const Tensor& dy, int64_t stride, int64_t padC, Tensor& dx) override;
+    void embeddingForward(const Tensor& ids, const Tensor& table, Tensor& y) override;
+    void embeddingBackward(const Tensor& ids, const Tensor& dy, Tensor& dtable) override;
+    void positionEmbeddingForward(const Tensor& x, const Tensor& table, Tensor& y) override;
+    void positionEmbeddingBackward(const Tensor& dy, Tensor& dtable) override;
+    void layerNormForward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
+                          Tensor& y, Tensor& saveMean, Tensor& saveVar) override;
+    void layerNormBackward(const Tensor& x, const Tensor& dy, const Tensor& gamma,
+                           const Tensor& saveMean, const Tensor& saveVar, float eps, Tensor& dx,
+                           Tensor& dgamma, Tensor& dbeta) override;
+    void attentionForward(const AttentionDesc& d, const Tensor& qkv, Tensor& y,
+                          Tensor& probs) override;
+    void attentionBackward(const AttentionDesc& d, const Tensor& qkv, const Tensor& probs,
+                           const Tensor& dy, Tensor& dqkv) override;
     void softmaxCrossEntropy(const Tensor& logits, const Tensor& labels, float smoothing,
                              Tensor& lossSum, Tensor* dlogits, const Tensor* gradScale,
                              float divisor) override;
@@ -162,6 +177,7 @@ private:
     std::unique_ptr<CpuLayoutConverter> m_layouts;
     std::unique_ptr<CpuConvCache> m_conv;
     std::unique_ptr<CpuMatmulCache> m_matmul;
+    std::unique_ptr<CpuLayerNormCache> m_layerNorm;
     std::vector<Tensor> m_scratch;
     std::shared_ptr<std::atomic<int64_t>> m_inUse;
     std::shared_ptr<std::atomic<int64_t>> m_peak;

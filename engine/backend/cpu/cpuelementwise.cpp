@@ -8,6 +8,7 @@
 #include "backend/cpu/elementaccess.h"
 #include "backend/cpu/multiversion.h"
 #include "backend/cpu/parallel.h"
+#include "backend/cpu/vectormath.h"
 #include "backend/kernels/activation_math.h"
 #include "backend/kernels/random_math.h"
 #include "core/errors.h"
@@ -83,11 +84,42 @@ TB_MULTIVERSION void addChunk(const T* pa, const T* pb, T* py, int64_t begin, in
     }
 }
 
+// GPT's GELU (the tanh form) and its gradient, the math of activation_math.h's geluTanh and
+// geluTanhGrad with a tanh that vectorises: libm's tanhf made them a tenth of a GPT's step.
+inline float geluTanhArgument(float x) {
+    return math::kSqrt2OverPi * (x + math::kGeluCubic * x * x * x);
+}
+
+template <typename T>
+TB_MULTIVERSION void geluTanhForwardChunk(const T* px, T* py, int64_t begin, int64_t end) {
+#pragma omp simd
+    for (int64_t i = begin; i < end; ++i) {
+        const float x = loadValue(px[i]);
+        storeValue(py[i], 0.5f * x * (1.0f + vmath::tanh(geluTanhArgument(x))));
+    }
+}
+
+template <typename T>
+TB_MULTIVERSION void geluTanhBackwardChunk(const T* px, const T* pdy, T* pdx, int64_t begin,
+                                           int64_t end) {
+#pragma omp simd
+    for (int64_t i = begin; i < end; ++i) {
+        const float x = loadValue(px[i]);
+        const float t = vmath::tanh(geluTanhArgument(x));
+        const float grad = 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * math::kSqrt2OverPi *
+                                                   (1.0f + 3.0f * math::kGeluCubic * x * x);
+        storeValue(pdx[i], loadValue(pdy[i]) * grad);
+    }
+}
+
 template <typename T>
 void activationForwardKernel(Activation a, float alpha, const T* px, T* py, int64_t n) {
     if (a == Activation::ReLU) { // the common case gets a loop the compiler vectorises
         parallelChunks(n,
                        [=](int64_t begin, int64_t end) { reluForwardChunk(px, py, begin, end); });
+    } else if (a == Activation::GELUTanh) {
+        parallelChunks(
+            n, [=](int64_t begin, int64_t end) { geluTanhForwardChunk(px, py, begin, end); }, 4096);
     } else {
         parallelFor(
             n, [&](int64_t i) { storeValue(py[i], math::activate(a, alpha, loadValue(px[i]))); },
@@ -101,6 +133,10 @@ void activationBackwardKernel(Activation a, float alpha, const T* px, const T* p
     if (a == Activation::ReLU) {
         parallelChunks(
             n, [=](int64_t begin, int64_t end) { reluBackwardChunk(px, pdy, pdx, begin, end); });
+    } else if (a == Activation::GELUTanh) {
+        parallelChunks(
+            n, [=](int64_t begin, int64_t end) { geluTanhBackwardChunk(px, pdy, pdx, begin, end); },
+            4096);
     } else {
         parallelFor(
             n,

@@ -93,6 +93,19 @@ public:
     void cast(const Tensor& src, Tensor& dst) override;
     void shortcutPadForward(const Tensor& x, int64_t stride, int64_t padC, Tensor& y) override;
     void shortcutPadBackward(const Tensor& dy, int64_t stride, int64_t padC, Tensor& dx) override;
+    void embeddingForward(const Tensor& ids, const Tensor& table, Tensor& y) override;
+    void embeddingBackward(const Tensor& ids, const Tensor& dy, Tensor& dtable) override;
+    void positionEmbeddingForward(const Tensor& x, const Tensor& table, Tensor& y) override;
+    void positionEmbeddingBackward(const Tensor& dy, Tensor& dtable) override;
+    void layerNormForward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
+                          Tensor& y, Tensor& saveMean, Tensor& saveVar) override;
+    void layerNormBackward(const Tensor& x, const Tensor& dy, const Tensor& gamma,
+                           const Tensor& saveMean, const Tensor& saveVar, float eps, Tensor& dx,
+                           Tensor& dgamma, Tensor& dbeta) override;
+    void attentionForward(const AttentionDesc& d, const Tensor& qkv, Tensor& y,
+                          Tensor& probs) override;
+    void attentionBackward(const AttentionDesc& d, const Tensor& qkv, const Tensor& probs,
+                           const Tensor& dy, Tensor& dqkv) override;
     void softmaxCrossEntropy(const Tensor& logits, const Tensor& labels, float smoothing,
                              Tensor& lossSum, Tensor* dlogits, const Tensor* gradScale,
                              float divisor) override;

@@ -113,4 +113,45 @@ void launchBatchNormBackward(const void* x, const void* dy, void* dx, DType dtyp
                              const float* saveInvStd, float* dgamma, float* dbeta, float* scratch,
                              int64_t splits, cudaStream_t stream);
 
+// ---- transformer.cu: embeddings, layer norm and attention's own kernels. ----
+// y(m, d) = table(ids[i], :) (ids f32 holding whole numbers; an id outside [0, rows) gives 0).
+void launchEmbeddingForward(const float* ids, int64_t m, const float* table, int64_t rows,
+                            int64_t d, void* y, DType dtype, cudaStream_t stream);
+// dtable(rows, d) += dy's rows at their ids, each row summed in position order (deterministic).
+void launchEmbeddingBackward(const float* ids, int64_t m, const void* dy, DType dtype,
+                             float* dtable, int64_t rows, int64_t d, cudaStream_t stream);
+// y(n, t, d) = x + table(t, d); dtable(t, d) += sum over n of dy(n, t, d).
+void launchPositionEmbeddingForward(const void* x, const float* table, void* y, DType dtype,
+                                    int64_t n, int64_t t, int64_t d, cudaStream_t stream);
+void launchPositionEmbeddingBackward(const void* dy, DType dtype, float* dtable, int64_t n,
+                                     int64_t t, int64_t d, cudaStream_t stream);
+// Layer norm over rows of x(m, d), one warp a row; mean and (biased) variance saved (f32 (m)).
+void launchLayerNormForward(const void* x, void* y, DType dtype, int64_t m, int64_t d,
+                            const float* gamma, const float* beta, float eps, float* mean,
+                            float* variance, cudaStream_t stream);
+// dx overwritten (one warp a row); dgamma, dbeta accumulated (one thread a column, in row order).
+void launchLayerNormBackward(const void* x, const void* dy, void* dx, DType dtype, int64_t m,
+                             int64_t d, const float* gamma, const float* mean,
+                             const float* variance, float eps, float* dgamma, float* dbeta,
+                             cudaStream_t stream);
+// Attention's layout changes: qkv(n, t, 3, heads, hd) <-> q, k, v each (n, heads, t, hd), and
+// y(n, heads, t, hd) -> (n, t, heads, hd). All in one dtype.
+void launchSplitHeads(const void* qkv, void* q, void* k, void* v, DType dtype,
+                      const AttentionDesc& a, cudaStream_t stream);
+void launchMergeHeads(const void* q, const void* k, const void* v, void* qkv, DType dtype,
+                      const AttentionDesc& a, cudaStream_t stream);
+void launchHeadsToRows(const void* yh, void* y, DType dtype, const AttentionDesc& a,
+                       cudaStream_t stream);
+void launchRowsToHeads(const void* y, void* yh, DType dtype, const AttentionDesc& a,
+                       cudaStream_t stream);
+// In place over scores(n * heads, t, t) f32 (already scaled): the causal softmax, zero above
+// the diagonal. Then weights (dtype) = those probabilities with dropout applied (opdesc.h).
+void launchCausalSoftmax(float* scores, const AttentionDesc& a, cudaStream_t stream);
+void launchAttentionWeights(const float* probs, void* weights, DType dtype, const AttentionDesc& a,
+                            cudaStream_t stream);
+// From probs and dWeights (f32, both (n * heads, t, t)): ds (dtype) = scale * P * (dP - sum(P *
+// dP)) with dP = dWeights through dropout's mask.
+void launchCausalSoftmaxBackward(const float* probs, const float* dweights, void* ds, DType dtype,
+                                 const AttentionDesc& a, float scale, cudaStream_t stream);
+
 } // namespace tb::cuda
