@@ -17,6 +17,7 @@ packages=(
   libbenchmark-dev                    # kernel benchmarks
   libopenmpi-dev openmpi-bin          # data-parallel training across processes (mpirun)
   dataset-fashion-mnist               # the default dataset
+  fortunes                            # dataset=text's built-in corpus (2.5 MB of quotations)
   xvfb xauth                          # screenshots of the window
   desktop-file-utils appstream        # the packages' desktop entry and metadata, validated
   dpkg-dev file                       # the packages' dependencies: CPack runs dpkg-shlibdeps on

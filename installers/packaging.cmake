@@ -83,7 +83,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CMAKE_BINARY_DIR}/engine)
 set(CPACK_DEBIAN_APP_PACKAGE_NAME trainbench)
 # Programs it runs rather than links: mpirun for data-parallel jobs; fonts for the window.
 set(CPACK_DEBIAN_APP_PACKAGE_DEPENDS "openmpi-bin, fonts-dejavu-core")
-set(CPACK_DEBIAN_APP_PACKAGE_RECOMMENDS "dataset-fashion-mnist")
+set(CPACK_DEBIAN_APP_PACKAGE_RECOMMENDS "dataset-fashion-mnist, fortunes")
 set(CPACK_DEBIAN_APP_DESCRIPTION
     "Neural network training workbench with live charts
  TrainBench trains neural networks on an NVIDIA GPU or on the CPU: pick a dataset and a model,

@@ -137,4 +137,16 @@ std::optional<long long> Args::intValue(const std::string& name, long long min,
     return v;
 }
 
+nlohmann::json Args::modelOptions() const {
+    nlohmann::json options = nlohmann::json::object();
+    for (const char* key : {"hidden", "shortcut"})
+        if (const auto v = value(key))
+            options[key] = *v;
+    for (const auto& [flag, key] : {std::pair{"n-layer", "n_layer"}, std::pair{"n-head", "n_head"},
+                                    std::pair{"n-embd", "n_embd"}})
+        if (const auto v = intValue(flag, 1, 16384))
+            options[key] = *v;
+    return options;
+}
+
 } // namespace tb::cli

@@ -3,6 +3,8 @@
 // mistyped option or a stray word is an error instead of being ignored.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <limits>
 #include <optional>
 #include <string>
@@ -33,6 +35,10 @@ public:
     // [min, max].
     std::optional<long long> intValue(const std::string& name, long long min = 0,
                                       long long max = std::numeric_limits<long long>::max()) const;
+
+    // The zoo's model options given as flags: --hidden, --shortcut and the GPT's --n-layer,
+    // --n-head, --n-embd (whole numbers), for bench and summary.
+    nlohmann::json modelOptions() const;
 
 private:
     void parse(const std::vector<std::string>& argv, const ArgSpec& spec);

@@ -87,6 +87,7 @@ int cmdBench(const Argv& argv) {
                   "                            [--device cpu|cuda:N|auto] [--precision 32]\n"
                   "                            [--memory-format auto|channels_last]\n"
                   "                            [--hidden 256,128] [--shortcut A|B]\n"
+                  "                            [--n-layer 4] [--n-head 4] [--n-embd 128]\n"
                   "                            [--compare-cpu] [--json]\n\n"
                   "Times whole training steps on synthetic batches after warm-up: median, p90\n"
                   "and max step time, samples/s and peak memory.\n\n"
@@ -117,9 +118,7 @@ int cmdBench(const Argv& argv) {
     (void)activationDtypeOf(o.precision, "--precision"); // refuse a bad value before any work
     o.memoryFormat = args.valueOr("memory-format", "auto");
     (void)memoryFormatOf(o.memoryFormat, "--memory-format");
-    for (const char* key : {"hidden", "shortcut"})
-        if (const auto v = args.value(key))
-            o.modelOptions[key] = *v;
+    o.modelOptions = args.modelOptions();
 
     const Device device = resolveDevice(o.device);
     const bool gpu = device.isCuda();

@@ -46,9 +46,11 @@ int cmdSummary(const Argv& argv) {
         std::puts("usage: trainbench-cli summary [--model fmnist-cnn|spec.json] [--input C,H,W]\n"
                   "                              [--classes 10] [--batch 1] [--precision 32]\n"
                   "                              [--optimizer sgd|adamw] [--hidden 256,128]\n"
-                  "                              [--shortcut A|B] [--json]\n\n"
+                  "                              [--shortcut A|B] [--n-layer 4] [--n-head 4]\n"
+                  "                              [--n-embd 128] [--json]\n\n"
                   "Prints the layer table (output shapes, parameters, FLOPs, activations) and the\n"
-                  "training memory estimate at the given batch size.\n\n"
+                  "training memory estimate at the given batch size. --model gpt --input 256\n"
+                  "--classes 65: a GPT's, its context 256 tokens of a 65-token vocabulary.\n\n"
                   "usage: trainbench-cli summary --params N | --preset NAME [--layers L]\n"
                   "                              [--width D] [--heads A] [--context S]\n"
                   "                              [--vocab V] [--training] [--precision P]\n"
@@ -71,10 +73,7 @@ int cmdSummary(const Argv& argv) {
         input = Shape::parse(*in, "--input");
     const int classes = static_cast<int>(args.intValue("classes", 2).value_or(10));
     const int64_t batch = args.intValue("batch", 1).value_or(1);
-    nlohmann::json options = nlohmann::json::object();
-    for (const char* key : {"hidden", "shortcut"})
-        if (const auto v = args.value(key))
-            options[key] = *v;
+    const nlohmann::json options = args.modelOptions();
     const std::string precision = args.valueOr("precision", "32");
     OptimizerConfig optimizer;
     optimizer.name = args.valueOr("optimizer", "sgd");

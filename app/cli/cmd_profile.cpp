@@ -6,18 +6,17 @@
 #include "commands.h"
 #include "configargs.h"
 #include "localjob.h"
+#include "storedcheckpoint.h"
 
 #include "core/errors.h"
 #include "dist/mpicommunicator.h"
 #include "session/profilesession.h"
 #include "store/runstore.h"
-#include "train/checkpointer.h"
 #include "train/layerprofile.h"
 #include "train/runconfig.h"
 #include "train/trainer.h"
 
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 
 namespace tb::cli {
@@ -39,32 +38,6 @@ void writeTrace(const std::string& path, const ProfileReport& report) {
     out.close();
     if (!out)
         throw Error("--trace: cannot write " + path);
-}
-
-// --from: a checkpoint file, or a run in the store (its newest checkpoint). Returns the
-// checkpoint and the run it belongs to (empty: a file of a run the store does not have).
-struct ProfiledRun {
-    std::string checkpoint, runId;
-};
-
-ProfiledRun findRun(const std::string& from, const std::string& databasePath) {
-    if (std::filesystem::is_regular_file(from)) {
-        ProfiledRun run{from, Checkpointer::runIdOf(from)};
-        if (!databasePath.empty() && !RunStore(databasePath).contains(run.runId))
-            run.runId.clear();
-        return run;
-    }
-    if (databasePath.empty())
-        throw ConfigError("--from", "'" + from +
-                                        "' is not a checkpoint file (a run id needs the "
-                                        "run store: leave out --no-db)");
-    const RunRecord record = RunStore(databasePath).getRun(from); // names an unknown id
-    if (record.checkpoint.empty() || !std::filesystem::is_regular_file(record.checkpoint))
-        throw ConfigError("--from",
-                          "run " + record.id + " has no checkpoint to profile" +
-                              (record.checkpoint.empty() ? std::string()
-                                                         : " (" + record.checkpoint + " is gone)"));
-    return {record.checkpoint, record.id};
 }
 
 } // namespace
@@ -99,9 +72,9 @@ int cmdProfile(const Argv& argv) {
     options.steps = static_cast<int>(args.intValue("steps", 1, 100000).value_or(20));
     options.warmup = static_cast<int>(args.intValue("warmup", 0, 100000).value_or(5));
     RunConfig config;
-    ProfiledRun stored;
+    StoredCheckpoint stored;
     if (const auto from = args.value("from")) {
-        stored = findRun(*from, databasePath);
+        stored = findCheckpoint(*from, databasePath, "--from");
         config = Trainer::configFromCheckpoint(stored.checkpoint);
         options.weightsFrom = stored.checkpoint;
     }

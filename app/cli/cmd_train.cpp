@@ -110,6 +110,8 @@ public:
                             {"samples_per_s", e->samplesPerSec},
                             {"elapsed_s", elapsed},
                             {"partial", e->partial}});
+        if (!e->sample.empty())
+            m_epochs.back()["sample"] = e->sample;
     }
     nlohmann::json json() const {
         std::lock_guard lock(m_mutex);

@@ -39,6 +39,7 @@ int cmdDoctor(const Argv& argv);
 int cmdExperiment(const Argv& argv);
 int cmdLrFind(const Argv& argv);
 int cmdProfile(const Argv& argv);
+int cmdGenerate(const Argv& argv);
 int cmdBatchFind(const Argv& argv);
 int cmdCompletion(const Argv& argv);
 int cmdMan(const Argv& argv);

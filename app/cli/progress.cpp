@@ -19,6 +19,7 @@ void ProgressPrinter::onEvent(const Event& event) {
         m_stepsPerEpoch = e->stepsPerEpoch;
         m_startStep = e->resumedFromStep;
         m_remaining.begin(e->totalSteps, e->resumedFromStep);
+        m_tokens = tokenMetricsOf(e->config);
         std::fprintf(m_out, "run %s: %s on %s, %lld steps (%lld per epoch)%s\n", e->runId.c_str(),
                      e->name.c_str(), e->device.c_str(), static_cast<long long>(e->totalSteps),
                      static_cast<long long>(e->stepsPerEpoch),
@@ -33,12 +34,27 @@ void ProgressPrinter::onEvent(const Event& event) {
         const std::string at = ep->partial ? " (max_steps: validated at step " +
                                                  std::to_string(ep->step) + ", inside the epoch)"
                                            : std::string();
-        std::fprintf(m_out,
-                     "epoch %lld%s: train loss %.4f, train acc %.2f%%, val loss %.4f, val acc "
-                     "%.2f%%, %.1f s, %.0f samples/s\n",
-                     static_cast<long long>(ep->epoch), at.c_str(), ep->trainLoss,
-                     ep->trainAcc * 100.0, ep->valLoss, ep->valAcc * 100.0, ep->seconds,
-                     ep->samplesPerSec);
+        if (m_tokens.languageModel())
+            std::fprintf(m_out,
+                         "epoch %lld%s: train loss %.4f, val loss %.4f (%s), next-%s accuracy "
+                         "%.2f%%, %.1f s, %.0f tokens/s\n",
+                         static_cast<long long>(ep->epoch), at.c_str(), ep->trainLoss, ep->valLoss,
+                         m_tokens.describeLoss(ep->valLoss).c_str(), m_tokens.unit.c_str(),
+                         ep->valAcc * 100.0, ep->seconds, m_tokens.tokensPerSec(ep->samplesPerSec));
+        else
+            std::fprintf(m_out,
+                         "epoch %lld%s: train loss %.4f, train acc %.2f%%, val loss %.4f, val acc "
+                         "%.2f%%, %.1f s, %.0f samples/s\n",
+                         static_cast<long long>(ep->epoch), at.c_str(), ep->trainLoss,
+                         ep->trainAcc * 100.0, ep->valLoss, ep->valAcc * 100.0, ep->seconds,
+                         ep->samplesPerSec);
+        if (!ep->sample.empty()) { // what the model writes now, each line indented
+            std::string quoted = "  | ";
+            for (const char c : ep->sample)
+                quoted += c == '\n' ? std::string("\n  | ") : std::string(1, c);
+            std::fprintf(m_out, "sample after epoch %lld:\n%s\n", static_cast<long long>(ep->epoch),
+                         quoted.c_str());
+        }
     } else if (const auto* l = std::get_if<LogEvent>(&event)) {
         if (l->level != LogLevel::Debug)
             std::fprintf(m_out, "%s%s\n", l->level >= LogLevel::Warning ? "warning: " : "",
@@ -65,14 +81,21 @@ void ProgressPrinter::printStep(const StepEvent& e) {
                                          : std::string();
     if (e.skipped)
         notes += " (skipped: inf/NaN)";
+    // A language model's speed in tokens, its loss also in bits per character.
+    const bool tokens = m_tokens.languageModel();
+    const double rate = tokens ? m_tokens.tokensPerSec(e.samplesPerSec) : e.samplesPerSec;
+    const char* rateUnit = tokens ? "tokens/s" : "samples/s";
+    if (tokens)
+        notes =
+            formatString(" (%.3f bits/%s)", bitsPerToken(e.loss), m_tokens.unit.c_str()) + notes;
     if (m_tty) {
         constexpr int kWidth = 24;
         const int filled = static_cast<int>(frac * kWidth);
         std::string bar(static_cast<std::size_t>(filled), '#');
         bar.resize(kWidth, '.');
-        std::fprintf(m_out, "\repoch %lld [%s] step %lld/%lld loss %.4f %6.0f samples/s ETA %s%s  ",
+        std::fprintf(m_out, "\repoch %lld [%s] step %lld/%lld loss %.4f %6.0f %s ETA %s%s  ",
                      static_cast<long long>(e.epoch), bar.c_str(), static_cast<long long>(e.step),
-                     static_cast<long long>(m_totalSteps), e.loss, e.samplesPerSec,
+                     static_cast<long long>(m_totalSteps), e.loss, rate, rateUnit,
                      formatDuration(eta).c_str(), notes.c_str());
         return;
     }
@@ -81,9 +104,9 @@ void ProgressPrinter::printStep(const StepEvent& e) {
     if (e.step - m_lastPrinted < every && e.step != m_totalSteps && !e.skipped)
         return;
     m_lastPrinted = e.step;
-    std::fprintf(m_out, "epoch %lld step %lld/%lld loss %.4f %.0f samples/s ETA %s%s\n",
+    std::fprintf(m_out, "epoch %lld step %lld/%lld loss %.4f %.0f %s ETA %s%s\n",
                  static_cast<long long>(e.epoch), static_cast<long long>(e.step),
-                 static_cast<long long>(m_totalSteps), e.loss, e.samplesPerSec,
+                 static_cast<long long>(m_totalSteps), e.loss, rate, rateUnit,
                  formatDuration(eta).c_str(), notes.c_str());
 }
 

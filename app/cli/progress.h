@@ -1,9 +1,11 @@
 // Terminal progress for `train`: a live bar (epoch, step, loss, samples/s, ETA) on a terminal,
-// plain lines otherwise, and a summary of each epoch.
+// plain lines otherwise, and a summary of each epoch; for a language model, tokens/s and the
+// loss as perplexity and bits per character too.
 #pragma once
 
 #include "events/events.h"
 #include "train/stepplan.h"
+#include "train/tokenmetrics.h"
 
 #include <cstdio>
 
@@ -25,6 +27,7 @@ private:
     int64_t m_startStep = 0;
     int64_t m_lastPrinted = 0;
     RemainingTime m_remaining;
+    TokenMetrics m_tokens; // a language model's run: bits per character, tokens/s
 };
 
 } // namespace tb::cli

@@ -5,12 +5,14 @@
 
 namespace tb {
 
-BatchPool::BatchPool(Backend& backend, bool pinned, int64_t batchSize, const Shape& sampleShape)
-    : m_backend(backend), m_pinned(pinned), m_batchSize(batchSize), m_sampleShape(sampleShape) {
+BatchPool::BatchPool(Backend& backend, bool pinned, int64_t batchSize, const Shape& sampleShape,
+                     int64_t targetsPerSample)
+    : m_backend(backend), m_pinned(pinned), m_batchSize(batchSize), m_sampleShape(sampleShape),
+      m_targets(targetsPerSample) {
     const auto inputFloats = static_cast<std::size_t>(batchSize * sampleShape.numel());
     const std::size_t padded = (inputFloats + 15) / 16 * 16; // labels start 64-byte aligned
     m_labelsOffset = padded * sizeof(float);
-    m_floats = padded + static_cast<std::size_t>(batchSize);
+    m_floats = padded + static_cast<std::size_t>(batchSize * targetsPerSample);
 }
 
 Tensor BatchPool::allocate() {
@@ -52,7 +54,8 @@ BatchPool::Lease BatchPool::acquire(int64_t n) {
     });
     Lease lease;
     lease.inputs = Tensor(handle, m_sampleShape.withBatch(n), DType::F32, base);
-    lease.labels = Tensor(handle, Shape{n}, DType::I32, base + m_labelsOffset);
+    lease.labels = Tensor(handle, m_targets == 1 ? Shape{n} : Shape{n, m_targets}, DType::I32,
+                          base + m_labelsOffset);
     return lease;
 }
 

@@ -10,11 +10,13 @@ namespace tb {
 inline constexpr int kMinImageSize = 8, kMaxImageSize = 512;
 inline constexpr int64_t kMinSyntheticSamples = 10, kMaxSyntheticSamples = 10'000'000;
 inline constexpr int kMaxSyntheticClasses = 16; // spirals and blobs; shapes draws at most 6
+inline constexpr int kMinBlockSize = 2, kMaxBlockSize = 4096;
 
 struct DataConfig {
-    // fashion-mnist, mnist, cifar10, cifar100, imagefolder, csv, spirals, blobs, shapes
+    // fashion-mnist, mnist, cifar10, cifar100, imagefolder, csv, spirals, blobs, shapes, text
     std::string name = "fashion-mnist";
-    // Folder (IDX, CIFAR, ImageFolder) or file (CSV); empty means the dataset's default place.
+    // Folder (IDX, CIFAR, ImageFolder, text) or file (CSV, text); empty means the dataset's
+    // default place.
     std::string root;
     // Fraction held out for validation when the set has no test split (seeded split).
     double valFraction = 0.1;
@@ -35,6 +37,10 @@ struct DataConfig {
     // Synthetic sets (spirals, blobs, shapes): samples in the train split.
     int64_t syntheticSamples = 2000;
     int syntheticClasses = 3;
+    // Text: tokens per sample (the context a language model sees) and the vocabulary: "char"
+    // (the distinct characters of the corpus) or "byte" (all 256 byte values).
+    int blockSize = 64;
+    std::string vocabulary = "char";
 };
 
 } // namespace tb

@@ -71,6 +71,7 @@ struct DataLoader::Impl {
         const int64_t count = std::min(options.batchSize, n - begin);
         BatchPool::Lease lease = pool->acquire(count);
         const int64_t stride = dataset->sampleShape().numel();
+        const int64_t targets = dataset->targetsPerSample();
         float* in = lease.inputs.data<float>();
         int32_t* labels = lease.labels.data<int32_t>();
         for (int64_t i = 0; i < count; ++i) {
@@ -79,7 +80,7 @@ struct DataLoader::Impl {
             const int64_t index = order[static_cast<std::size_t>(begin + i)];
             // The per-sample seed depends only on (seed, epoch, sample index): no worker count.
             const uint64_t seed = math::mix64(epochSeed, static_cast<uint64_t>(index));
-            labels[i] = dataset->get(index, in + i * stride, seed);
+            dataset->sample(index, in + i * stride, labels + i * targets, seed);
         }
         out.inputs = std::move(lease.inputs);
         out.labels = std::move(lease.labels);
@@ -154,7 +155,7 @@ DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, const LoaderOptio
     d.capacity = int64_t{options.numWorkers} * options.prefetchFactor;
     d.pinned = options.pinMemory && hostAllocator.supportsPinnedMemory();
     d.pool = std::make_shared<BatchPool>(hostAllocator, d.pinned, options.batchSize,
-                                         d.dataset->sampleShape());
+                                         d.dataset->sampleShape(), d.dataset->targetsPerSample());
 }
 
 DataLoader::~DataLoader() {

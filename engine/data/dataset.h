@@ -1,4 +1,5 @@
-// A dataset: numbered samples, each a float tensor of sampleShape() and an integer label.
+// A dataset: numbered samples, each a float tensor of sampleShape() and an integer label (or,
+// for text, one integer target per position).
 #pragma once
 
 #include "core/shape.h"
@@ -23,6 +24,14 @@ public:
     // `seed` drives every random choice (augmentation) for this sample, so the result does not
     // depend on which thread asks. Must be safe to call from several threads at once.
     virtual int32_t get(int64_t index, float* out, uint64_t seed) const = 0;
+    // Targets per sample: 1 (the label) for classification; a text window has one at each
+    // position (the token that follows it), more than get() returns, so sample() writes them.
+    virtual int64_t targetsPerSample() const { return 1; }
+    // Writes sample `index` as get() does and its targetsPerSample() targets; by default the
+    // one label get() returns.
+    virtual void sample(int64_t index, float* out, int32_t* targets, uint64_t seed) const {
+        targets[0] = get(index, out, seed);
+    }
     // Short description for logs and the run record: "fashion-mnist train (60000 samples)".
     virtual std::string description() const = 0;
 };

@@ -90,6 +90,11 @@ std::vector<DatasetAvailability> datasetAvailability() {
         } else if (name == "cifar100") {
             a.location = root.string();
             a.found = anyExists({root / "train.bin", root / "cifar-100-binary" / "train.bin"});
+        } else if (name == "text") {
+            a.location = root.string();
+            a.found = fs::is_directory(root);
+            a.note =
+                a.found ? "found (or data.root)" : "missing: apt install fortunes, or data.root";
         } else if (name == "imagefolder" || name == "csv") {
             a.note = "needs data.root";
         } else {
@@ -116,8 +121,9 @@ DatasetInfo describeDataset(const DataConfig& config, uint64_t seed) {
     info.classNames = raw.train->classNames();
     info.trainHistogram = histogram(*raw.train);
     info.validationHistogram = histogram(*raw.validation);
-    info.stats = cachedChannelStats(raw.statsSource ? *raw.statsSource : *raw.train, raw.statsKey,
-                                    raw.statsSamples);
+    if (config.name != "text") // token ids are not measurements: no statistics to show
+        info.stats = cachedChannelStats(raw.statsSource ? *raw.statsSource : *raw.train,
+                                        raw.statsKey, raw.statsSamples);
     return info;
 }
 
@@ -140,6 +146,8 @@ nlohmann::json datasetInfoToJson(const DatasetInfo& info) {
 
 void writeSampleGrid(const DataConfig& config, const std::string& path, int columns, int rows,
                      uint64_t seed) {
+    if (config.name == "text")
+        throw ConfigError("--grid", "text samples are windows of characters, not images");
     const RawSplits raw = openRawSplits(config, seed);
     const Dataset& ds = *raw.train;
     const Shape s = ds.sampleShape();

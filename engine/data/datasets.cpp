@@ -33,6 +33,7 @@ const std::vector<Family>& families() {
         {"spirals", "", openSyntheticSplits},
         {"blobs", "", openSyntheticSplits},
         {"shapes", "", openSyntheticSplits},
+        {"text", "/usr/share/games/fortunes", openTextSplits},
     };
     return kFamilies;
 }
@@ -74,8 +75,8 @@ RawSplits openRawSplits(const DataConfig& config, uint64_t seed) {
 }
 
 std::string resolveNormStats(const DataConfig& config, const Shape& sample, bool pretrained) {
-    if (!config.normalize)
-        return {};
+    if (!config.normalize || config.name == "text")
+        return {}; // token ids are not measurements: nothing to normalise
     const bool rgb = sample.rank() == 3 && sample[0] == 3;
     if (config.normStats == "imagenet" && !rgb)
         throw ConfigError("data.norm_stats", "ImageNet's statistics are for RGB images; " +

@@ -30,6 +30,7 @@ RawSplits openCifarSplits(const DataConfig& config);
 RawSplits openImageFolderSplits(const DataConfig& config, uint64_t seed);
 RawSplits openCsvSplits(const DataConfig& config, uint64_t seed);
 RawSplits openSyntheticSplits(const DataConfig& config, uint64_t seed);
+RawSplits openTextSplits(const DataConfig& config, uint64_t seed);
 
 // Finds the family for config.name (ConfigError("dataset") listing the known names if none) and
 // opens its raw splits: no normalisation, no augmentation wrappers.

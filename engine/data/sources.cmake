@@ -10,6 +10,7 @@ set(TB_MODULE_SOURCES
     imagefolder.cpp
     csvreader.cpp
     synthetic.cpp
+    textdataset.cpp
     shapes.cpp
     transforms.cpp
     channelstats.cpp

@@ -108,6 +108,9 @@ struct EpochEvent {
     double samplesPerSec = 0.0;
     std::string checkpoint; // path written at the end of this epoch, if any
     ValidationReport validation;
+    // A language model's: text it wrote after this epoch's validation (TextGenerator: no
+    // prompt, temperature 0.8, the epoch as seed), so a run shows it learning to spell.
+    std::string sample;
     // max_steps ended the run inside this epoch, at `step`: it was validated there, where the
     // run ended (a later resume that completes the epoch replaces its row).
     bool partial = false;

@@ -108,15 +108,18 @@ json stepToJson(const StepEvent& s) {
 }
 
 json epochToJson(const EpochEvent& e) {
-    return json{{"epoch", e.epoch},
-                {"step", e.step},
-                {"train_loss", orNull(e.trainLoss)},
-                {"train_acc", orNull(e.trainAcc)},
-                {"val_loss", orNull(e.valLoss)},
-                {"val_acc", orNull(e.valAcc)},
-                {"seconds", orNull(e.seconds)},
-                {"samples_per_s", orNull(e.samplesPerSec)},
-                {"checkpoint", e.checkpoint}};
+    json out{{"epoch", e.epoch},
+             {"step", e.step},
+             {"train_loss", orNull(e.trainLoss)},
+             {"train_acc", orNull(e.trainAcc)},
+             {"val_loss", orNull(e.valLoss)},
+             {"val_acc", orNull(e.valAcc)},
+             {"seconds", orNull(e.seconds)},
+             {"samples_per_s", orNull(e.samplesPerSec)},
+             {"checkpoint", e.checkpoint}};
+    if (!e.sample.empty())
+        out["sample"] = e.sample;
+    return out;
 }
 
 std::map<std::string, std::string> flattenJson(const json& j) {

@@ -70,7 +70,7 @@ std::vector<StepEvent> RunStore::stepMetrics(const std::string& runId, int64_t a
 std::vector<EpochEvent> RunStore::epochMetrics(const std::string& runId, int64_t afterEpoch) {
     SqliteStatement& q = m_db->cached(
         "SELECT epoch, step, train_loss, train_acc, val_loss, val_acc, seconds, samples_per_s, "
-        "checkpoint, validation FROM epoch_metrics WHERE run_id = ?1 AND epoch > ?2 "
+        "checkpoint, validation, sample FROM epoch_metrics WHERE run_id = ?1 AND epoch > ?2 "
         "ORDER BY epoch");
     q.bind(1, runId);
     q.bind(2, afterEpoch);
@@ -87,6 +87,7 @@ std::vector<EpochEvent> RunStore::epochMetrics(const std::string& runId, int64_t
         e.samplesPerSec = q.real(7);
         e.checkpoint = q.text(8);
         e.validation = validationReportFromText(q.text(9));
+        e.sample = q.text(10);
         rows.push_back(std::move(e));
     }
     q.reset();

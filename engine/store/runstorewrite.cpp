@@ -130,10 +130,12 @@ void RunStore::addStep(const std::string& runId, const StepEvent& s) {
 
 void RunStore::addEpoch(const std::string& runId, const EpochEvent& e) {
     m_db->cached("INSERT OR REPLACE INTO epoch_metrics (run_id, epoch, step, train_loss, "
-                 "train_acc, val_loss, val_acc, seconds, samples_per_s, checkpoint, validation) "
-                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, NULLIF(?11, ''))")
+                 "train_acc, val_loss, val_acc, seconds, samples_per_s, checkpoint, validation, "
+                 "sample) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, NULLIF(?11, ''), "
+                 "NULLIF(?12, ''))")
         .bindAll(runId, e.epoch, e.step, e.trainLoss, e.trainAcc, e.valLoss, e.valAcc, e.seconds,
-                 e.samplesPerSec, e.checkpoint, validationReportToText(e.validation))
+                 e.samplesPerSec, e.checkpoint, validationReportToText(e.validation), e.sample)
         .run("writing epoch metrics of run " + runId);
     // UPDATE reads old values on the right: best_epoch is decided against the old best.
     m_db->cached("UPDATE runs SET "

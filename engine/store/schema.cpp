@@ -13,7 +13,7 @@ namespace {
 
 // Migration i (0-based) takes the schema from version i to i + 1. Times are Unix seconds (REAL);
 // JSON columns hold text; NULL means "not measured" (and NaN, which SQLite cannot store).
-constexpr std::array<const char*, 6> kMigrations = {
+constexpr std::array<const char*, 7> kMigrations = {
     R"sql(
 CREATE TABLE runs (
     id TEXT PRIMARY KEY NOT NULL,
@@ -187,6 +187,10 @@ CREATE INDEX profiles_by_run ON profiles (run_id, id);
     R"sql(
 ALTER TABLE step_metrics ADD COLUMN grad_norm REAL;
 ALTER TABLE step_metrics ADD COLUMN clipped INTEGER NOT NULL DEFAULT 0;
+)sql",
+    // 7: language models: the text each epoch's model wrote (NULL for other runs' epochs).
+    R"sql(
+ALTER TABLE epoch_metrics ADD COLUMN sample TEXT;
 )sql",
 };
 

@@ -6,6 +6,7 @@
 #include "io/jsontext.h"
 #include "io/safetensors.h"
 #include "nn/structural.h"
+#include "nn/transformer.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -115,7 +116,9 @@ std::string Checkpointer::save(const Position& pos, Graph& graph, Optimizer& opt
     for (Layer* l : graph.layers())
         if (auto* d = dynamic_cast<Dropout*>(l))
             dropout[d->name()] = d->passes();
-    const std::map<std::string, std::string> meta = {
+        else if (auto* a = dynamic_cast<CausalSelfAttention*>(l))
+            dropout[a->name()] = a->passes();
+    std::map<std::string, std::string> meta = {
         {"format", kFormat},
         {"run_id", m_runId},
         {"config", m_config.toJson().dump()},
@@ -132,6 +135,10 @@ std::string Checkpointer::save(const Position& pos, Graph& graph, Optimizer& opt
                                     {"dropout_passes", dropout}}
                          .dump()},
     };
+    if (!m_vocabulary.tokens.empty())
+        meta["vocabulary"] =
+            nlohmann::json{{"tokens", m_vocabulary.tokens}, {"byte_level", m_vocabulary.byteLevel}}
+                .dump();
     char name[64];
     if (pos.batchInEpoch == 0)
         std::snprintf(name, sizeof name, "epoch-%04lld.safetensors",
@@ -241,6 +248,8 @@ Position Checkpointer::load(const std::string& path, Graph& graph, Optimizer& op
         for (const auto& [name, passes] : p.at("dropout_passes").items())
             if (auto* d = dynamic_cast<Dropout*>(graph.layer(name)))
                 d->setPasses(passes.get<uint64_t>());
+            else if (auto* a = dynamic_cast<CausalSelfAttention*>(graph.layer(name)))
+                a->setPasses(passes.get<uint64_t>());
     } catch (const nlohmann::json::exception& e) {
         // A missing or mistyped field: the file was edited or written by something else.
         throw DatasetError(path, -1, "metadata 'position' is malformed: " + jsonErrorText(e));
@@ -267,6 +276,19 @@ RunConfig Checkpointer::configOf(const std::string& path) {
     const SafetensorsFile file = readSafetensors(path);
     return RunConfig::fromJson(
         parseJson(metadataOf(file, "config", path), path + ": metadata 'config'"));
+}
+
+Checkpointer::Vocabulary Checkpointer::vocabularyOf(const std::string& path) {
+    const SafetensorsFile file = readSafetensors(path);
+    const auto it = file.metadata.find("vocabulary");
+    if (it == file.metadata.end())
+        return {};
+    const auto v = parseJson(it->second, path + ": metadata 'vocabulary'");
+    try {
+        return {v.at("tokens").get<std::vector<std::string>>(), v.at("byte_level").get<bool>()};
+    } catch (const nlohmann::json::exception& e) {
+        throw DatasetError(path, -1, "metadata 'vocabulary' is malformed: " + jsonErrorText(e));
+    }
 }
 
 } // namespace tb

@@ -8,6 +8,7 @@
 #include "train/runconfig.h"
 
 #include <string>
+#include <vector>
 
 namespace tb {
 
@@ -61,6 +62,16 @@ public:
     static std::string runIdOf(const std::string& path);
     const std::string& directory() const { return m_dir; }
 
+    // A language model's vocabulary, saved with every checkpoint so that it decodes its own
+    // output even when the text it trained on has changed or gone.
+    struct Vocabulary {
+        std::vector<std::string> tokens;
+        bool byteLevel = false;
+    };
+    void setVocabulary(Vocabulary vocabulary) { m_vocabulary = std::move(vocabulary); }
+    // The vocabulary saved in a checkpoint; empty tokens when it has none (a classifier's).
+    static Vocabulary vocabularyOf(const std::string& path);
+
 private:
     void rotate();
 
@@ -68,6 +79,7 @@ private:
     std::string m_runId;
     std::string m_dir;
     bool m_createdDir = false; // by prepareDirectory(), not there before
+    Vocabulary m_vocabulary;
 };
 
 // Default checkpoint root: $XDG_DATA_HOME/TrainBench/checkpoints (else ~/.local/share/...).

@@ -273,7 +273,7 @@ std::vector<FieldBinding> group(ConfigGroup g, std::vector<FieldBinding> fields)
 
 std::vector<FieldBinding> makeBindings() {
     const Choices resnets{"resnet20", "resnet32", "resnet56"};
-    const Choices withHoldout{"imagefolder", "csv", "spirals", "blobs", "shapes"};
+    const Choices withHoldout{"imagefolder", "csv", "spirals", "blobs", "shapes", "text"};
     const Choices synthetic{"spirals", "blobs", "shapes"};
     const Choices warmupSchedules{"constant", "step", "multistep", "cosine"};
     Choices zoo;
@@ -327,6 +327,12 @@ std::vector<FieldBinding> makeBindings() {
          when("dataset", synthetic,
               TB_INT("data.synthetic_classes", data.syntheticClasses, 2, kMaxSyntheticClasses,
                      "classes of a synthetic set (shapes has at most 6)")),
+         when("dataset", {"text"},
+              TB_INT("data.block_size", data.blockSize, kMinBlockSize, kMaxBlockSize,
+                     "tokens per text sample: the context a language model sees")),
+         when("dataset", {"text"},
+              TB_CHOICE("data.vocabulary", data.vocabulary, (Choices{"char", "byte"}),
+                        "text tokens: the corpus's characters, or all 256 byte values")),
          TB_INT("batch_size", batchSize, 1, 65536, "samples per micro-batch"),
          TB_BOOL("shuffle", shuffle, "reshuffle the training set every epoch"),
          TB_BOOL("drop_last", dropLast, "drop the last incomplete batch")}));
@@ -339,12 +345,22 @@ std::vector<FieldBinding> makeBindings() {
               withChoices({"A", "B"},
                           TB_MODEL_OPTION("shortcut", "choice", "A",
                                           "ResNet shortcut: A parameter-free, B 1x1 conv"))),
-         when("model", {"mlp", "vgg-small", "vgg11_bn"},
+         when("model", {"gpt"},
+              withRange(1, 96, TB_MODEL_OPTION("n_layer", "int", 4, "gpt: transformer blocks"))),
+         when("model", {"gpt"},
+              withRange(1, 128, TB_MODEL_OPTION("n_head", "int", 4, "gpt: attention heads"))),
+         when("model", {"gpt"},
+              withRange(8, 16384,
+                        TB_MODEL_OPTION("n_embd", "int", 128,
+                                        "gpt: width of the residual stream (a multiple of "
+                                        "n_head)"))),
+         when("model", {"mlp", "vgg-small", "vgg11_bn", "gpt"},
               withRange(
                   0.0, 0.99,
                   FieldBinding{makeField("model.dropout", "float",
                                          "dropout probability in the classifier (mlp 0, "
-                                         "vgg-small and vgg11_bn 0.5 unless set)"),
+                                         "vgg-small and vgg11_bn 0.5 unless set); gpt: on "
+                                         "embeddings, attention and residual branches (0)"),
                                [](RunConfig& c, const json& v) { c.modelOptions["dropout"] = v; },
                                [](const RunConfig& c) {
                                    return c.modelOptions.value("dropout",

@@ -15,6 +15,7 @@
 #include "optim/optimizer.h"
 #include "telemetry/hostinfo.h"
 #include "train/devicebatchslots.h"
+#include "train/lossrows.h"
 #include "train/memoryestimate.h"
 #include "train/runconfig.h"
 
@@ -77,7 +78,8 @@ void trainingStep(Graph& graph, Optimizer& optimizer, GradScaler* scaler, const 
     Backend& backend = graph.backend();
     const Tensor& logits = graph.forward(x, true);
     Tensor& dlogits = graph.logitsGrad();
-    backend.softmaxCrossEntropy(logits, labels, 0.0f, lossSum, &dlogits,
+    Tensor dlogitRows = logitRows(dlogits);
+    backend.softmaxCrossEntropy(logitRows(logits), labelRows(labels), 0.0f, lossSum, &dlogitRows,
                                 scaler ? &scaler->state() : nullptr, 1.0f);
     graph.backward(dlogits);
     if (scaler)
@@ -96,7 +98,10 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
     Shape sample = zooInputShape(o.model, {1, 28, 28});
     if (!o.input.empty())
         sample = Shape::parse(o.input, "input");
-    const int classes = 10;
+    // A language model (a sample of token ids) predicts one of a character vocabulary's 65
+    // tokens (nanoGPT's Shakespeare) at every position; a classifier one of 10 classes.
+    const bool tokens = sample.rank() == 1 && o.model == "gpt";
+    const int classes = tokens ? 65 : 10;
     const DType act = activationDtypeOf(o.precision, "--precision");
     const nlohmann::json spec = modelSpec(o.model, sample, classes, o.modelOptions);
     requireMemoryFits(estimateTrainingMemory(spec, act, o.batch, OptimizerConfig{}), o.batch,
@@ -108,11 +113,16 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
         scaler = std::make_unique<GradScaler>(*backend, GradScalerConfig{});
 
     Tensor hostX = Tensor::host(sample.withBatch(o.batch), DType::F32);
-    Tensor hostY = Tensor::host({o.batch}, DType::I32);
+    Tensor hostY = Tensor::host(tokens ? Shape{o.batch, sample[0]} : Shape{o.batch}, DType::I32);
+    const auto tokenId = [&](uint64_t seed, int64_t i) {
+        return static_cast<int32_t>(math::mix64(seed, static_cast<uint64_t>(i)) % classes);
+    };
     for (int64_t i = 0; i < hostX.numel(); ++i)
-        hostX.data<float>()[i] = 2.0f * math::uniform01(1, static_cast<uint64_t>(i)) - 1.0f;
-    for (int64_t i = 0; i < o.batch; ++i)
-        hostY.data<int32_t>()[i] = static_cast<int32_t>(i % classes);
+        hostX.data<float>()[i] = tokens
+                                     ? static_cast<float>(tokenId(1, i))
+                                     : 2.0f * math::uniform01(1, static_cast<uint64_t>(i)) - 1.0f;
+    for (int64_t i = 0; i < hostY.numel(); ++i)
+        hostY.data<int32_t>()[i] = tokens ? tokenId(2, i) : static_cast<int32_t>(i % classes);
     Tensor x = backend->empty(hostX.shape(), DType::F32);
     Tensor y = backend->empty(hostY.shape(), DType::I32);
     backend->copy(hostX, x);

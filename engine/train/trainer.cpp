@@ -10,6 +10,7 @@
 #include "core/textformat.h"
 #include "data/dataloader.h"
 #include "data/datasets.h"
+#include "data/textdataset.h"
 #include "dist/dataparallel.h"
 #include "dist/mpicommunicator.h"
 #include "nn/finetune.h"
@@ -18,12 +19,14 @@
 #include "train/advisor.h"
 #include "train/checkpointer.h"
 #include "train/devicebatchslots.h"
+#include "train/lossrows.h"
 #include "train/memoryestimate.h"
 #include "train/pretrained.h"
 #include "train/pretrainedinput.h"
 #include "train/runfailure.h"
 #include "train/stepplan.h"
 #include "train/stepprofiler.h"
+#include "train/textgenerator.h"
 #include "train/validation.h"
 
 #include <atomic>
@@ -56,7 +59,8 @@ struct Interval {
     int64_t microBatches = 0, steps = 0;
     double h2dMs = 0.0, forwardMs = 0.0, backwardMs = 0.0, optimizerMs = 0.0;
     double waitMs = 0.0, samples = 0.0; // samples: of every rank in a data-parallel run
-    double allReduceMs = 0.0;           // what backward did not hide of it
+    double predictions = 0.0; // what accuracy counts: samples, or their positions for text
+    double allReduceMs = 0.0; // what backward did not hide of it
     std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 
     void add(MicroBatchEvents ev) {
@@ -139,6 +143,9 @@ std::string denormalNote(bool flush, const Device& device) {
 
 // A training split that yields no batch would run epochs of nothing, forever under max_steps,
 // and call an untrained model `completed`.
+// What a language model writes after each epoch, in tokens.
+constexpr int kEpochSampleTokens = 200;
+
 void requireTrainingStep(const RunConfig& config, const Dataset& train, const Dataset& validation) {
     if (train.size() >= (config.dropLast ? config.batchSize : 1))
         return;
@@ -170,8 +177,9 @@ struct Trainer::State {
     std::unique_ptr<DataLoader> trainLoader, valLoader;
     std::unique_ptr<Checkpointer> checkpointer;
     std::unique_ptr<Advisor> advisor;
-    std::unique_ptr<DataParallel> dp; // distributed=mpi
-    bool jobStopRequested = false;    // a rank of the job was asked to stop (stopping())
+    std::unique_ptr<TextGenerator> sampler; // a language model's: its text after each epoch
+    std::unique_ptr<DataParallel> dp;       // distributed=mpi
+    bool jobStopRequested = false;          // a rank of the job was asked to stop (stopping())
     Tensor lossSum, lossHost, deviceInputs, deviceLabels; // the latter two: validation's
     std::unique_ptr<DeviceBatchSlots> batchSlots;         // training batches, double-buffered
     Tensor skippedSteps; // device count of steps the GradScaler skipped in this interval
@@ -185,7 +193,7 @@ struct Trainer::State {
     int64_t samplesPerSecCount = 0;
     MemoryEstimate memory; // of the configured batch, for the log and an out-of-memory error
     // This epoch's correct predictions and samples, from the interval read-backs (no extra sync).
-    double trainCorrect = 0.0, trainSamples = 0.0;
+    double trainCorrect = 0.0, trainPredictions = 0.0;
     // This epoch's summed micro-batch losses and their count: the epoch's mean training loss.
     double trainLossSum = 0.0, trainLossBatches = 0.0;
     // pause() / resume() from another thread; the loop waits between optimizer steps.
@@ -287,6 +295,9 @@ void Trainer::State::setup() {
     checkpointer = std::make_unique<Checkpointer>(config, options.runId, options.checkpointRoot);
     if (isRankZero())
         checkpointer->prepareDirectory(); // rank 0 alone saves
+    const auto* text = dynamic_cast<const TextDataset*>(data.train.get());
+    if (text)
+        checkpointer->setVocabulary({text->corpus().tokens, text->corpus().byteLevel});
     const nlohmann::json spec = modelSpec(config.model, data.train->sampleShape(),
                                           data.train->numClasses(), config.modelOptions);
     const DType actDtype = activationDtypeOf(config.precision);
@@ -297,6 +308,9 @@ void Trainer::State::setup() {
     requireMemoryFits(estimate, config.batchSize, *backend);
     memory = estimate;
     graph = std::make_unique<Graph>(spec, *backend, actDtype, config.seed);
+    if (text)
+        sampler = std::make_unique<TextGenerator>(*graph, text->corpus().tokens,
+                                                  text->corpus().byteLevel);
     if (!(graph->inputShape() == data.train->sampleShape()))
         throw ConfigError("model", "the model takes " + graph->inputShape().toString() +
                                        " samples but " + config.data.name + " has " +
@@ -435,7 +449,7 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
     const int k = config.accumulateGradBatches;
     int pending = 0;
     Interval interval;
-    trainCorrect = trainSamples = 0.0;
+    trainCorrect = trainPredictions = 0.0;
     trainLossSum = trainLossBatches = 0.0;
     backend->fill(lossSum, 0.0f);
     if (scaler)
@@ -461,8 +475,9 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
             const Tensor& logits = graph->forward(x, true);
             ev.forwarded = backend->recordEvent();
             Tensor& dlogits = graph->logitsGrad();
-            backend->softmaxCrossEntropy(logits, y, config.labelSmoothing, lossSum, &dlogits,
-                                         scaler ? &scaler->state() : nullptr,
+            Tensor dlogitRows = logitRows(dlogits);
+            backend->softmaxCrossEntropy(logitRows(logits), labelRows(y), config.labelSmoothing,
+                                         lossSum, &dlogitRows, scaler ? &scaler->state() : nullptr,
                                          static_cast<float>(k));
             if (timeline)
                 timeline->mark("loss", SpanKind::Phase);
@@ -474,8 +489,9 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
             interval.add(std::move(ev));
             interval.waitMs += batch->waitMs;
             // Every rank's shard batches alike, so the job's samples are this rank's x ranks.
-            interval.samples += static_cast<double>(batch->labels.numel() * ranks());
-            pos.samplesSeen += batch->labels.numel() * ranks();
+            interval.samples += static_cast<double>(batch->labels.dim(0) * ranks());
+            interval.predictions += static_cast<double>(batch->labels.numel() * ranks());
+            pos.samplesSeen += batch->labels.dim(0) * ranks();
             ++pos.batchInEpoch;
             ++pending;
         }
@@ -560,7 +576,7 @@ void Trainer::State::logInterval(Interval& interval, float lr, const std::stop_t
     trainLossSum += lossHost.data<float>()[0];
     trainLossBatches += micro;
     trainCorrect += lossHost.data<float>()[1];
-    trainSamples += interval.samples;
+    trainPredictions += interval.predictions;
     ev.lr = lr;
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - interval.start)
@@ -705,7 +721,7 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
             epoch.step = s.pos.step;
             epoch.partial = !epochComplete;
             epoch.trainLoss = s.trainLossBatches > 0 ? s.trainLossSum / s.trainLossBatches : 0.0;
-            epoch.trainAcc = s.trainSamples > 0 ? s.trainCorrect / s.trainSamples : 0.0;
+            epoch.trainAcc = s.trainPredictions > 0 ? s.trainCorrect / s.trainPredictions : 0.0;
             if (epochComplete) {
                 s.pos.epoch = epoch.epoch;
                 s.pos.batchInEpoch = 0;
@@ -720,6 +736,12 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
                     .count();
             epoch.samplesPerSec =
                 static_cast<double>(s.pos.samplesSeen - samplesBefore) / epoch.seconds;
+            if (s.sampler && s.isRankZero()) { // after the timing: it is not training
+                GenerateOptions o;
+                o.tokens = kEpochSampleTokens;
+                o.seed = static_cast<uint64_t>(epoch.epoch);
+                epoch.sample = s.sampler->generate(o);
+            }
             if (epoch.valAcc > s.summary.bestValAcc || s.summary.bestEpoch == 0) {
                 s.summary.bestValAcc = epoch.valAcc;
                 s.summary.bestEpoch = epoch.epoch;

@@ -1,7 +1,8 @@
-// Validation: the loss op sums on the device; the logits of each batch come back to the host
-// for the confusion matrix (a small copy per batch, outside the training step).
+// Validation: the loss op sums on the device; a classifier's logits of each batch come back to
+// the host for the confusion matrix (a small copy per batch, outside the training step).
 #include "train/validation.h"
 
+#include "train/lossrows.h"
 #include "train/validationtally.h"
 
 namespace tb {
@@ -47,7 +48,9 @@ bool validate(Backend& backend, Graph& graph, DataLoader& loader, int64_t batchS
     backend.fill(full, 0.0f);
     backend.fill(last, 0.0f);
     const Dataset& dataset = loader.dataset();
-    ValidationTally tally(dataset.numClasses(), dataset.classNames());
+    const bool sequence = graph.positions() > 1;
+    ValidationTally tally(sequence ? 0 : dataset.numClasses(),
+                          sequence ? std::vector<std::string>{} : dataset.classNames());
     Tensor logitsF32, logitsHost;
     int64_t samples = 0, shortBatch = 0;
     while (auto batch = loader.next()) {
@@ -56,11 +59,14 @@ bool validate(Backend& backend, Graph& graph, DataLoader& loader, int64_t batchS
         const Tensor& x = stageOnDevice(backend, batch->inputs, deviceInputs);
         const Tensor& y = stageOnDevice(backend, batch->labels, deviceLabels);
         const Tensor& logits = graph.forward(x, false);
-        const int64_t n = batch->labels.numel();
-        backend.softmaxCrossEntropy(logits, y, 0.0f, n == batchSize ? full : last, nullptr, nullptr,
-                                    1.0f);
-        tally.add(logitsOnHost(backend, logits, logitsF32, logitsHost),
-                  batch->labels.data<int32_t>(), n, batch->inputs, samples);
+        const int64_t n = batch->labels.dim(0);
+        backend.softmaxCrossEntropy(logitRows(logits), labelRows(y), 0.0f,
+                                    n == batchSize ? full : last, nullptr, nullptr, 1.0f);
+        // A language model predicts a token at every position: its report is the loss and
+        // accuracy; a confusion matrix over the vocabulary would say little.
+        if (!sequence)
+            tally.add(logitsOnHost(backend, logits, logitsF32, logitsHost),
+                      batch->labels.data<int32_t>(), n, batch->inputs, samples);
         samples += n;
         if (n != batchSize)
             shortBatch = n;
@@ -72,8 +78,11 @@ bool validate(Backend& backend, Graph& graph, DataLoader& loader, int64_t batchS
                              static_cast<double>(b.data<float>()[0]) * shortBatch;
     const double correct = static_cast<double>(a.data<float>()[1]) + b.data<float>()[1];
     epoch.valLoss = samples ? lossTotal / static_cast<double>(samples) : 0.0;
-    epoch.valAcc = samples ? correct / static_cast<double>(samples) : 0.0;
-    epoch.validation = tally.take();
+    // Accuracy over predictions: a language model makes one at each position of a sample.
+    const double predictions = static_cast<double>(samples * graph.positions());
+    epoch.valAcc = samples ? correct / predictions : 0.0;
+    if (!sequence)
+        epoch.validation = tally.take();
     return true;
 }
 

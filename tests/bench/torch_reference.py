@@ -82,6 +82,70 @@ def torchvision_model(name):
     return getattr(torchvision.models, name)(weights=None, num_classes=10)
 
 
+class CausalSelfAttention(nn.Module):
+    """nanoGPT's attention as PyTorch 1.13 runs it (no fused SDPA yet): scores, a causal mask,
+    softmax, dropout, the weighted sum."""
+
+    def __init__(self, n_embd, n_head, block_size, dropout):
+        super().__init__()
+        self.c_attn = nn.Linear(n_embd, 3 * n_embd)
+        self.c_proj = nn.Linear(n_embd, n_embd)
+        self.attn_dropout = nn.Dropout(dropout)
+        self.resid_dropout = nn.Dropout(dropout)
+        self.n_head = n_head
+        self.register_buffer("bias", torch.tril(torch.ones(block_size, block_size))
+                             .view(1, 1, block_size, block_size), persistent=False)
+
+    def forward(self, x):
+        b, t, c = x.size()
+        q, k, v = self.c_attn(x).split(c, dim=2)
+        q, k, v = (z.view(b, t, self.n_head, c // self.n_head).transpose(1, 2) for z in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / (k.size(-1) ** 0.5))
+        att = att.masked_fill(self.bias[:, :, :t, :t] == 0, float("-inf"))
+        att = self.attn_dropout(F.softmax(att, dim=-1))
+        y = (att @ v).transpose(1, 2).contiguous().view(b, t, c)
+        return self.resid_dropout(self.c_proj(y))
+
+
+class Block(nn.Module):
+    def __init__(self, n_embd, n_head, block_size, dropout):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(n_embd)
+        self.attn = CausalSelfAttention(n_embd, n_head, block_size, dropout)
+        self.ln_2 = nn.LayerNorm(n_embd)
+        self.mlp = nn.ModuleDict(dict(c_fc=nn.Linear(n_embd, 4 * n_embd),
+                                      c_proj=nn.Linear(4 * n_embd, n_embd)))
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        h = F.gelu(self.mlp.c_fc(self.ln_2(x)), approximate="tanh")
+        return x + self.dropout(self.mlp.c_proj(h))
+
+
+class GPT(nn.Module):
+    """nanoGPT's model.py GPT (tanh GELU, as GPT-2) with its parameter names: the zoo's `gpt`.
+    forward returns the logits at every position, (batch, block, vocab)."""
+
+    def __init__(self, vocab=65, block_size=64, n_layer=4, n_head=4, n_embd=128, dropout=0.0):
+        super().__init__()
+        self.transformer = nn.ModuleDict(dict(
+            wte=nn.Embedding(vocab, n_embd), wpe=nn.Embedding(block_size, n_embd),
+            drop=nn.Dropout(dropout),
+            h=nn.ModuleList(Block(n_embd, n_head, block_size, dropout) for _ in range(n_layer)),
+            ln_f=nn.LayerNorm(n_embd)))
+        self.lm_head = nn.Linear(n_embd, vocab, bias=False)
+        self.lm_head.weight = self.transformer.wte.weight
+
+    def forward(self, idx):
+        t = idx.size(1)
+        pos = torch.arange(t, device=idx.device)
+        x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(pos))
+        for block in self.transformer.h:
+            x = block(x)
+        return self.lm_head(self.transformer.ln_f(x))
+
+
 MODELS = {
     "mlp": (mlp, (1, 28, 28)),
     "lenet5": (lenet5, (1, 28, 28)),
@@ -91,6 +155,8 @@ MODELS = {
     # torchvision's ImageNet models at their 224 px, as the zoo's copies of them.
     **{name: (lambda name=name: torchvision_model(name), (3, 224, 224))
        for name in ("resnet18", "resnet34", "resnet50", "mobilenet_v2", "vgg11_bn")},
+    # Token windows: --block-size ids each, next-token targets over a 65-character vocabulary.
+    "gpt": (GPT, None),
 }
 
 
@@ -103,6 +169,10 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     ap.add_argument("--precision", default="32", choices=("32", "16-mixed", "bf16-mixed"))
+    ap.add_argument("--n-layer", type=int, default=4)
+    ap.add_argument("--n-head", type=int, default=4)
+    ap.add_argument("--n-embd", type=int, default=128)
+    ap.add_argument("--block-size", type=int, default=64)
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -113,11 +183,16 @@ def main():
         torch.backends.cuda.matmul.allow_tf32 = False  # fp32 means fp32, as in our engine
         torch.backends.cudnn.allow_tf32 = False
     build, shape = MODELS[args.model]
-    model = build().to(args.device)
+    if args.model == "gpt":
+        model = GPT(65, args.block_size, args.n_layer, args.n_head, args.n_embd).to(args.device)
+        x = torch.randint(0, 65, (args.batch, args.block_size), device=args.device)
+        y = torch.randint(0, 65, (args.batch, args.block_size), device=args.device)
+    else:
+        model = build().to(args.device)
+        x = torch.randn(args.batch, *shape, device=args.device)
+        y = torch.randint(0, 10, (args.batch,), device=args.device)
     model.train()
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    x = torch.randn(args.batch, *shape, device=args.device)
-    y = torch.randint(0, 10, (args.batch,), device=args.device)
     amp_dtype = {"16-mixed": torch.float16, "bf16-mixed": torch.bfloat16}.get(args.precision)
     scaler = torch.cuda.amp.GradScaler() if args.precision == "16-mixed" else None
     sync = torch.cuda.synchronize if gpu else (lambda: None)
@@ -125,7 +200,8 @@ def main():
     def step():
         opt.zero_grad(set_to_none=False)
         with torch.autocast(args.device, dtype=amp_dtype, enabled=amp_dtype is not None):
-            loss = F.cross_entropy(model(x), y)
+            logits = model(x)
+            loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1))
         if scaler:
             scaler.scale(loss).backward()
             scaler.step(opt)

@@ -1,0 +1,170 @@
+// The zoo's GPT against PyTorch: nanoGPT's model written in PyTorch (tests/bench/
+// torch_reference.py), started from our initial weights on our batches, gives the same logits
+// and first-step gradients within float32 noise, and 20 AdamW steps with gradient clipping
+// follow the same loss curve: ours stay as close to PyTorch's float64 run as PyTorch's own
+// float32 run does (tests/torch/gpt_reference.py). Also: the model's size and weight tying, and
+// that attention never looks ahead.
+#include "backend/cpu/cpubackend.h"
+#include "backend/kernels/random_math.h"
+#include "core/errors.h"
+#include "io/safetensors.h"
+#include "nn/graph.h"
+#include "nn/modelzoo.h"
+#include "optim/optimizer.h"
+#include "support/testdata.h"
+#include "support/torchreference.h"
+#include "train/lossrows.h"
+
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace tb;
+
+namespace {
+
+constexpr int kSteps = 20;
+constexpr int kBatch = 4, kBlock = 8, kVocab = 11;
+constexpr float kLr = 1e-2f, kClip = 0.5f;
+// An exact PyTorch float32 result still allows a few float32 roundings.
+constexpr double kRoundingFloor = 2e-7;
+
+const nlohmann::json kSmall{{"n_layer", 2}, {"n_head", 2}, {"n_embd", 16}};
+
+Tensor hostCopy(Backend& b, const Tensor& t) {
+    Tensor h = Tensor::host(t.shape(), t.dtype());
+    b.copy(t, h);
+    return h;
+}
+
+Tensor tokenIds(const Shape& shape, uint64_t seed) {
+    Tensor t = Tensor::host(shape, DType::F32);
+    for (int64_t i = 0; i < t.numel(); ++i)
+        t.data<float>()[i] = static_cast<float>(math::mix64(seed, static_cast<uint64_t>(i)) %
+                                                static_cast<uint64_t>(kVocab));
+    return t;
+}
+
+} // namespace
+
+class TestGpt : public QObject {
+    Q_OBJECT
+private slots:
+    // nanoGPT's count for this shape: the output projection is the token table, counted once.
+    void sizeAndTying() {
+        CpuBackend backend(2);
+        Graph graph(modelSpec("gpt", {64}, 65), backend, DType::F32, 1);
+        // wte 65x128, wpe 64x128, 4 blocks of 198,272, ln_f 256.
+        QCOMPARE(graph.parameterCount(), int64_t{809856});
+        QVERIFY(graph.layer("lm_head")->params().empty());
+        QCOMPARE(graph.positions(), int64_t{64});
+        try {
+            modelSpec("gpt", {1, 28, 28}, 10);
+            QFAIL("a GPT on images was accepted");
+        } catch (const ConfigError& e) {
+            QVERIFY2(std::string(e.what()).find("dataset=text") != std::string::npos, e.what());
+        }
+    }
+
+    // Changing the last token changes no earlier position's logits.
+    void attentionNeverLooksAhead() {
+        CpuBackend backend(2);
+        Graph graph(modelSpec("gpt", {kBlock}, kVocab, kSmall), backend, DType::F32, 2);
+        Tensor x = tokenIds({1, kBlock}, 9);
+        const Tensor before = hostCopy(backend, graph.forward(x, false));
+        x.data<float>()[kBlock - 1] = std::fmod(x.data<float>()[kBlock - 1] + 1.0f, kVocab);
+        const Tensor after = hostCopy(backend, graph.forward(x, false));
+        const int64_t earlier = (kBlock - 1) * kVocab;
+        for (int64_t i = 0; i < earlier; ++i)
+            QCOMPARE(after.data<float>()[i], before.data<float>()[i]);
+        bool lastChanged = false;
+        for (int64_t i = earlier; i < after.numel(); ++i)
+            lastChanged |= after.data<float>()[i] != before.data<float>()[i];
+        QVERIFY(lastChanged);
+    }
+
+    void matchesPyTorch() {
+        if (const QString why = test::torchUnavailableReason(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        QTemporaryDir dir;
+        const QString path = dir.filePath("gpt.safetensors");
+        train(path.toStdString());
+        const QJsonObject r = test::runTorchScript("gpt_reference.py", {path});
+        QCOMPARE(r["parameters"].toInt(), r["torch_parameters"].toInt());
+        for (const char* key : {"logits", "gradients", "loss", "final"}) {
+            const QJsonObject e = r[key].toObject();
+            const double ours = e["ours"].toDouble(), torch = e["torch32"].toDouble();
+            qInfo("%-9s relative error to float64: ours %.3g, PyTorch float32 %.3g (%s)", key, ours,
+                  torch, qPrintable(e["worst"].toString()));
+            QVERIFY2(ours <= 2.0 * torch + kRoundingFloor,
+                     qPrintable(QStringLiteral("%1: %2 vs %3").arg(key).arg(ours).arg(torch)));
+        }
+        QVERIFY2(r["clipped_steps"].toInt() > 0, "the clipping threshold was never reached");
+        QCOMPARE(r["ours_clipped_steps"].toInt(), r["clipped_steps"].toInt());
+    }
+
+private:
+    // Writes the initial weights, each step's batch, the first step's logits and gradients,
+    // each step's loss and the final weights of 20 AdamW steps with clipping.
+    void train(const std::string& path) {
+        CpuBackend backend(2);
+        Graph graph(modelSpec("gpt", {kBlock}, kVocab, kSmall), backend, DType::F32, 3);
+        OptimizerConfig adamw;
+        adamw.name = "adamw";
+        adamw.weightDecay = 0.1f;
+        adamw.beta2 = 0.95f;
+        Optimizer optimizer(backend, graph.params(), adamw);
+        std::vector<SafetensorsEntry> entries;
+        for (const NamedTensor& t : graph.stateDict())
+            entries.push_back({"init." + t.name, hostCopy(backend, *t.tensor)});
+        std::vector<Tensor*> grads;
+        for (Param* p : graph.params())
+            grads.push_back(&p->grad);
+        Tensor loss = backend.empty({2}, DType::F32), lossHost = Tensor::host({2}, DType::F32);
+        Tensor clip = backend.empty({2}, DType::F32);
+        backend.fill(clip, 0.0f);
+        Tensor losses = Tensor::host({kSteps}, DType::F32);
+        graph.zeroGrad();
+        for (int step = 0; step < kSteps; ++step) {
+            const Tensor x = tokenIds({kBatch, kBlock}, 100 + static_cast<uint64_t>(step));
+            Tensor y = Tensor::host({kBatch, kBlock}, DType::I32);
+            for (int64_t i = 0; i < y.numel(); ++i)
+                y.data<int32_t>()[i] = static_cast<int32_t>(
+                    math::mix64(200 + static_cast<uint64_t>(step), static_cast<uint64_t>(i)) %
+                    kVocab);
+            entries.push_back({"x." + std::to_string(step), x});
+            entries.push_back({"y." + std::to_string(step), y});
+            const Tensor& logits = graph.forward(x, true);
+            if (step == 0)
+                entries.push_back({"logits0", hostCopy(backend, logits)});
+            backend.fill(loss, 0.0f);
+            Tensor dlogits = logitRows(graph.logitsGrad());
+            backend.softmaxCrossEntropy(logitRows(logits), labelRows(y), 0.0f, loss, &dlogits,
+                                        nullptr, 1.0f);
+            graph.backward(graph.logitsGrad());
+            if (step == 0)
+                for (const NamedTensor& t : graph.stateDict())
+                    for (Param* p : graph.params())
+                        if (&p->value == t.tensor)
+                            entries.push_back({"grad0." + t.name, hostCopy(backend, p->grad)});
+            backend.clipGradNorm(grads, kClip, nullptr, clip);
+            optimizer.step(kLr, nullptr, nullptr);
+            graph.zeroGrad();
+            backend.copy(loss, lossHost);
+            losses.data<float>()[step] = lossHost.data<float>()[0];
+        }
+        entries.push_back({"loss", losses});
+        entries.push_back({"clip", hostCopy(backend, clip)});
+        for (const NamedTensor& t : graph.stateDict())
+            entries.push_back({"final." + t.name, hostCopy(backend, *t.tensor)});
+        writeSafetensors(path, entries,
+                         {{"steps", std::to_string(kSteps)},
+                          {"lr", std::to_string(kLr)},
+                          {"clip", std::to_string(kClip)},
+                          {"parameters", std::to_string(graph.parameterCount())},
+                          {"options", kSmall.dump()}});
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGpt)
+#include "tst_gpt.moc"
