@@ -4,16 +4,20 @@
 #include "predictions/predictionspanel.h"
 
 #include "predictions/confusionmodel.h"
+#include "predictions/generatepanel.h"
 #include "predictions/sampleimage.h"
 #include "predictions/tryitpanel.h"
 
 #include <QComboBox>
+#include <QFontDatabase>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QPlainTextEdit>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -28,7 +32,8 @@ PredictionsPanel::PredictionsPanel(QWidget* parent)
     : QWidget(parent), m_epochPicker(new QComboBox(this)), m_summary(new QLabel(this)),
       m_confusion(new ConfusionModel(this)), m_table(new QTableView(this)),
       m_missesNote(new QLabel(this)), m_misses(new QListWidget(this)),
-      m_tryIt(new TryItPanel(this)) {
+      m_tryIt(new TryItPanel(this)), m_pages(new QStackedWidget(this)),
+      m_samples(new QPlainTextEdit(this)), m_generate(new GeneratePanel(this)) {
     setObjectName(QStringLiteral("predictions-panel"));
     m_epochPicker->setObjectName(QStringLiteral("predictions-epoch"));
     m_epochPicker->setAccessibleName(tr("Epoch shown"));
@@ -90,9 +95,27 @@ PredictionsPanel::PredictionsPanel(QWidget* parent)
     split->setStretchFactor(1, 2);
     split->setChildrenCollapsible(false);
 
+    // A language model's page: what it wrote after each epoch, and Generate.
+    m_samples->setObjectName(QStringLiteral("epoch-samples"));
+    m_samples->setAccessibleName(tr("Text written after each epoch"));
+    m_samples->setReadOnly(true);
+    m_samples->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    auto* samplesBox = new QGroupBox(tr("What the model wrote after each epoch"));
+    auto* samplesLayout = new QVBoxLayout(samplesBox);
+    samplesLayout->addWidget(m_samples);
+    auto* generateBox = new QGroupBox(tr("Generate"));
+    auto* generateLayout = new QVBoxLayout(generateBox);
+    generateLayout->addWidget(m_generate);
+    auto* language = new QSplitter(Qt::Horizontal);
+    language->addWidget(samplesBox);
+    language->addWidget(generateBox);
+    language->setChildrenCollapsible(false);
+
+    m_pages->addWidget(split);
+    m_pages->addWidget(language);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(header);
-    layout->addWidget(split, 1);
+    layout->addWidget(m_pages, 1);
 
     connect(m_epochPicker, &QComboBox::activated, this, [this](int index) {
         m_followNewest = index == m_epochPicker->count() - 1;
@@ -101,7 +124,14 @@ PredictionsPanel::PredictionsPanel(QWidget* parent)
     beginRun({});
 }
 
+bool PredictionsPanel::showsLanguageModel() const {
+    return m_pages->currentIndex() == 1;
+}
+
 void PredictionsPanel::beginRun(const QString& runId) {
+    m_pages->setCurrentIndex(0);
+    m_samples->clear();
+    m_checkpoint.clear();
     m_epochs.clear();
     m_followNewest = true;
     m_epochPicker->clear();
@@ -117,8 +147,10 @@ void PredictionsPanel::beginRun(const QString& runId) {
 
 void PredictionsPanel::addEpochs(const std::vector<EpochEvent>& epochs) {
     for (const EpochEvent& e : epochs) {
+        if (!e.sample.empty())
+            addSample(e);
         if (e.validation.classes == 0)
-            continue; // recorded before the store kept reports
+            continue; // a language model's, or recorded before the store kept reports
         m_epochs.push_back(e);
         m_epochPicker->addItem(
             tr("%1 (val acc %2%)").arg(e.epoch).arg(100.0 * e.valAcc, 0, 'f', 1));
@@ -131,7 +163,28 @@ void PredictionsPanel::addEpochs(const std::vector<EpochEvent>& epochs) {
 }
 
 void PredictionsPanel::setCheckpoint(const QString& path) {
-    m_tryIt->setCheckpoint(path);
+    if (path.isEmpty())
+        return;
+    m_checkpoint = path;
+    if (showsLanguageModel())
+        m_generate->setCheckpoint(path);
+    else
+        m_tryIt->setCheckpoint(path);
+}
+
+void PredictionsPanel::addSample(const EpochEvent& epoch) {
+    if (!showsLanguageModel()) {
+        m_pages->setCurrentIndex(1);
+        m_generate->setCheckpoint(m_checkpoint);
+    }
+    m_summary->setText(tr("Epoch %1: validation loss %2 nats a token, next-token accuracy %3%")
+                           .arg(epoch.epoch)
+                           .arg(epoch.valLoss, 0, 'f', 3)
+                           .arg(100.0 * epoch.valAcc, 0, 'f', 1));
+    m_samples->appendPlainText(tr("── after epoch %1 (validation loss %2) ──")
+                                   .arg(epoch.epoch)
+                                   .arg(epoch.valLoss, 0, 'f', 3));
+    m_samples->appendPlainText(QString::fromStdString(epoch.sample) + QStringLiteral("\n"));
 }
 
 int PredictionsPanel::shownEpoch() const {

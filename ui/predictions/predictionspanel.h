@@ -2,7 +2,8 @@
 // the confusion matrix (counts, shaded by their share of the row, and each class's recall) over
 // a grid of misclassified validation samples with their true and predicted class; right: the
 // Try it panel. An epoch picker shows any epoch of the run; it follows the newest until the
-// user picks another.
+// user picks another. A language model's run shows instead the text it wrote after each epoch
+// and the Generate panel.
 #pragma once
 
 #include "events/events.h"
@@ -14,11 +15,14 @@
 class QComboBox;
 class QLabel;
 class QListWidget;
+class QPlainTextEdit;
+class QStackedWidget;
 class QTableView;
 
 namespace tb::ui {
 
 class ConfusionModel;
+class GeneratePanel;
 class TryItPanel;
 
 class PredictionsPanel : public QWidget {
@@ -42,9 +46,14 @@ public:
     QTableView* confusionView() const { return m_table; }
     QListWidget* misclassifiedView() const { return m_misses; }
     TryItPanel* tryIt() const { return m_tryIt; }
+    GeneratePanel* generatePanel() const { return m_generate; }
+    // Whether the run shown is a language model's (its epochs carry generated text).
+    bool showsLanguageModel() const;
+    QPlainTextEdit* epochSamplesView() const { return m_samples; }
 
 private:
     void show(const EpochEvent& epoch);
+    void addSample(const EpochEvent& epoch);
 
     std::vector<EpochEvent> m_epochs;
     bool m_followNewest = true;
@@ -55,6 +64,10 @@ private:
     QLabel* m_missesNote;
     QListWidget* m_misses;
     TryItPanel* m_tryIt;
+    QStackedWidget* m_pages; // the classifier's page, the language model's
+    QPlainTextEdit* m_samples;
+    GeneratePanel* m_generate;
+    QString m_checkpoint;
 };
 
 } // namespace tb::ui

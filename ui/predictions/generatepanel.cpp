@@ -1,0 +1,208 @@
+// GeneratePanel: a failed load or a prompt the vocabulary cannot spell says why in the status
+// line, in the error colour; the last text stays until new text replaces it.
+#include "predictions/generatepanel.h"
+
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace tb::ui {
+
+GeneratePanel::GeneratePanel(QWidget* parent)
+    : QWidget(parent), m_loading(new QFutureWatcher<Loaded>(this)),
+      m_writing(new QFutureWatcher<Written>(this)), m_status(new QLabel(this)),
+      m_prompt(new QLineEdit(this)), m_tokens(new QSpinBox(this)),
+      m_temperature(new QDoubleSpinBox(this)), m_topK(new QSpinBox(this)),
+      m_seed(new QSpinBox(this)), m_generate(new QPushButton(tr("Generate"), this)),
+      m_output(new QPlainTextEdit(this)) {
+    setObjectName(QStringLiteral("generate"));
+    m_status->setObjectName(QStringLiteral("generate-status"));
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_status->setText(tr("No model yet: train a GPT on text (its checkpoint is used after each "
+                         "epoch) or choose a checkpoint."));
+    m_prompt->setObjectName(QStringLiteral("generate-prompt"));
+    m_prompt->setAccessibleName(tr("Prompt"));
+    m_prompt->setPlaceholderText(tr("Text to continue (empty: start from nothing)"));
+    m_tokens->setObjectName(QStringLiteral("generate-tokens"));
+    m_tokens->setAccessibleName(tr("Tokens to generate"));
+    m_tokens->setRange(1, 5000);
+    m_tokens->setValue(300);
+    m_temperature->setObjectName(QStringLiteral("generate-temperature"));
+    m_temperature->setAccessibleName(tr("Temperature"));
+    m_temperature->setRange(0.05, 5.0);
+    m_temperature->setSingleStep(0.1);
+    m_temperature->setValue(0.8);
+    m_temperature->setToolTip(tr("Divides the logits before the softmax: below 1 the likely "
+                                 "tokens win more often, above 1 the text gets wilder"));
+    m_topK->setObjectName(QStringLiteral("generate-top-k"));
+    m_topK->setAccessibleName(tr("Top-k"));
+    m_topK->setRange(0, 100000);
+    m_topK->setSpecialValueText(tr("all tokens"));
+    m_topK->setToolTip(tr("Draw only among the k most likely tokens"));
+    m_seed->setObjectName(QStringLiteral("generate-seed"));
+    m_seed->setAccessibleName(tr("Seed"));
+    m_seed->setRange(0, 1'000'000);
+    m_generate->setObjectName(QStringLiteral("generate-button"));
+    m_generate->setEnabled(false);
+    m_output->setObjectName(QStringLiteral("generate-output"));
+    m_output->setAccessibleName(tr("Generated text"));
+    m_output->setReadOnly(true);
+    m_output->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    auto* useCheckpoint = new QPushButton(tr("Use Checkpoint…"), this);
+    useCheckpoint->setObjectName(QStringLiteral("generate-checkpoint"));
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Prompt:"), m_prompt);
+    auto* numbers = new QHBoxLayout;
+    numbers->addWidget(new QLabel(tr("Tokens:"), this));
+    numbers->addWidget(m_tokens);
+    numbers->addWidget(new QLabel(tr("Temperature:"), this));
+    numbers->addWidget(m_temperature);
+    numbers->addWidget(new QLabel(tr("Top-k:"), this));
+    numbers->addWidget(m_topK);
+    numbers->addWidget(new QLabel(tr("Seed:"), this));
+    numbers->addWidget(m_seed);
+    numbers->addStretch(1);
+    form->addRow(numbers);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_generate);
+    buttons->addStretch(1);
+    buttons->addWidget(useCheckpoint);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_status);
+    layout->addLayout(form);
+    layout->addLayout(buttons);
+    layout->addWidget(m_output, 1);
+
+    connect(m_generate, &QPushButton::clicked, this, &GeneratePanel::generate);
+    connect(m_prompt, &QLineEdit::returnPressed, this, &GeneratePanel::generate);
+    connect(useCheckpoint, &QPushButton::clicked, this, &GeneratePanel::chooseCheckpoint);
+    connect(m_loading, &QFutureWatcher<Loaded>::finished, this, &GeneratePanel::loaded);
+    connect(m_writing, &QFutureWatcher<Written>::finished, this, &GeneratePanel::written);
+}
+
+GeneratePanel::~GeneratePanel() {
+    // The workers write into what their futures own and use the shared model, not us.
+    m_loading->waitForFinished();
+    m_writing->waitForFinished();
+}
+
+bool GeneratePanel::busy() const {
+    return m_loading->isRunning() || m_writing->isRunning();
+}
+
+QString GeneratePanel::status() const {
+    return m_status->text();
+}
+
+QString GeneratePanel::text() const {
+    return m_output->toPlainText();
+}
+
+void GeneratePanel::setError(const QString& message) {
+    m_status->setText(message);
+    m_status->setStyleSheet(QStringLiteral("color: #d13438;"));
+}
+
+void GeneratePanel::setCheckpoint(const QString& path) {
+    if (path.isEmpty() || path == m_path)
+        return;
+    m_path = path;
+    m_status->setText(tr("Loading %1…").arg(QFileInfo(path).fileName()));
+    m_status->setStyleSheet({});
+    // A newer checkpoint while one loads: that one finishes, then loaded() sees the path moved.
+    if (!m_loading->isRunning())
+        load(path);
+}
+
+void GeneratePanel::load(const QString& path) {
+    m_loading->setFuture(QtConcurrent::run([path] {
+        Loaded out{nullptr, path, {}};
+        try {
+            auto model = std::make_shared<Model>();
+            model->backend = createCpuBackend(1);
+            model->generator = TextGenerator::fromCheckpoint(path.toStdString(), *model->backend);
+            out.model = std::move(model);
+        } catch (const std::exception& e) {
+            out.error = QString::fromUtf8(e.what());
+        }
+        return out;
+    }));
+}
+
+void GeneratePanel::loaded() {
+    const Loaded result = m_loading->result();
+    if (result.path != m_path) { // another checkpoint was asked for meanwhile
+        load(m_path);
+        return;
+    }
+    m_model = result.model;
+    m_generate->setEnabled(m_model != nullptr);
+    if (!m_model) {
+        setError(tr("Cannot use %1: %2").arg(QFileInfo(result.path).fileName(), result.error));
+        return;
+    }
+    m_status->setStyleSheet({});
+    m_status->setText(tr("%1, context %2 tokens")
+                          .arg(QFileInfo(m_path).fileName())
+                          .arg(m_model->generator->blockSize()));
+    emit modelLoaded();
+}
+
+void GeneratePanel::generate() {
+    if (!m_model || busy())
+        return;
+    GenerateOptions o;
+    o.prompt = m_prompt->text().toStdString();
+    o.tokens = m_tokens->value();
+    o.temperature = static_cast<float>(m_temperature->value());
+    o.topK = m_topK->value();
+    o.seed = static_cast<uint64_t>(m_seed->value());
+    m_generate->setEnabled(false);
+    m_status->setStyleSheet({});
+    m_status->setText(tr("Writing %1 tokens…").arg(o.tokens));
+    m_writing->setFuture(QtConcurrent::run([model = m_model, o] {
+        Written out;
+        try {
+            out.text = QString::fromStdString(model->generator->generate(o));
+        } catch (const std::exception& e) {
+            out.error = QString::fromUtf8(e.what());
+        }
+        return out;
+    }));
+}
+
+void GeneratePanel::written() {
+    const Written result = m_writing->result();
+    m_generate->setEnabled(m_model != nullptr);
+    if (!result.error.isEmpty()) {
+        setError(result.error);
+        return;
+    }
+    m_status->setText(tr("%1, context %2 tokens")
+                          .arg(QFileInfo(m_path).fileName())
+                          .arg(m_model ? m_model->generator->blockSize() : 0));
+    m_output->setPlainText(result.text);
+    emit generated();
+}
+
+void GeneratePanel::chooseCheckpoint() {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Use Checkpoint"), QFileInfo(m_path).absolutePath(),
+                                     tr("Checkpoints (*.safetensors)"));
+    setCheckpoint(path);
+}
+
+} // namespace tb::ui
