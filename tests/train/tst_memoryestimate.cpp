@@ -60,7 +60,9 @@ private slots:
         Optimizer opt(*backend, graph.params(), oc);
         Tensor x = backend->empty(sample.withBatch(batch), DType::F32);
         backend->fill(x, 0.5f);
-        Tensor y = backend->empty({batch}, DType::I32);
+        // A language model predicts (and is scored) at every position.
+        const Shape labels = graph.positions() > 1 ? Shape{batch, graph.positions()} : Shape{batch};
+        Tensor y = backend->empty(labels, DType::I32);
         backend->fill(y, 1.0f);
         Tensor loss = backend->empty({2}, DType::F32);
         const int64_t inputs = static_cast<int64_t>(x.bytes() + y.bytes() + loss.bytes());
