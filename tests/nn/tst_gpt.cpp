@@ -2,8 +2,8 @@
 // torch_reference.py), started from our initial weights on our batches, gives the same logits
 // and first-step gradients within float32 noise, and 20 AdamW steps with gradient clipping
 // follow the same loss curve: ours stay as close to PyTorch's float64 run as PyTorch's own
-// float32 run does (tests/torch/gpt_reference.py). Also: the model's size and weight tying, and
-// that attention never looks ahead.
+// float32 run does (tests/torch/gpt_reference.py). Also: the model's size and weight tying, that
+// attention never looks ahead, and that the 4-layer, 128-wide model learns the built-in corpus.
 #include "backend/cpu/cpubackend.h"
 #include "backend/kernels/random_math.h"
 #include "core/errors.h"
@@ -11,10 +11,13 @@
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
 #include "optim/optimizer.h"
+#include "support/runlog.h"
 #include "support/testdata.h"
 #include "support/torchreference.h"
 #include "train/lossrows.h"
+#include "train/trainer.h"
 
+#include <QDir>
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -101,6 +104,42 @@ private slots:
         }
         QVERIFY2(r["clipped_steps"].toInt() > 0, "the clipping threshold was never reached");
         QCOMPARE(r["ours_clipped_steps"].toInt(), r["clipped_steps"].toInt());
+    }
+
+    // The goal: 4 layers, 128 wide, on 2 threads, below 2.0 nats a character on the
+    // held-out tail of fortune's quotations. 1,200 AdamW steps (cosine from 3e-3, warm-up 100,
+    // clipping at 1) reach about 1.86 on any machine: the assertion is on the loss, not the
+    // time, and not on the prose.
+    void learnsTheBuiltInCorpus() {
+        if (!QDir(QStringLiteral("/usr/share/games/fortunes")).exists())
+            QSKIP("the fortunes package is not installed (/usr/share/games/fortunes)");
+        QTemporaryDir dir;
+        RunConfig c;
+        c.set("dataset", "text");
+        c.set("model", "gpt");
+        c.set("batch_size", "32");
+        c.set("optimizer", "adamw");
+        c.set("lr", "0.003");
+        c.set("weight_decay", "0.1");
+        c.set("lr_schedule", "cosine");
+        c.set("warmup_steps", "100");
+        c.set("min_lr", "0.0003");
+        c.set("gradient_clip_val", "1.0");
+        c.set("max_epochs", "0");
+        c.set("max_steps", "1200");
+        c.set("threads", "2");
+        c.set("checkpoint_dir", dir.path().toStdString());
+        test::RunLog log;
+        const RunFinishedEvent f = Trainer(c, log).run();
+        QVERIFY2(f.status == RunStatus::Completed, f.error.c_str());
+        QCOMPARE(log.epochs.size(), std::size_t{2}); // one epoch, then max_steps inside the next
+        const EpochEvent& last = log.epochs.back();
+        qInfo("validation loss %.3f nats a character (%.3f bits) after %lld steps, %.0f s; "
+              "it writes: %s",
+              last.valLoss, last.valLoss / std::log(2.0), static_cast<long long>(last.step),
+              f.summary.durationSec, last.sample.substr(0, 120).c_str());
+        QVERIFY2(last.valLoss < 2.0, qPrintable(QString::number(last.valLoss)));
+        QVERIFY(!last.sample.empty());
     }
 
 private:
