@@ -1,16 +1,20 @@
 // A language model's Predictions: a short GPT run on a small text writes a sample after its
 // epoch, which turns the tab to the samples and the Generate panel; Generate continues a prompt
 // with as many characters as asked, the same seed gives the same text, a prompt the vocabulary
-// cannot spell and a file that is no checkpoint are refused in words.
+// cannot spell and a file that is no checkpoint are refused in words; the status bar counts
+// tokens/s.
 #include "predictions/generatepanel.h"
 #include "predictions/predictionspanel.h"
+#include "status/runprogress.h"
 #include "support/runlog.h"
 #include "train/trainer.h"
 
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -101,6 +105,24 @@ private slots:
         other.setCheckpoint(m_dir.filePath("corpus.txt"));
         QTRY_VERIFY_WITH_TIMEOUT(other.status().startsWith(QStringLiteral("Cannot use")), 30000);
         QVERIFY(!other.modelReady());
+    }
+
+    // The status bar counts a language model's speed in tokens: samples x block_size.
+    void progressCountsTokens() {
+        RunProgress progress;
+        RunStartedEvent start = m_run.starts.at(0);
+        start.totalSteps = 30;
+        start.stepsPerEpoch = 30;
+        progress.begin(start);
+        StepEvent step;
+        step.step = 10;
+        step.epoch = 1;
+        step.samplesPerSec = 100.0;
+        progress.update(step);
+        const QString details = progress.findChild<QLabel*>("run-details")->text();
+        // The locale decides the group separator.
+        QVERIFY2(details.contains(QRegularExpression(QStringLiteral("\\b1.?600 tokens/s"))),
+                 qPrintable(details));
     }
 
 private:

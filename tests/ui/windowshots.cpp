@@ -13,6 +13,7 @@
 #include "mainwindow.h"
 #include "memory/llmmemorydialog.h"
 #include "predictions/drawingcanvas.h"
+#include "predictions/generatepanel.h"
 #include "predictions/predictionspanel.h"
 #include "predictions/tryitpanel.h"
 #include "profile/profilepanel.h"
@@ -35,6 +36,7 @@
 #include <QComboBox>
 #include <QDialog>
 #include <QDir>
+#include <QFile>
 #include <QLineEdit>
 #include <QScrollArea>
 #include <QSettings>
@@ -467,6 +469,46 @@ private slots:
         d->setCheckpointing(true);
         save(*d, "llm-memory-training-" + tag);
         d->close();
+    }
+
+    // A GPT on a file of fortune's quotations: what it wrote after each epoch, and a prompt
+    // continued in the Generate panel.
+    void languageModel_data() { views_data(); }
+    void languageModel() {
+        QFETCH(QSize, size);
+        const QString corpus = QStringLiteral("/usr/share/games/fortunes/songs-poems");
+        if (!QFile::exists(corpus))
+            QSKIP("needs the fortunes package");
+        const QString tag = beginView();
+        ui::MainWindow w(m_tmp.filePath("gpt-" + tag + ".db"));
+        QVERIFY(showWindow(w, size));
+        RunConfig c;
+        c.set("dataset", "text");
+        c.set("data.root", corpus.toStdString());
+        c.set("model", "gpt");
+        c.set("optimizer", "adamw");
+        c.set("lr", "0.003");
+        c.set("weight_decay", "0.1");
+        c.set("lr_schedule", "cosine");
+        c.set("warmup_steps", "50");
+        c.set("gradient_clip_val", "1.0");
+        c.set("batch_size", "32");
+        c.set("max_epochs", "8");
+        c.set("checkpoint_dir", m_tmp.filePath("ckpt-gpt").toStdString());
+        w.setup().setConfig(c);
+        QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
+                                  60000);
+        QVERIFY(w.train());
+        QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Idle, 600000);
+        save(w, "gpt-charts-" + tag);
+        w.showTab(&w.predictions());
+        ui::GeneratePanel* g = w.predictions().generatePanel();
+        QTRY_VERIFY_WITH_TIMEOUT(g->modelReady(), 60000);
+        g->promptEdit()->setText(QStringLiteral("Love is "));
+        QSignalSpy written(g, &ui::GeneratePanel::generated);
+        g->generate();
+        QTRY_COMPARE_WITH_TIMEOUT(written.count(), 1, 60000);
+        save(w, "generate-" + tag);
     }
 
     // Fine-tuning on a folder of images: fmnist-cnn pretrained on six Fashion-MNIST classes,

@@ -6,7 +6,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
-#include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -62,19 +62,25 @@ GeneratePanel::GeneratePanel(QWidget* parent)
     auto* useCheckpoint = new QPushButton(tr("Use Checkpoint…"), this);
     useCheckpoint->setObjectName(QStringLiteral("generate-checkpoint"));
 
-    auto* form = new QFormLayout;
-    form->addRow(tr("Prompt:"), m_prompt);
-    auto* numbers = new QHBoxLayout;
-    numbers->addWidget(new QLabel(tr("Tokens:"), this));
-    numbers->addWidget(m_tokens);
-    numbers->addWidget(new QLabel(tr("Temperature:"), this));
-    numbers->addWidget(m_temperature);
-    numbers->addWidget(new QLabel(tr("Top-k:"), this));
-    numbers->addWidget(m_topK);
-    numbers->addWidget(new QLabel(tr("Seed:"), this));
-    numbers->addWidget(m_seed);
-    numbers->addStretch(1);
-    form->addRow(numbers);
+    // Two columns of settings, so the panel fits beside the samples at 1280 px.
+    auto* form = new QGridLayout;
+    const auto label = [this](const QString& text, QWidget* buddy) {
+        auto* l = new QLabel(text, this);
+        l->setBuddy(buddy);
+        return l;
+    };
+    form->addWidget(label(tr("&Prompt:"), m_prompt), 0, 0);
+    form->addWidget(m_prompt, 0, 1, 1, 3);
+    form->addWidget(label(tr("T&okens:"), m_tokens), 1, 0);
+    form->addWidget(m_tokens, 1, 1);
+    form->addWidget(label(tr("Te&mperature:"), m_temperature), 1, 2);
+    form->addWidget(m_temperature, 1, 3);
+    form->addWidget(label(tr("Top-&k:"), m_topK), 2, 0);
+    form->addWidget(m_topK, 2, 1);
+    form->addWidget(label(tr("S&eed:"), m_seed), 2, 2);
+    form->addWidget(m_seed, 2, 3);
+    form->setColumnStretch(1, 1);
+    form->setColumnStretch(3, 1);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_generate);
     buttons->addStretch(1);

@@ -68,8 +68,12 @@ PredictionsPanel::PredictionsPanel(QWidget* parent)
     m_missesNote->setWordWrap(true);
 
     auto* header = new QHBoxLayout;
-    header->addWidget(new QLabel(tr("Epoch:"), this));
-    header->addWidget(m_epochPicker);
+    m_epochRow = new QWidget(this);
+    auto* epochRow = new QHBoxLayout(m_epochRow);
+    epochRow->setContentsMargins(0, 0, 0, 0);
+    epochRow->addWidget(new QLabel(tr("Epoch:"), m_epochRow));
+    epochRow->addWidget(m_epochPicker);
+    header->addWidget(m_epochRow);
     header->addWidget(m_summary, 1);
 
     auto* matrixBox = new QGroupBox(tr("Confusion matrix (rows: true class, columns: predicted)"));
@@ -109,10 +113,21 @@ PredictionsPanel::PredictionsPanel(QWidget* parent)
     auto* language = new QSplitter(Qt::Horizontal);
     language->addWidget(samplesBox);
     language->addWidget(generateBox);
+    language->setStretchFactor(0, 1);
+    language->setStretchFactor(1, 1);
     language->setChildrenCollapsible(false);
 
     m_pages->addWidget(split);
     m_pages->addWidget(language);
+    // Only the page shown asks for room: a stacked widget otherwise takes the widest page's
+    // minimum, and the language page would scroll sideways for the classifier's.
+    connect(m_pages, &QStackedWidget::currentChanged, this, [this](int current) {
+        for (int i = 0; i < m_pages->count(); ++i)
+            m_pages->widget(i)->setSizePolicy(
+                i == current ? QSizePolicy::Preferred : QSizePolicy::Ignored,
+                i == current ? QSizePolicy::Preferred : QSizePolicy::Ignored);
+    });
+    language->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(header);
     layout->addWidget(m_pages, 1);
@@ -130,6 +145,7 @@ bool PredictionsPanel::showsLanguageModel() const {
 
 void PredictionsPanel::beginRun(const QString& runId) {
     m_pages->setCurrentIndex(0);
+    m_epochRow->setVisible(true);
     m_samples->clear();
     m_checkpoint.clear();
     m_epochs.clear();
@@ -175,6 +191,7 @@ void PredictionsPanel::setCheckpoint(const QString& path) {
 void PredictionsPanel::addSample(const EpochEvent& epoch) {
     if (!showsLanguageModel()) {
         m_pages->setCurrentIndex(1);
+        m_epochRow->setVisible(false); // the samples list every epoch
         m_generate->setCheckpoint(m_checkpoint);
     }
     m_summary->setText(tr("Epoch %1: validation loss %2 nats a token, next-token accuracy %3%")

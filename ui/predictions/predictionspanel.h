@@ -57,6 +57,7 @@ private:
 
     std::vector<EpochEvent> m_epochs;
     bool m_followNewest = true;
+    QWidget* m_epochRow; // the picker and its label
     QComboBox* m_epochPicker;
     QLabel* m_summary;
     ConfusionModel* m_confusion;

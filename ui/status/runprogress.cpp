@@ -48,6 +48,7 @@ void RunProgress::begin(const RunStartedEvent& event) {
         tr("run %1 on %2")
             .arg(QString::fromStdString(event.runId), QString::fromStdString(event.device)));
     m_remaining.begin(m_total, m_startStep);
+    m_tokens = tokenMetricsOf(event.config);
 }
 
 void RunProgress::update(const StepEvent& last) {
@@ -55,11 +56,14 @@ void RunProgress::update(const StepEvent& last) {
     m_bar->setValue(static_cast<int>(std::min<int64_t>(last.step, m_total)));
     const double eta = m_remaining.seconds(last.step);
     const int64_t epochs = (m_total + m_perEpoch - 1) / m_perEpoch;
-    m_details->setText(tr("epoch %1/%2  ·  %L3 samples/s  ·  ETA %4")
+    const QString speed =
+        m_tokens.languageModel()
+            ? tr("%L1 tokens/s").arg(m_tokens.tokensPerSec(last.samplesPerSec), 0, 'f', 0)
+            : tr("%L1 samples/s").arg(last.samplesPerSec, 0, 'f', 0);
+    m_details->setText(tr("epoch %1/%2  ·  %3  ·  ETA %4")
                            .arg(last.epoch)
                            .arg(epochs)
-                           .arg(last.samplesPerSec, 0, 'f', 0)
-                           .arg(durationText(eta)));
+                           .arg(speed, durationText(eta)));
 }
 
 void RunProgress::finish(const RunFinishedEvent& event) {

@@ -3,6 +3,7 @@
 
 #include "events/events.h"
 #include "train/stepplan.h"
+#include "train/tokenmetrics.h"
 
 #include <QWidget>
 
@@ -28,6 +29,7 @@ private:
     QProgressBar* m_bar;
     QLabel* m_details;
     RemainingTime m_remaining;
+    TokenMetrics m_tokens; // a language model counts its speed in tokens
     int64_t m_total = 0, m_perEpoch = 0, m_startStep = 0, m_step = 0;
 };
 
