@@ -12,6 +12,7 @@
 #include "train/modelplan.h"
 #include "train/runconfig.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace tb::cli {
@@ -112,12 +113,18 @@ int cmdSummary(const Argv& argv) {
     }
     std::printf("%s, input %s, batch %lld\n\n", model.c_str(), input.toString().c_str(),
                 static_cast<long long>(batch));
-    std::printf("%-22s %-14s %-16s %10s %10s %12s\n", "layer", "type", "output", "params", "FLOPs",
-                "activations");
+    // Columns as wide as their longest entry (a GPT's "transformer.h.0.attn.c_attn").
+    int nameWidth = 22, typeWidth = 14;
+    for (const auto& r : rows) {
+        nameWidth = std::max(nameWidth, static_cast<int>(r.name.size()));
+        typeWidth = std::max(typeWidth, static_cast<int>(r.type.size()));
+    }
+    std::printf("%-*s %-*s %-16s %10s %10s %12s\n", nameWidth, "layer", typeWidth, "type", "output",
+                "params", "FLOPs", "activations");
     int64_t params = 0, flops = 0, act = 0;
     for (const auto& r : rows) {
-        std::printf("%-22s %-14s %-16s %10s %10s %12s\n", r.name.c_str(), r.type.c_str(),
-                    r.output.toString().c_str(), formatMagnitude(r.params).c_str(),
+        std::printf("%-*s %-*s %-16s %10s %10s %12s\n", nameWidth, r.name.c_str(), typeWidth,
+                    r.type.c_str(), r.output.toString().c_str(), formatMagnitude(r.params).c_str(),
                     formatMagnitude(r.flops).c_str(),
                     r.inPlace ? "in place"
                               : formatBytes(static_cast<uint64_t>(r.activationBytes)).c_str());

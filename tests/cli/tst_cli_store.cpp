@@ -245,6 +245,64 @@ private slots:
         QVERIFY2(noStore.err.contains("--from"), qPrintable(noStore.err));
     }
 
+    // A GPT on a small text: the progress speaks in tokens and bits per character, the epoch
+    // ends with what the model writes (kept in the store and the JSON), and `generate`
+    // continues a prompt from the run, the same seed giving the same text; a character the
+    // vocabulary lacks and a run of another kind are refused naming the problem.
+    void generateFromATextRun() {
+        QTemporaryDir home;
+        QFile text(home.filePath("corpus.txt"));
+        QVERIFY(text.open(QIODevice::WriteOnly));
+        for (int i = 0; i < 300; ++i)
+            text.write("to be or not to be, that is the question.\n");
+        text.close();
+        const CliResult train = runCli({"train", "--json",
+                                        "--set", "dataset=text",
+                                        "--set", "data.root=" + text.fileName(),
+                                        "--set", "data.block_size=16",
+                                        "--set", "model=gpt",
+                                        "--set", "model.n_layer=1",
+                                        "--set", "model.n_embd=32",
+                                        "--set", "model.n_head=2",
+                                        "--set", "optimizer=adamw",
+                                        "--set", "lr=0.01",
+                                        "--set", "max_epochs=1",
+                                        "--set", "device=cpu"},
+                                       home.path());
+        QVERIFY2(train.code == 0, qPrintable(train.err));
+        QVERIFY2(train.err.contains("tokens/s") && train.err.contains("bits/char"),
+                 qPrintable(train.err));
+        QVERIFY2(train.err.contains("sample after epoch 1:"), qPrintable(train.err));
+        const QJsonObject summary = lastJsonLine(train.out);
+        const QString id = summary["run_id"].toString();
+        const QString sample =
+            summary["per_epoch"].toArray().first().toObject()["sample"].toString();
+        QVERIFY(!sample.isEmpty());
+        RunStore store(databaseOf(home).toStdString());
+        QCOMPARE(QString::fromStdString(store.epochMetrics(id.toStdString(), 0).front().sample),
+                 sample);
+
+        const QStringList ask{"generate", id,       "--prompt", "to be", "--tokens",
+                              "30",       "--seed", "3",        "--json"};
+        const CliResult first = runCli(ask, home.path());
+        QVERIFY2(first.code == 0, qPrintable(first.err));
+        const QString written = lastJsonLine(first.out)["text"].toString();
+        QVERIFY(written.startsWith("to be"));
+        QCOMPARE(written.size(), 5 + 30); // one character a token
+        QCOMPARE(lastJsonLine(runCli(ask, home.path()).out)["text"].toString(), written);
+        const CliResult plain = runCli({"generate", id, "--tokens", "10"}, home.path());
+        QVERIFY2(plain.code == 0, qPrintable(plain.err));
+
+        const CliResult unknown = runCli({"generate", id, "--prompt", "To Be"}, home.path());
+        QCOMPARE(unknown.code, 1);
+        QVERIFY2(unknown.err.contains("'T'") && unknown.err.contains("vocabulary"),
+                 qPrintable(unknown.err));
+        const QString classifier = trainSmallRun(home);
+        const CliResult notText = runCli({"generate", classifier}, home.path());
+        QCOMPARE(notText.code, 1);
+        QVERIFY2(notText.err.contains("not a language model"), qPrintable(notText.err));
+    }
+
     // `runs watch` follows a run another process writes and returns when it ends. The run is
     // long and stopped once the watcher has shown two epochs, whatever the machine's speed.
     void watchFollowsARunWhileItTrains() {
