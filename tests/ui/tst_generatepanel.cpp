@@ -63,6 +63,10 @@ private slots:
         panel.setCheckpoint(m_checkpoint);
         QVERIFY(panel.showsLanguageModel());
         QVERIFY(panel.epochSamplesView()->toPlainText().contains(QStringLiteral("after epoch 1")));
+        const QString summary = panel.findChild<QLabel*>("predictions-summary")->text();
+        QVERIFY2(summary.contains(QStringLiteral("perplexity")) &&
+                     summary.contains(QStringLiteral("bits a token")),
+                 qPrintable(summary));
         QTRY_VERIFY_WITH_TIMEOUT(panel.generatePanel()->modelReady(), 30000);
         panel.beginRun(QStringLiteral("another"));
         QVERIFY(!panel.showsLanguageModel());

@@ -63,6 +63,32 @@ private slots:
         QCOMPARE(c.batchSize, int64_t{64});
     }
 
+    // A text dataset is described in tokens: windows, a vocabulary (control characters and
+    // the space shown so they can be seen) and a line of the text; a GPT on it is ready.
+    void textDatasetShowsItsVocabulary() {
+        QFile file(m_dir.filePath("poem.txt"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        for (int i = 0; i < 100; ++i)
+            file.write("roses are red\tviolets are blue\n");
+        file.close();
+        SetupPanel panel;
+        RunConfig c;
+        c.set("dataset", "text");
+        c.set("data.root", file.fileName().toStdString());
+        c.set("data.block_size", "16");
+        c.set("model", "gpt");
+        panel.setConfig(c);
+        QTRY_VERIFY2_WITH_TIMEOUT(panel.blocker().isEmpty(), qPrintable(panel.blocker()), 30000);
+        const QString summary = panel.findChild<QLabel*>("dataset-summary")->text();
+        QVERIFY2(summary.contains("windows of 16 tokens") && summary.contains("vocabulary of 15"),
+                 qPrintable(summary));
+        QVERIFY2(summary.contains("It reads"), qPrintable(summary));
+        const QString vocabulary = panel.findChild<QLabel*>("dataset-classes")->text();
+        QVERIFY2(vocabulary.contains("\\t") && vocabulary.contains("\\n") &&
+                     vocabulary.contains(QChar(0x2423)),
+                 qPrintable(vocabulary));
+    }
+
     void invalidValueIsMarkedAndBlocksTrain_data() {
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("text");

@@ -7,6 +7,7 @@
 #include "predictions/generatepanel.h"
 #include "predictions/sampleimage.h"
 #include "predictions/tryitpanel.h"
+#include "train/tokenmetrics.h"
 
 #include <QComboBox>
 #include <QFontDatabase>
@@ -194,9 +195,12 @@ void PredictionsPanel::addSample(const EpochEvent& epoch) {
         m_epochRow->setVisible(false); // the samples list every epoch
         m_generate->setCheckpoint(m_checkpoint);
     }
-    m_summary->setText(tr("Epoch %1: validation loss %2 nats a token, next-token accuracy %3%")
+    m_summary->setText(tr("Epoch %1: validation loss %2 nats a token (perplexity %3, %4 bits a "
+                          "token), next-token accuracy %5%")
                            .arg(epoch.epoch)
                            .arg(epoch.valLoss, 0, 'f', 3)
+                           .arg(perplexity(epoch.valLoss), 0, 'f', 2)
+                           .arg(bitsPerToken(epoch.valLoss), 0, 'f', 3)
                            .arg(100.0 * epoch.valAcc, 0, 'f', 1));
     m_samples->appendPlainText(tr("── after epoch %1 (validation loss %2) ──")
                                    .arg(epoch.epoch)

@@ -6,6 +6,7 @@
 
 #include "core/errors.h"
 #include "data/datasets.h"
+#include "data/textdataset.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -94,6 +95,26 @@ DatasetFacts openFacts(DataConfig data) {
         f.numClasses = splits.train->numClasses();
         for (const std::string& n : splits.train->classNames())
             f.classNames << QString::fromStdString(n);
+        if (const auto* text = dynamic_cast<const TextDataset*>(splits.validation.get())) {
+            f.text = true;
+            // Control characters (fortune's backspaces) as escapes, since they draw as boxes,
+            // and the space as the open box the list would lose it without.
+            for (QString& name : f.classNames)
+                if (name == QStringLiteral(" "))
+                    name = QStringLiteral("\u2423");
+                else if (name.size() == 1 && name[0].unicode() < 0x20)
+                    name = name == QStringLiteral("\n") ? QStringLiteral("\\n")
+                           : name == QStringLiteral("\t")
+                               ? QStringLiteral("\\t")
+                               : QStringLiteral("\\x%1").arg(name[0].unicode(), 2, 16,
+                                                             QLatin1Char('0'));
+            std::vector<float> window(static_cast<std::size_t>(text->sampleShape().numel()));
+            std::vector<int32_t> next(window.size());
+            text->sample(0, window.data(), next.data(), 0);
+            std::vector<int32_t> ids(window.begin(), window.end());
+            f.excerpt = QString::fromStdString(
+                decodeTokens(text->corpus().tokens, text->corpus().byteLevel, ids));
+        }
         f.grid = sampleGrid(*splits.train);
         f.ok = true;
     } catch (const DatasetError& e) {
@@ -248,12 +269,27 @@ void DatasetPanel::showFacts() {
         m_error->setWrappedText(m_facts.error);
         return;
     }
-    m_summary->setWrappedText(tr("%L1 training and %L2 validation samples of shape %3, %4 classes")
-                                  .arg(m_facts.trainSamples)
-                                  .arg(m_facts.validationSamples)
-                                  .arg(QString::fromStdString(m_facts.sampleShape.toString()))
-                                  .arg(m_facts.numClasses));
-    m_classes->setWrappedText(tr("Classes: %1").arg(m_facts.classNames.join(QStringLiteral(", "))));
+    if (m_facts.text) {
+        m_summary->setWrappedText(
+            tr("%L1 training and %L2 validation windows of %3 tokens, a vocabulary of %4. "
+               "It reads: \u201c%5\u201d")
+                .arg(m_facts.trainSamples)
+                .arg(m_facts.validationSamples)
+                .arg(m_facts.sampleShape.numel())
+                .arg(m_facts.numClasses)
+                .arg(m_facts.excerpt.simplified()));
+        m_classes->setWrappedText(
+            tr("Vocabulary: %1").arg(m_facts.classNames.join(QStringLiteral(" "))));
+    } else {
+        m_summary->setWrappedText(
+            tr("%L1 training and %L2 validation samples of shape %3, %4 classes")
+                .arg(m_facts.trainSamples)
+                .arg(m_facts.validationSamples)
+                .arg(QString::fromStdString(m_facts.sampleShape.toString()))
+                .arg(m_facts.numClasses));
+        m_classes->setWrappedText(
+            tr("Classes: %1").arg(m_facts.classNames.join(QStringLiteral(", "))));
+    }
     m_samples->setPixmap(QPixmap::fromImage(m_facts.grid));
 }
 

@@ -30,6 +30,9 @@ struct DatasetFacts {
     int numClasses = 0;
     QStringList classNames;
     QImage grid; // a few samples side by side; null for non-image data
+    // Text: tokens, not classes; an excerpt of the training text as the samples.
+    bool text = false;
+    QString excerpt;
 };
 
 class DatasetPanel : public QWidget {
