@@ -3,25 +3,13 @@
 #include "cudabackend.h"
 
 #include "cudacheck.h"
+#include "cudatypes.h"
 #include "kernels.h"
 #include "tensorchecks.h"
 
 namespace tb::cuda {
 
 namespace {
-
-cudaDataType_t cudaTypeOf(DType dtype) {
-    switch (dtype) {
-    case DType::F32:
-        return CUDA_R_32F;
-    case DType::F16:
-        return CUDA_R_16F;
-    case DType::BF16:
-        return CUDA_R_16BF;
-    default:
-        throw Error("GEMM: unsupported dtype " + std::string(dtypeName(dtype)));
-    }
-}
 
 int gemmDim(int64_t v, const char* what) {
     if (v < 0 || v > INT32_MAX)

@@ -5,6 +5,7 @@
 #include "cudabackend.h"
 
 #include "cudacheck.h"
+#include "cudatypes.h"
 #include "kernels.h"
 #include "tensorchecks.h"
 
@@ -13,19 +14,6 @@
 namespace tb::cuda {
 
 namespace {
-
-cudaDataType_t cudaTypeOf(DType dtype) {
-    switch (dtype) {
-    case DType::F32:
-        return CUDA_R_32F;
-    case DType::F16:
-        return CUDA_R_16F;
-    case DType::BF16:
-        return CUDA_R_16BF;
-    default:
-        throw Error("attention: unsupported dtype " + std::string(dtypeName(dtype)));
-    }
-}
 
 // One operand of a batch of row-major matrices: data, dtype, row length, elements between
 // consecutive matrices.
