@@ -19,7 +19,15 @@
 namespace tb::ui {
 
 GeneratePanel::GeneratePanel(QWidget* parent)
-    : QWidget(parent), m_loading(new QFutureWatcher<Loaded>(this)),
+    : QWidget(parent),
+      m_loader(
+          [](const QString& path) {
+              auto model = std::make_shared<Model>();
+              model->backend = createCpuBackend(1);
+              model->generator = TextGenerator::fromCheckpoint(path.toStdString(), *model->backend);
+              return model;
+          },
+          [this](const CheckpointLoader<Model>::Outcome& o) { loaded(o); }),
       m_writing(new QFutureWatcher<Written>(this)), m_status(new QLabel(this)),
       m_prompt(new QLineEdit(this)), m_tokens(new QSpinBox(this)),
       m_temperature(new QDoubleSpinBox(this)), m_topK(new QSpinBox(this)),
@@ -95,18 +103,16 @@ GeneratePanel::GeneratePanel(QWidget* parent)
     connect(m_generate, &QPushButton::clicked, this, &GeneratePanel::generate);
     connect(m_prompt, &QLineEdit::returnPressed, this, &GeneratePanel::generate);
     connect(useCheckpoint, &QPushButton::clicked, this, &GeneratePanel::chooseCheckpoint);
-    connect(m_loading, &QFutureWatcher<Loaded>::finished, this, &GeneratePanel::loaded);
     connect(m_writing, &QFutureWatcher<Written>::finished, this, &GeneratePanel::written);
 }
 
 GeneratePanel::~GeneratePanel() {
-    // The workers write into what their futures own and use the shared model, not us.
-    m_loading->waitForFinished();
+    // The writer fills what its future owns and uses the shared model, not us.
     m_writing->waitForFinished();
 }
 
 bool GeneratePanel::busy() const {
-    return m_loading->isRunning() || m_writing->isRunning();
+    return m_loader.running() || m_writing->isRunning();
 }
 
 QString GeneratePanel::status() const {
@@ -123,37 +129,19 @@ void GeneratePanel::setError(const QString& message) {
 }
 
 void GeneratePanel::setCheckpoint(const QString& path) {
-    if (path.isEmpty() || path == m_path)
+    if (!m_loader.request(path))
         return;
-    m_path = path;
     m_status->setText(tr("Loading %1…").arg(QFileInfo(path).fileName()));
     m_status->setStyleSheet({});
-    // A newer checkpoint while one loads: that one finishes, then loaded() sees the path moved.
-    if (!m_loading->isRunning())
-        load(path);
 }
 
-void GeneratePanel::load(const QString& path) {
-    m_loading->setFuture(QtConcurrent::run([path] {
-        Loaded out{nullptr, path, {}};
-        try {
-            auto model = std::make_shared<Model>();
-            model->backend = createCpuBackend(1);
-            model->generator = TextGenerator::fromCheckpoint(path.toStdString(), *model->backend);
-            out.model = std::move(model);
-        } catch (const std::exception& e) {
-            out.error = QString::fromUtf8(e.what());
-        }
-        return out;
-    }));
+QString GeneratePanel::modelText() const {
+    return tr("%1, context %2 tokens")
+        .arg(QFileInfo(m_loader.path()).fileName())
+        .arg(m_model ? m_model->generator->blockSize() : 0);
 }
 
-void GeneratePanel::loaded() {
-    const Loaded result = m_loading->result();
-    if (result.path != m_path) { // another checkpoint was asked for meanwhile
-        load(m_path);
-        return;
-    }
+void GeneratePanel::loaded(const CheckpointLoader<Model>::Outcome& result) {
     m_model = result.model;
     m_generate->setEnabled(m_model != nullptr);
     if (!m_model) {
@@ -161,9 +149,7 @@ void GeneratePanel::loaded() {
         return;
     }
     m_status->setStyleSheet({});
-    m_status->setText(tr("%1, context %2 tokens")
-                          .arg(QFileInfo(m_path).fileName())
-                          .arg(m_model->generator->blockSize()));
+    m_status->setText(modelText());
     emit modelLoaded();
 }
 
@@ -197,17 +183,15 @@ void GeneratePanel::written() {
         setError(result.error);
         return;
     }
-    m_status->setText(tr("%1, context %2 tokens")
-                          .arg(QFileInfo(m_path).fileName())
-                          .arg(m_model ? m_model->generator->blockSize() : 0));
+    m_status->setText(modelText());
     m_output->setPlainText(result.text);
     emit generated();
 }
 
 void GeneratePanel::chooseCheckpoint() {
-    const QString path =
-        QFileDialog::getOpenFileName(this, tr("Use Checkpoint"), QFileInfo(m_path).absolutePath(),
-                                     tr("Checkpoints (*.safetensors)"));
+    const QString path = QFileDialog::getOpenFileName(this, tr("Use Checkpoint"),
+                                                      QFileInfo(m_loader.path()).absolutePath(),
+                                                      tr("Checkpoints (*.safetensors)"));
     setCheckpoint(path);
 }
 

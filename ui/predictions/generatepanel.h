@@ -5,6 +5,7 @@
 #pragma once
 
 #include "backend/backend.h"
+#include "predictions/checkpointloader.h"
 #include "train/textgenerator.h"
 
 #include <QFutureWatcher>
@@ -30,7 +31,7 @@ public:
 
     // Loads this checkpoint's model (the same path again does nothing).
     void setCheckpoint(const QString& path);
-    QString checkpoint() const { return m_path; }
+    QString checkpoint() const { return m_loader.path(); }
     bool modelReady() const { return m_model != nullptr; }
     bool busy() const;
     QString status() const;
@@ -56,22 +57,17 @@ private:
         std::unique_ptr<Backend> backend;
         std::unique_ptr<TextGenerator> generator;
     };
-    struct Loaded {
-        std::shared_ptr<Model> model;
-        QString path, error;
-    };
     struct Written {
         QString text, error;
     };
-    void load(const QString& path);
-    void loaded();
+    void loaded(const CheckpointLoader<Model>::Outcome& outcome);
     void written();
     void chooseCheckpoint();
     void setError(const QString& message);
+    QString modelText() const;
 
-    QString m_path;
     std::shared_ptr<Model> m_model;
-    QFutureWatcher<Loaded>* m_loading;
+    CheckpointLoader<Model> m_loader;
     QFutureWatcher<Written>* m_writing;
     QLabel* m_status;
     QLineEdit* m_prompt;

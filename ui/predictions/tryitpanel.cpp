@@ -14,13 +14,15 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace tb::ui {
 
 TryItPanel::TryItPanel(QWidget* parent)
-    : QWidget(parent), m_loading(new QFutureWatcher<Loaded>(this)), m_status(new QLabel(this)),
-      m_canvas(new DrawingCanvas(this)), m_invert(new QCheckBox(tr("Invert opened images"), this)),
+    : QWidget(parent),
+      m_loader([](const QString& path) { return std::make_shared<Predictor>(path.toStdString()); },
+               [this](const CheckpointLoader<Predictor>::Outcome& o) { loaded(o); }),
+      m_status(new QLabel(this)), m_canvas(new DrawingCanvas(this)),
+      m_invert(new QCheckBox(tr("Invert opened images"), this)),
       m_clear(new QPushButton(tr("Clear"), this)),
       m_open(new QPushButton(tr("Open Image…"), this)) {
     setObjectName(QStringLiteral("try-it"));
@@ -79,48 +81,24 @@ TryItPanel::TryItPanel(QWidget* parent)
     connect(m_clear, &QPushButton::clicked, m_canvas, &DrawingCanvas::clear);
     connect(m_open, &QPushButton::clicked, this, &TryItPanel::chooseImage);
     connect(useCheckpoint, &QPushButton::clicked, this, &TryItPanel::chooseCheckpoint);
-    connect(m_loading, &QFutureWatcher<Loaded>::finished, this, &TryItPanel::loaded);
     showPredictions();
 }
 
-TryItPanel::~TryItPanel() {
-    m_loading->waitForFinished(); // the worker writes into what the future owns, not into us
-}
+TryItPanel::~TryItPanel() = default;
 
 QString TryItPanel::status() const {
     return m_status->text();
 }
 
 void TryItPanel::setCheckpoint(const QString& path) {
-    if (path.isEmpty() || path == m_path)
+    if (!m_loader.request(path))
         return;
-    m_path = path;
     m_status->setText(tr("Loading %1…").arg(QFileInfo(path).fileName()));
     m_status->setStyleSheet({});
-    // A newer checkpoint while one loads: that one finishes, then loaded() sees the path moved.
-    if (!m_loading->isRunning())
-        load(path);
 }
 
-void TryItPanel::load(const QString& path) {
-    m_loading->setFuture(QtConcurrent::run([path] {
-        Loaded out{nullptr, path, {}};
-        try {
-            out.predictor = std::make_shared<Predictor>(path.toStdString());
-        } catch (const std::exception& e) {
-            out.error = QString::fromUtf8(e.what());
-        }
-        return out;
-    }));
-}
-
-void TryItPanel::loaded() {
-    const Loaded result = m_loading->result();
-    if (result.path != m_path) { // another checkpoint was asked for meanwhile
-        load(m_path);
-        return;
-    }
-    if (!result.predictor) {
+void TryItPanel::loaded(const CheckpointLoader<Predictor>::Outcome& result) {
+    if (!result.model) {
         m_predictor.reset();
         m_status->setText(
             tr("Cannot use %1: %2").arg(QFileInfo(result.path).fileName(), result.error));
@@ -129,12 +107,12 @@ void TryItPanel::loaded() {
         showPredictions();
         return;
     }
-    m_predictor = result.predictor;
+    m_predictor = result.model;
     const Shape shape = m_predictor->sampleShape();
     const bool image = shape.rank() == 3 && (shape[0] == 1 || shape[0] == 3);
     m_status->setText(image ? tr("%1 from %2 (%3 on %4, %5 input)")
                                   .arg(QString::fromStdString(m_predictor->config().model),
-                                       QFileInfo(m_path).fileName(),
+                                       QFileInfo(result.path).fileName(),
                                        QString::fromStdString(m_predictor->config().displayName()),
                                        QString::fromStdString(m_predictor->config().data.name),
                                        QString::fromStdString(shape.toString()))
@@ -197,9 +175,9 @@ void TryItPanel::chooseImage() {
 }
 
 void TryItPanel::chooseCheckpoint() {
-    const QString path =
-        QFileDialog::getOpenFileName(this, tr("Use Checkpoint"), QFileInfo(m_path).absolutePath(),
-                                     tr("TrainBench checkpoints (*.safetensors)"));
+    const QString path = QFileDialog::getOpenFileName(this, tr("Use Checkpoint"),
+                                                      QFileInfo(m_loader.path()).absolutePath(),
+                                                      tr("TrainBench checkpoints (*.safetensors)"));
     if (!path.isEmpty())
         setCheckpoint(path);
 }

@@ -4,9 +4,9 @@
 // sample on the CPU, fast enough to follow every stroke.
 #pragma once
 
+#include "predictions/checkpointloader.h"
 #include "train/predictor.h"
 
-#include <QFutureWatcher>
 #include <QWidget>
 
 #include <memory>
@@ -33,7 +33,7 @@ public:
     // Loads the model of this checkpoint (the current run's newest, or one the user chose);
     // the same path again does nothing.
     void setCheckpoint(const QString& path);
-    QString checkpoint() const { return m_path; }
+    QString checkpoint() const { return m_loader.path(); }
     // True once a model is loaded and can answer.
     bool modelReady() const { return m_predictor != nullptr; }
     // What the label under the title says: the model, or why there is none.
@@ -50,21 +50,12 @@ signals:
 private:
     void chooseCheckpoint();
     void chooseImage();
-    void loaded();
+    void loaded(const CheckpointLoader<Predictor>::Outcome& outcome);
     void predict();
     void showPredictions();
 
-    // What the worker thread hands back: the model, or why there is none.
-    struct Loaded {
-        std::shared_ptr<Predictor> predictor;
-        QString path;
-        QString error;
-    };
-    void load(const QString& path);
-
-    QString m_path;
     std::shared_ptr<Predictor> m_predictor;
-    QFutureWatcher<Loaded>* m_loading;
+    CheckpointLoader<Predictor> m_loader;
     std::vector<Prediction> m_predictions;
     QLabel* m_status;
     DrawingCanvas* m_canvas;
