@@ -98,6 +98,23 @@ class TestCharts : public QObject {
     Q_OBJECT
 
 private slots:
+    // A language model's speed is drawn in tokens/s: samples/s times its block size; the next
+    // run of another kind is back in samples/s.
+    void languageModelThroughputInTokens() {
+        ChartsPanel panel;
+        RunStartedEvent text = run("32");
+        text.config["dataset"] = "text";
+        text.config["data.block_size"] = 64;
+        panel.beginRun(text, kStart);
+        const std::vector<StepEvent> s = steps(3);
+        panel.addSteps(s);
+        QCPGraph* rate = panel.throughputChart()->samplesPerSecGraph();
+        QCOMPARE(rate->name(), QString("tokens/s"));
+        QCOMPARE(rate->data()->at(0)->value, s[0].samplesPerSec * 64);
+        panel.beginRun(run("32"), kStart);
+        QCOMPARE(rate->name(), QString("samples/s"));
+    }
+
     void chartsReceivePoints() {
         ChartsPanel panel;
         panel.beginRun(run("16-mixed"), kStart);

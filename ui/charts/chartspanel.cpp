@@ -8,6 +8,7 @@
 #include "charts/rankschart.h"
 #include "charts/throughputchart.h"
 #include "charts/validationchart.h"
+#include "train/tokenmetrics.h"
 
 #include <QComboBox>
 #include <QDateTime>
@@ -80,7 +81,7 @@ void ChartsPanel::beginRun(const RunStartedEvent& run, double startUnixTime) {
     m_stepsPerEpoch = run.stepsPerEpoch;
     m_loss->reset(startUnixTime);
     m_validation->reset();
-    m_throughput->reset(startUnixTime);
+    m_throughput->reset(startUnixTime, tokenMetricsOf(run.config).tokensPerSample);
     m_precision->reset(startUnixTime);
     m_ranks->reset(startUnixTime);
     m_hardware->setTimeOrigin(startUnixTime);

@@ -45,8 +45,12 @@ ThroughputChart::ThroughputChart(QWidget* parent)
     plot()->setNotAntialiasedElements(QCP::aeFills);
 }
 
-void ThroughputChart::reset(double runStartUnixTime) {
+void ThroughputChart::reset(double runStartUnixTime, int64_t tokensPerSample) {
     m_keys.reset(runStartUnixTime);
+    m_rateScale = tokensPerSample > 0 ? static_cast<double>(tokensPerSample) : 1.0;
+    const QString unit = tokensPerSample > 0 ? tr("tokens/s") : tr("samples/s");
+    m_samplesPerSec->setName(unit);
+    plot()->yAxis->setLabel(unit);
     m_advice->clear();
     m_rate.clear();
     m_ms.clear();
@@ -78,9 +82,9 @@ void ThroughputChart::addSteps(const std::vector<StepEvent>& steps) {
     const std::size_t first = m_rate.size();
     for (const StepEvent& s : steps) {
         m_keys.append(s);
-        m_rate.push_back(s.samplesPerSec);
+        m_rate.push_back(s.samplesPerSec * m_rateScale);
         m_ms.push_back(partsOf(s));
-        m_rateExtent.include(s.samplesPerSec);
+        m_rateExtent.include(m_rate.back());
     }
     append(first);
 }

@@ -1,8 +1,8 @@
-// ThroughputChart: samples/s of each logged step (top) over where the step's time went (bottom,
-// stacked areas in ms per step: data wait, H2D copy, forward, backward, all-reduce, optimizer,
-// other). The
-// areas show means over bins of consecutive steps (at most kAreaBins bins): noisy filled
-// polygons of 200,000 points take Qt ~100 ms to fill, and a breakdown reads better averaged.
+// ThroughputChart: samples/s (a language model's: tokens/s) of each logged step (top) over where
+// the step's time went (bottom, stacked areas in ms per step: data wait, H2D copy, forward,
+// backward, all-reduce, optimizer, other). The areas show means over bins of consecutive steps
+// (at most kAreaBins bins): noisy filled polygons of 200,000 points take Qt ~100 ms to fill,
+// and a breakdown reads better averaged.
 #pragma once
 
 #include "charts/advicemarkers.h"
@@ -39,7 +39,8 @@ public:
 
     explicit ThroughputChart(QWidget* parent = nullptr);
 
-    void reset(double runStartUnixTime);
+    // tokensPerSample > 0: a language model's run, its speed drawn in tokens/s.
+    void reset(double runStartUnixTime, int64_t tokensPerSample = 0);
     void addSteps(const std::vector<StepEvent>& steps);
     // A marker at the advice's step (after that step was added).
     void addAdvice(const AdviceEvent& advice);
@@ -70,6 +71,7 @@ private:
     std::vector<Parts> m_ms;
     BinnedMeans m_bins{kPartCount, kAreaBins};
     Extent m_rateExtent;
+    double m_rateScale = 1.0; // tokens a sample for a language model, else 1
     Extent m_stackExtent;
 };
 
