@@ -179,6 +179,11 @@ bench resnet20 --model resnet20 --batch 512
 torch_ref --model resnet20 --batch 512
 bench resnet20-16-mixed --model resnet20 --batch 512 --precision 16-mixed
 torch_ref --model resnet20 --batch 512 --precision 16-mixed
+# The GPT at nanoGPT's Shakespeare size, its attention the plain path (cuBLAS + our softmax).
+bench gpt-bf16 --model gpt --input 256 --n-layer 6 --n-head 6 --n-embd 384 --batch 64 \
+    --precision bf16-mixed
+torch_ref --model gpt --block-size 256 --n-layer 6 --n-head 6 --n-embd 384 --batch 64 \
+    --precision bf16-mixed
 
 section "compute-sanitizer over three training steps"
 # Every kernel the default model's training runs (convolution, batch norm, pooling, the loss,
