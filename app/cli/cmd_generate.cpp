@@ -44,8 +44,8 @@ int cmdGenerate(const Argv& argv) {
     } catch (const std::exception&) {
         throw ConfigError("--temperature", "'" + temperature + "' is not a number");
     }
-    auto backend = createBackend(resolveDevice(args.valueOr("device", "cpu")), 0);
-    const auto generator = TextGenerator::fromCheckpoint(stored.checkpoint, *backend);
+    const auto generator = TextGenerator::fromCheckpoint(
+        stored.checkpoint, resolveDevice(args.valueOr("device", "cpu")), 0);
     const std::string text = generator->generate(options);
     if (args.flag("json")) {
         nlohmann::json out{{"checkpoint", stored.checkpoint},

@@ -21,38 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The length of the UTF-8 sequence starting at s[i], or 0 when it is not valid UTF-8.
-std::size_t utf8Length(const std::string& s, std::size_t i) {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-    const unsigned char c = byte(i);
-    std::size_t len = 0;
-    uint32_t cp = 0;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2;
-        cp = c & 0x1fu;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        cp = c & 0x0fu;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        cp = c & 0x07u;
-    } else {
-        return 0;
-    }
-    if (i + len > s.size())
-        return 0;
-    for (std::size_t k = 1; k < len; ++k) {
-        if ((byte(i + k) & 0xc0u) != 0x80u)
-            return 0;
-        cp = (cp << 6) | (byte(i + k) & 0x3fu);
-    }
-    const bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
-    const bool surrogate = cp >= 0xd800 && cp <= 0xdfff;
-    return overlong || surrogate || cp > 0x10ffff ? 0 : len;
-}
-
 std::string readText(const std::string& path) {
     const uint64_t size = regularFileSize(path);
     std::ifstream in(path, std::ios::binary);
@@ -100,6 +68,37 @@ std::vector<std::string> textFilesIn(const std::string& folder) {
 }
 
 } // namespace
+
+std::size_t utf8Length(const std::string& s, std::size_t i) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char c = byte(i);
+    std::size_t len = 0;
+    uint32_t cp = 0;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+        cp = c & 0x1fu;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        cp = c & 0x0fu;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        cp = c & 0x07u;
+    } else {
+        return 0;
+    }
+    if (i + len > s.size())
+        return 0;
+    for (std::size_t k = 1; k < len; ++k) {
+        if ((byte(i + k) & 0xc0u) != 0x80u)
+            return 0;
+        cp = (cp << 6) | (byte(i + k) & 0x3fu);
+    }
+    const bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+    const bool surrogate = cp >= 0xd800 && cp <= 0xdfff;
+    return overlong || surrogate || cp > 0x10ffff ? 0 : len;
+}
 
 std::string byteTokenName(int b) {
     if (b >= 0x20 && b < 0x7f)

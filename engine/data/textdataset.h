@@ -29,6 +29,10 @@ struct TextCorpus {
 std::shared_ptr<const TextCorpus> readTextCorpus(const std::string& root,
                                                  const std::string& vocabulary);
 
+// The length of the UTF-8 sequence starting at s[i] (1 to 4), or 0 where s is not UTF-8 there
+// (RFC 3629: no overlong forms, surrogates or code points past U+10FFFF).
+std::size_t utf8Length(const std::string& s, std::size_t i);
+
 // The text a token sequence stands for. Byte-level tokens are joined as bytes, so characters
 // split across tokens come back whole; bytes that do not form UTF-8 are shown as U+FFFD.
 std::string decodeTokens(const std::vector<std::string>& vocabulary, bool byteLevel,

@@ -1,6 +1,7 @@
 // TextGenerator.
 #include "train/textgenerator.h"
 
+#include "backend/devices.h"
 #include "backend/kernels/random_math.h"
 #include "core/errors.h"
 #include "data/textdataset.h"
@@ -13,17 +14,6 @@
 #include <map>
 
 namespace tb {
-
-namespace {
-
-// The length of the UTF-8 character starting at s[i] (1 for a stray byte).
-std::size_t characterLength(const std::string& s, std::size_t i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    const std::size_t len = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-    return std::min(len, s.size() - i);
-}
-
-} // namespace
 
 TextGenerator::TextGenerator(Graph& graph, std::vector<std::string> tokens, bool byteLevel)
     : m_graph(graph), m_tokens(std::move(tokens)), m_byteLevel(byteLevel) {
@@ -40,19 +30,21 @@ TextGenerator::TextGenerator(Graph& graph, std::vector<std::string> tokens, bool
 }
 
 std::unique_ptr<TextGenerator> TextGenerator::fromCheckpoint(const std::string& path,
-                                                             Backend& backend) {
+                                                             const Device& device, int threads) {
     const RunConfig config = Checkpointer::configOf(path);
     const Checkpointer::Vocabulary vocabulary = Checkpointer::vocabularyOf(path);
     if (config.data.name != "text" || vocabulary.tokens.empty())
         throw ConfigError("checkpoint", path + " is a model of " + config.data.name +
                                             ", not a language model trained on text");
+    auto backend = createBackend(device, threads);
     const auto classes = static_cast<int>(vocabulary.tokens.size());
     auto graph = std::make_unique<Graph>(
         modelSpec(config.model, Shape{config.data.blockSize}, classes, config.modelOptions),
-        backend, DType::F32, config.seed);
+        *backend, DType::F32, config.seed);
     Checkpointer::loadWeights(path, *graph);
     auto generator =
         std::make_unique<TextGenerator>(*graph, vocabulary.tokens, vocabulary.byteLevel);
+    generator->m_ownedBackend = std::move(backend);
     generator->m_owned = std::move(graph);
     return generator;
 }
@@ -68,7 +60,10 @@ std::vector<int32_t> TextGenerator::encode(const std::string& text) const {
     for (std::size_t i = 0; i < m_tokens.size(); ++i)
         idOf[m_tokens[i]] = static_cast<int32_t>(i);
     for (std::size_t i = 0; i < text.size();) {
-        const std::size_t len = characterLength(text, i);
+        const std::size_t len = utf8Length(text, i);
+        if (len == 0)
+            throw ConfigError("--prompt",
+                              "is not UTF-8 text (an invalid byte at " + std::to_string(i) + ")");
         const std::string ch = text.substr(i, len);
         const auto it = idOf.find(ch);
         if (it == idOf.end())

@@ -5,6 +5,7 @@
 // and causal attention keeps the unused positions after it from mattering.
 #pragma once
 
+#include "core/device.h"
 #include "nn/graph.h"
 
 #include <cstdint>
@@ -27,9 +28,11 @@ public:
     // A model and its vocabulary: the caller's graph (built for a block of token ids) and
     // tokens[i] the text of id i.
     TextGenerator(Graph& graph, std::vector<std::string> tokens, bool byteLevel);
-    // Loads a language model's checkpoint (its config, vocabulary and weights) on `backend`.
-    // Throws ConfigError("checkpoint") when the checkpoint is not a language model's.
-    static std::unique_ptr<TextGenerator> fromCheckpoint(const std::string& path, Backend& backend);
+    // Loads a language model's checkpoint (its config, vocabulary and weights) on a backend of
+    // its own for `device` (threads: the CPU's compute threads, 0 = one per core). Throws
+    // ConfigError("checkpoint") when the checkpoint is not a language model's.
+    static std::unique_ptr<TextGenerator> fromCheckpoint(const std::string& path,
+                                                         const Device& device, int threads);
 
     // The prompt's tokens. Throws ConfigError("--prompt") naming a character the vocabulary
     // lacks.
@@ -44,7 +47,8 @@ private:
     int32_t sampleNext(const std::vector<int32_t>& context, const GenerateOptions& options,
                        uint64_t draw);
 
-    std::unique_ptr<Graph> m_owned; // fromCheckpoint's graph
+    std::unique_ptr<Backend> m_ownedBackend; // fromCheckpoint's, destroyed after its graph
+    std::unique_ptr<Graph> m_owned;
     Graph& m_graph;
     std::vector<std::string> m_tokens;
     bool m_byteLevel;

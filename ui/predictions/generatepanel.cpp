@@ -22,12 +22,11 @@ GeneratePanel::GeneratePanel(QWidget* parent)
     : QWidget(parent),
       m_loader(
           [](const QString& path) {
-              auto model = std::make_shared<Model>();
-              model->backend = createCpuBackend(1);
-              model->generator = TextGenerator::fromCheckpoint(path.toStdString(), *model->backend);
-              return model;
+              // One thread: a token a forward pass is little work, and a run may be training.
+              return std::shared_ptr<TextGenerator>(
+                  TextGenerator::fromCheckpoint(path.toStdString(), Device::cpu(), 1));
           },
-          [this](const CheckpointLoader<Model>::Outcome& o) { loaded(o); }),
+          [this](const CheckpointLoader<TextGenerator>::Outcome& o) { loaded(o); }),
       m_writing(new QFutureWatcher<Written>(this)), m_status(new QLabel(this)),
       m_prompt(new QLineEdit(this)), m_tokens(new QSpinBox(this)),
       m_temperature(new QDoubleSpinBox(this)), m_topK(new QSpinBox(this)),
@@ -138,10 +137,10 @@ void GeneratePanel::setCheckpoint(const QString& path) {
 QString GeneratePanel::modelText() const {
     return tr("%1, context %2 tokens")
         .arg(QFileInfo(m_loader.path()).fileName())
-        .arg(m_model ? m_model->generator->blockSize() : 0);
+        .arg(m_model ? m_model->blockSize() : 0);
 }
 
-void GeneratePanel::loaded(const CheckpointLoader<Model>::Outcome& result) {
+void GeneratePanel::loaded(const CheckpointLoader<TextGenerator>::Outcome& result) {
     m_model = result.model;
     m_generate->setEnabled(m_model != nullptr);
     if (!m_model) {
@@ -168,7 +167,7 @@ void GeneratePanel::generate() {
     m_writing->setFuture(QtConcurrent::run([model = m_model, o] {
         Written out;
         try {
-            out.text = QString::fromStdString(model->generator->generate(o));
+            out.text = QString::fromStdString(model->generate(o));
         } catch (const std::exception& e) {
             out.error = QString::fromUtf8(e.what());
         }

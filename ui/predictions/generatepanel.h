@@ -4,7 +4,6 @@
 // token per forward pass on the CPU.
 #pragma once
 
-#include "backend/backend.h"
 #include "predictions/checkpointloader.h"
 #include "train/textgenerator.h"
 
@@ -52,22 +51,17 @@ signals:
     void generated();
 
 private:
-    // A generator and the backend it computes on, shared with the worker that uses it.
-    struct Model {
-        std::unique_ptr<Backend> backend;
-        std::unique_ptr<TextGenerator> generator;
-    };
     struct Written {
         QString text, error;
     };
-    void loaded(const CheckpointLoader<Model>::Outcome& outcome);
+    void loaded(const CheckpointLoader<TextGenerator>::Outcome& outcome);
     void written();
     void chooseCheckpoint();
     void setError(const QString& message);
     QString modelText() const;
 
-    std::shared_ptr<Model> m_model;
-    CheckpointLoader<Model> m_loader;
+    std::shared_ptr<TextGenerator> m_model; // shared with the worker writing with it
+    CheckpointLoader<TextGenerator> m_loader;
     QFutureWatcher<Written>* m_writing;
     QLabel* m_status;
     QLineEdit* m_prompt;

@@ -6,6 +6,7 @@
 
 #include "backend/cpu/cpulayernorm.h"
 #include "backend/cpu/parallel.h"
+#include "backend/kernels/embedding_math.h"
 #include "backend/kernels/random_math.h"
 #include "core/errors.h"
 
@@ -26,11 +27,6 @@ void sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const
            int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
     if (dnnl_sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) != dnnl_success)
         throw Error("attention: oneDNN sgemm failed");
-}
-
-int64_t tokenRow(float id, int64_t rows) {
-    const auto row = static_cast<int64_t>(id);
-    return id == static_cast<float>(row) && row >= 0 && row < rows ? row : -1;
 }
 
 void requireAttentionShapes(const AttentionDesc& d, const Tensor& qkv, const Tensor& y,
@@ -70,7 +66,7 @@ void CpuBackend::embeddingForward(const Tensor& ids, const Tensor& table, Tensor
     parallelFor(
         m,
         [&](int64_t i) {
-            const int64_t row = tokenRow(pid[i], rows);
+            const int64_t row = math::tokenRow(pid[i], rows);
             for (int64_t j = 0; j < d; ++j)
                 py[i * d + j] = row < 0 ? 0.0f : pt[row * d + j];
         },
@@ -89,7 +85,7 @@ void CpuBackend::embeddingBackward(const Tensor& ids, const Tensor& dy, Tensor& 
         d,
         [&](int64_t begin, int64_t end) {
             for (int64_t i = 0; i < m; ++i) {
-                const int64_t row = tokenRow(pid[i], rows);
+                const int64_t row = math::tokenRow(pid[i], rows);
                 if (row < 0)
                     continue;
                 for (int64_t j = begin; j < end; ++j)

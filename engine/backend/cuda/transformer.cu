@@ -5,6 +5,7 @@
 #include "dtypeio.cuh"
 #include "kernels.h"
 
+#include "backend/kernels/embedding_math.h"
 #include "backend/kernels/random_math.h"
 
 namespace tb::cuda {
@@ -35,16 +36,11 @@ unsigned warpBlocks(int64_t rows) {
     for (int64_t row = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;      \
          row < (rows); row += static_cast<int64_t>(gridDim.x) * blockDim.x / kWarp)
 
-__device__ __forceinline__ int64_t tokenRow(float id, int64_t rows) {
-    const auto row = static_cast<int64_t>(id);
-    return id == static_cast<float>(row) && row >= 0 && row < rows ? row : -1;
-}
-
 template <typename Io>
 __global__ void embeddingForwardKernel(const float* ids, int64_t m, const float* table,
                                        int64_t rows, int64_t d, typename Io::Storage* y) {
     TB_GRID_STRIDE(i, m * d) {
-        const int64_t row = tokenRow(ids[i / d], rows);
+        const int64_t row = math::tokenRow(ids[i / d], rows);
         Io::store(y, i, row < 0 ? 0.0f : table[row * d + i % d]);
     }
 }
@@ -57,7 +53,7 @@ __global__ void embeddingBackwardKernel(const float* ids, int64_t m, const typen
         const int64_t row = e / d, j = e % d;
         float sum = 0.0f;
         for (int64_t i = 0; i < m; ++i)
-            if (tokenRow(ids[i], rows) == row)
+            if (math::tokenRow(ids[i], rows) == row)
                 sum += Io::load(dy, i * d + j);
         dtable[e] += sum;
     }
