@@ -15,6 +15,7 @@ packages=(
   libsqlite3-dev sqlite3 nlohmann-json3-dev zlib1g-dev libpng-dev libjpeg-dev
   libzip-dev                          # PyTorch checkpoints (.pth) are zip archives
   libbenchmark-dev                    # kernel benchmarks
+  libonnx-dev libprotobuf-dev         # ONNX export: the ONNX protobuf messages (onnx/onnx_pb.h)
   libopenmpi-dev openmpi-bin          # data-parallel training across processes (mpirun)
   dataset-fashion-mnist               # the default dataset
   fortunes                            # dataset=text's built-in corpus (2.5 MB of quotations)
@@ -27,6 +28,10 @@ packages=(
 if [[ "${TB_WITH_TORCH:-0}" == 1 ]]; then
   packages+=(python3-torch)           # the PyTorch reference: numerics tests and tests/bench
   packages+=(python3-torchvision)     # torchvision's models: pretrained weights and their numerics
+  packages+=(python3-onnx)            # exported models: onnx.checker with full checking
+  packages+=(python3-opencv)          # exported models: OpenCV's DNN module as a second runtime
+  # exported models: ONNX Runtime (onnxruntime-node, below), unless a Node with npm is there
+  command -v npm >/dev/null || packages+=(nodejs npm)
 fi
 
 missing=()
@@ -38,4 +43,13 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
   apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# ONNX Runtime for the export tests: its Node package ships the CPU library. Its install script
+# only fetches GPU libraries (from outside the registry), hence --ignore-scripts.
+ort_prefix=/usr/local/lib/trainbench-tests
+if [[ "${TB_WITH_TORCH:-0}" == 1 && ! -d $ort_prefix/node_modules/onnxruntime-node ]]; then
+  echo "installing: onnxruntime-node 1.20.1 (npm) into $ort_prefix"
+  mkdir -p "$ort_prefix"
+  npm install --prefix "$ort_prefix" --ignore-scripts --no-audit --no-fund onnxruntime-node@1.20.1
 fi

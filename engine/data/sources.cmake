@@ -7,6 +7,7 @@ set(TB_MODULE_SOURCES
     cifarreader.cpp
     cifarsplits.cpp
     imagecodec.cpp
+    imagesample.cpp
     imagefolder.cpp
     csvreader.cpp
     synthetic.cpp
