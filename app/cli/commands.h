@@ -40,6 +40,8 @@ int cmdExperiment(const Argv& argv);
 int cmdLrFind(const Argv& argv);
 int cmdProfile(const Argv& argv);
 int cmdGenerate(const Argv& argv);
+int cmdExport(const Argv& argv);
+int cmdPredict(const Argv& argv);
 int cmdBatchFind(const Argv& argv);
 int cmdCompletion(const Argv& argv);
 int cmdMan(const Argv& argv);

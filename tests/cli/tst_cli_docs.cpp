@@ -90,7 +90,9 @@ private slots:
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write(r.out.toUtf8());
         file.close();
-        QCOMPARE(completions(script, {"trainbench-cli", "exp"}), QStringList{"experiment"});
+        QCOMPARE(completions(script, {"trainbench-cli", "exp"}),
+                 (QStringList{"experiment", "export"}));
+        QCOMPARE(completions(script, {"trainbench-cli", "pre"}), QStringList{"predict"});
         QCOMPARE(completions(script, {"trainbench-cli", "train", "--n"}),
                  (QStringList{"--nproc", "--no-db"}));
         QCOMPARE(completions(script, {"trainbench-cli", "train", "--set", "precision="}),
