@@ -28,6 +28,7 @@ class ChartsPanel;
 class ColumnScrollArea;
 class ElidedLabel;
 class ExperimentController;
+class ExportModelDialog;
 class FailureBanner;
 class HelpWindow;
 class RunsStore;
@@ -62,6 +63,9 @@ public:
     // Every training chart as PNG and CSV into `folder` (File > Export Charts); the number of
     // files written. A failure is reported (reportWriteFailure) and ends the export.
     int exportCharts(const QString& folder);
+    // File > Export Model: the dialog for the shown run's newest checkpoint (it deletes itself
+    // when closed).
+    ExportModelDialog* exportModel();
     // Runs an experiment preset on the set-up column's config (Run > Experiments); false while
     // a run or another experiment trains, or the set-up cannot train. When it ends, its runs
     // are compared in the Runs tab, grouped by the keys its arms set.

@@ -7,6 +7,8 @@
 #include "concepts/conceptcards.h"
 #include "experiments/experimentcontroller.h"
 #include "help/helpwindow.h"
+#include "predictions/exportmodeldialog.h"
+#include "predictions/predictionspanel.h"
 #include "runcontroller.h"
 #include "runs/runsview.h"
 #include "setup/columnscrollarea.h"
@@ -84,6 +86,12 @@ void MainWindow::createActions() {
     exportCharts->setObjectName(QStringLiteral("action-export-charts"));
     exportCharts->setShortcut(QKeySequence::SaveAs);
     exportCharts->setToolTip(tr("Every training chart as PNG and CSV into a folder"));
+    QAction* exportModel = file->addAction(tr("Export &Model..."), this, &MainWindow::exportModel);
+    exportModel->setObjectName(QStringLiteral("action-export-model"));
+    exportModel->setToolTip(tr("The shown run's model as ONNX or PyTorch weights"));
+    exportModel->setEnabled(!m_predictions->checkpoint().isEmpty());
+    connect(m_predictions, &PredictionsPanel::checkpointChanged, exportModel,
+            [exportModel](const QString& path) { exportModel->setEnabled(!path.isEmpty()); });
     file->addSeparator();
     auto* view = new QMenu(tr("&View"), this); // on the bar after Edit; lesson mode is in it
     addLessonActions(file, view);
@@ -189,6 +197,16 @@ void MainWindow::exportChartsToFolder() {
         QFileDialog::getExistingDirectory(this, tr("Export the training charts into a folder"));
     if (!folder.isEmpty())
         exportCharts(folder);
+}
+
+ExportModelDialog* MainWindow::exportModel() {
+    auto* dialog = new ExportModelDialog(m_predictions->checkpoint(), m_predictions->runId(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ExportModelDialog::exported, this, [this](const QString& summary) {
+        m_log->addMessage(LogLevel::Info, summary.section('\n', 0, 0));
+    });
+    dialog->show();
+    return dialog;
 }
 
 int MainWindow::exportCharts(const QString& folder) {

@@ -13,6 +13,7 @@
 #include "mainwindow.h"
 #include "memory/llmmemorydialog.h"
 #include "predictions/drawingcanvas.h"
+#include "predictions/exportmodeldialog.h"
 #include "predictions/generatepanel.h"
 #include "predictions/predictionspanel.h"
 #include "predictions/tryitpanel.h"
@@ -38,6 +39,7 @@
 #include <QDir>
 #include <QFile>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStyle>
@@ -509,6 +511,30 @@ private slots:
         g->generate();
         QTRY_COMPARE_WITH_TIMEOUT(written.count(), 1, 60000);
         save(w, "generate-" + tag);
+    }
+
+    // File > Export Model on a finished run, after an ONNX export.
+    void exportModel_data() { views_data(); }
+    void exportModel() {
+        QFETCH(QSize, size);
+        const QString tag = beginView();
+        ui::MainWindow w(m_tmp.filePath("export-" + tag + ".db"));
+        QVERIFY(showWindow(w, size));
+        w.setup().setConfig(test::tinyRunConfig(m_tmp.filePath("ckpt-export"), 1));
+        QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
+                                  60000);
+        QVERIFY(w.train());
+        QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Idle, 300000);
+        auto* action = w.findChild<QAction*>("action-export-model");
+        QTRY_VERIFY(action->isEnabled());
+        ui::ExportModelDialog* d = w.exportModel();
+        QVERIFY(QTest::qWaitForWindowExposed(d));
+        d->pathEdit()->setText(m_tmp.filePath("model-" + tag + ".onnx"));
+        QSignalSpy exported(d, &ui::ExportModelDialog::exported);
+        d->exportButton()->click();
+        QTRY_COMPARE_WITH_TIMEOUT(exported.count(), 1, 60000);
+        save(*d, "export-model-" + tag);
+        d->close();
     }
 
     // Fine-tuning on a folder of images: fmnist-cnn pretrained on six Fashion-MNIST classes,

@@ -148,7 +148,11 @@ void PredictionsPanel::beginRun(const QString& runId) {
     m_pages->setCurrentIndex(0);
     m_epochRow->setVisible(true);
     m_samples->clear();
-    m_checkpoint.clear();
+    m_runId = runId;
+    if (!m_checkpoint.isEmpty()) {
+        m_checkpoint.clear();
+        emit checkpointChanged({});
+    }
     m_epochs.clear();
     m_followNewest = true;
     m_epochPicker->clear();
@@ -183,6 +187,7 @@ void PredictionsPanel::setCheckpoint(const QString& path) {
     if (path.isEmpty())
         return;
     m_checkpoint = path;
+    emit checkpointChanged(path);
     if (showsLanguageModel())
         m_generate->setCheckpoint(path);
     else

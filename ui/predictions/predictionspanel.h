@@ -34,8 +34,10 @@ public:
     // A new run (live or stored) takes the panel: its epochs so far, and its checkpoint.
     void beginRun(const QString& runId);
     void addEpochs(const std::vector<EpochEvent>& epochs);
-    // The run's newest checkpoint, for Try it.
+    // The run's newest checkpoint, for Try it, Generate and File > Export Model.
     void setCheckpoint(const QString& path);
+    const QString& checkpoint() const { return m_checkpoint; }
+    const QString& runId() const { return m_runId; }
 
     int epochCount() const { return static_cast<int>(m_epochs.size()); }
     // The epoch shown (1-based), 0 when none.
@@ -50,6 +52,10 @@ public:
     // Whether the run shown is a language model's (its epochs carry generated text).
     bool showsLanguageModel() const;
     QPlainTextEdit* epochSamplesView() const { return m_samples; }
+
+signals:
+    // A run with a checkpoint is shown (path), or one without (empty).
+    void checkpointChanged(const QString& path);
 
 private:
     void show(const EpochEvent& epoch);
@@ -69,6 +75,7 @@ private:
     QPlainTextEdit* m_samples;
     GeneratePanel* m_generate;
     QString m_checkpoint;
+    QString m_runId;
 };
 
 } // namespace tb::ui

@@ -1,2 +1,2 @@
 set(TB_MODULE_SOURCES confusionmodel.cpp drawingcanvas.cpp predictionspanel.cpp sampleimage.cpp
-                      tryitpanel.cpp generatepanel.cpp)
+                      tryitpanel.cpp generatepanel.cpp exportmodeldialog.cpp)
