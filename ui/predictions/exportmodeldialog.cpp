@@ -16,6 +16,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
+
 namespace tb::ui {
 
 ExportModelDialog::ExportModelDialog(const QString& checkpoint, const QString& runId,
@@ -61,8 +63,11 @@ ExportModelDialog::ExportModelDialog(const QString& checkpoint, const QString& r
     auto* fileRow = new QHBoxLayout;
     fileRow->addWidget(m_path, 1);
     fileRow->addWidget(browse);
-    auto* group = new QGroupBox(tr("Export %1").arg(QFileInfo(checkpoint).fileName()), this);
+    auto* source = new QLabel(QFileInfo(checkpoint).fileName(), this);
+    source->setToolTip(QDir::toNativeSeparators(checkpoint));
+    auto* group = new QGroupBox(tr("Model"), this);
     auto* form = new QFormLayout(group);
+    form->addRow(tr("Checkpoint:"), source);
     form->addRow(tr("F&ormat:"), m_format);
     form->addRow(tr("O&pset:"), m_opset);
     form->addRow(tr("Batch:"), batchRow);
@@ -71,6 +76,7 @@ ExportModelDialog::ExportModelDialog(const QString& checkpoint, const QString& r
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     buttons->addButton(m_export, QDialogButtonBox::ActionRole);
     auto* layout = new QVBoxLayout(this);
+    setMinimumWidth(620); // a path fits
     layout->addWidget(group);
     layout->addWidget(m_status);
     layout->addWidget(buttons);
@@ -106,6 +112,13 @@ void ExportModelDialog::formatChanged() {
                   "the normalisation are in its metadata.")
              : tr("The weights under the model's own names (torchvision's for its ImageNet "
                   "models), without optimizer state, for model.load_state_dict in PyTorch."));
+    fitText();
+}
+
+void ExportModelDialog::fitText() {
+    // Wrapped labels need the height their text takes at the dialog's width: grow to it.
+    if (layout())
+        resize(width(), std::max(height(), heightForWidth(width())));
 }
 
 void ExportModelDialog::chooseFile() {
@@ -126,6 +139,7 @@ void ExportModelDialog::startExport() {
     m_export->setEnabled(false);
     m_status->setStyleSheet({});
     m_status->setText(tr("Exporting…"));
+    fitText();
     m_watcher.setFuture(QtConcurrent::run([checkpoint = m_checkpoint.toStdString(),
                                            path = m_path->text().trimmed().toStdString(),
                                            format = format(), onnx]() -> Outcome {
@@ -144,9 +158,11 @@ void ExportModelDialog::finishExport() {
     if (!outcome.error.isEmpty()) {
         m_status->setStyleSheet(QStringLiteral("color: #d13438;"));
         m_status->setText(tr("Not exported: %1").arg(outcome.error));
+        fitText();
         return;
     }
     m_status->setText(outcome.summary);
+    fitText();
     emit exported(outcome.summary);
 }
 

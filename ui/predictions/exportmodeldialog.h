@@ -46,6 +46,7 @@ private:
     void finishExport();
     void chooseFile();
     void formatChanged();
+    void fitText();
     ExportFormat format() const;
 
     QString m_checkpoint;
