@@ -297,6 +297,18 @@ private slots:
         QCOMPARE(unknown.code, 1);
         QVERIFY2(unknown.err.contains("'T'") && unknown.err.contains("vocabulary"),
                  qPrintable(unknown.err));
+
+        // The run exports as ONNX with its vocabulary (the text file may be gone by then), and
+        // predict, which reads images, points to generate.
+        QVERIFY(text.remove());
+        const CliResult onnx =
+            runCli({"export", id, "--out", home.filePath("gpt.onnx"), "--json"}, home.path());
+        QVERIFY2(onnx.code == 0, qPrintable(onnx.err));
+        QCOMPARE(lastJsonLine(onnx.out)["classes"].toInt(), 16); // the corpus's characters
+        const CliResult predict = runCli({"predict", id, "x.png"}, home.path());
+        QCOMPARE(predict.code, 1);
+        QVERIFY2(predict.err.contains("language model") && predict.err.contains("generate"),
+                 qPrintable(predict.err));
         const QString classifier = trainSmallRun(home);
         const CliResult notText = runCli({"generate", classifier}, home.path());
         QCOMPARE(notText.code, 1);

@@ -459,6 +459,8 @@ private slots:
         const QString io = m_dir.filePath(tag + ".torch-io.safetensors");
         writeSafetensors(io.toStdString(), {{"x", fed}, {"logits", logits}}, {});
         const QJsonObject r = runTorchScript("export_reference.py", {tag, weights, io, "10"});
+        qInfo("torchvision's %s on these weights: relative error %.2e", qPrintable(tag),
+              r["relative_error"].toDouble());
         QVERIFY2(r["relative_error"].toDouble() < 1e-5,
                  qPrintable(QString::number(r["relative_error"].toDouble())));
         QVERIFY(r["top1_agree"].toBool());
