@@ -6,6 +6,7 @@
 #include "train/trainedmodel.h"
 
 #include <filesystem>
+#include <set>
 
 namespace tb {
 
@@ -23,6 +24,22 @@ std::string inputText(const ModelCard& card) {
         dims += ", " + std::to_string(d);
     return "input float (batch" + dims + ")" +
            (card.mean.empty() ? "" : ", pixels in [0, 1], normalised in the graph");
+}
+
+// The lines that load the weights in PyTorch: into torchvision's own model where the zoo model
+// is one of its, else into the user's module with the same parameter names.
+std::string pytorchSnippet(const ExportedModel& e) {
+    static const std::set<std::string> torchvision{"resnet18", "resnet34", "resnet50",
+                                                   "mobilenet_v2", "vgg11_bn"};
+    const std::string load = "model.load_state_dict(load_file(\"" + e.path + "\"))";
+    if (!torchvision.count(e.card.model))
+        return "load it into a PyTorch module with the same parameter names:\n"
+               "  from safetensors.torch import load_file\n  " +
+               load;
+    return "load it in PyTorch:\n  import torchvision\n  from safetensors.torch import "
+           "load_file\n  model = torchvision.models." +
+           e.card.model + "(num_classes=" + std::to_string(e.card.classNames.size()) + ")\n  " +
+           load + "\n  model.eval()";
 }
 
 } // namespace
@@ -64,8 +81,7 @@ std::string describe(const ExportedModel& e) {
         return text + "opset " + std::to_string(e.onnx.opset) + "; " + inputText(e.card) +
                " -> logits (batch, " + (e.card.readsTokenIds() ? "sequence, " : "") +
                std::to_string(e.card.classNames.size()) + ")";
-    return text + "load it with model.load_state_dict(safetensors.torch.load_file(\"" + e.path +
-           "\"))";
+    return text + pytorchSnippet(e);
 }
 
 } // namespace tb

@@ -30,8 +30,8 @@ struct ExportedModel {
 ExportedModel exportModel(const std::string& checkpoint, const std::string& outputPath,
                           ExportFormat format, const OnnxExportOptions& onnx = {});
 
-// "exported resnet18 (11,181,642 parameters) to model.onnx (42.7 MiB)" and a second line on
-// what goes in and comes out (ONNX) or how PyTorch loads it (safetensors).
+// "exported resnet18 (11,181,642 parameters) to model.onnx (42.7 MiB)", then what goes in and
+// comes out (ONNX), or the lines that load it in PyTorch (safetensors).
 std::string describe(const ExportedModel& exported);
 
 } // namespace tb

@@ -10,6 +10,7 @@
 #include "backend/cpu/cpubackend.h"
 #include "core/errors.h"
 #include "data/imagecodec.h"
+#include "export/modelexport.h"
 #include "export/onnxexport.h"
 #include "export/onnxmodelfile.h"
 #include "export/torchweights.h"
@@ -478,6 +479,24 @@ private slots:
         py.close();
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("PYTHONPATH", TB_SOURCE_DIR "/tests/onnx/shim");
+        runProgram("/usr/bin/python3", {py.fileName()}, env, work.path());
+
+        // So do the lines export prints after writing them.
+        ExportedModel exported;
+        exported.path = weights.toStdString();
+        exported.format = ExportFormat::Safetensors;
+        exported.card = b.card;
+        exported.card.model = "resnet18";
+        QString generated;
+        for (const QString& line : QString::fromStdString(describe(exported)).split('\n'))
+            if (line.startsWith("  "))
+                generated += line.mid(2) + '\n';
+        QVERIFY2(generated.contains("torchvision.models.resnet18(num_classes=10)"),
+                 qPrintable(generated));
+        py.remove();
+        QVERIFY(py.open(QIODevice::WriteOnly));
+        py.write(generated.toUtf8());
+        py.close();
         runProgram("/usr/bin/python3", {py.fileName()}, env, work.path());
     }
 
