@@ -159,7 +159,9 @@ void exportOnnx(Graph& graph, const ModelCard& card, const std::string& path,
     outputDims.push_back({logits[logits.rank() - 1], {}});
     g.output("logits", onnx::TensorProto::FLOAT, outputDims);
 
-    addMetadata(model, "class_names", nlohmann::json(card.classNames).dump());
+    addMetadata(model, "class_names",
+                nlohmann::json(card.classNames)
+                    .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     addMetadata(model, "input_normalization", normalisationText(card));
     addMetadata(model, "dataset", card.dataset);
     if (card.readsTokenIds()) {

@@ -23,7 +23,8 @@ void writeTorchWeights(Graph& graph, const ModelCard& card, const std::string& p
     std::map<std::string, std::string> metadata{
         {"format", "pt"}, // what safetensors.torch writes: PyTorch tensors
         {"model", card.model},
-        {"class_names", nlohmann::json(card.classNames).dump()},
+        {"class_names", nlohmann::json(card.classNames)
+                            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)},
     };
     if (!card.mean.empty()) {
         metadata["normalize_mean"] = nlohmann::json(card.mean).dump();
