@@ -75,6 +75,14 @@ public:
     virtual std::string tiedTo() const { return {}; }
     virtual void tie(Param& /*weight*/) {}
 
+    // Random masks (dropout, attention dropout): a layer that draws one each training pass
+    // counts its passes, and the mask of pass k depends only on its seed and k. Checkpoints save
+    // the count, so a resumed run draws the masks the uninterrupted run would have; other layers
+    // say false and ignore setPasses.
+    virtual bool drawsMasks() const { return false; }
+    virtual uint64_t passes() const { return 0; }
+    virtual void setPasses(uint64_t /*passes*/) {}
+
     // Fine-tuning: a frozen layer's parameters are not trained (the graph neither computes nor
     // hands out their gradients) and its batch norm keeps its running statistics (evaluation
     // mode), as torchvision's fine-tuning recipe does.

@@ -27,9 +27,9 @@ public:
     void forward(Backend& b, const Inputs& in, Tensor& out, bool training) override;
     void backward(Backend& b, const Inputs& in, const Tensor& out, const Tensor& dout,
                   const std::vector<Tensor*>& din) override;
-    // Checkpoints save the pass counter so a resumed run draws the same masks.
-    uint64_t passes() const { return m_passes; }
-    void setPasses(uint64_t passes) { m_passes = passes; }
+    bool drawsMasks() const override { return true; }
+    uint64_t passes() const override { return m_passes; }
+    void setPasses(uint64_t passes) override { m_passes = passes; }
 
 private:
     float m_p;

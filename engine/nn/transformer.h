@@ -88,9 +88,10 @@ public:
     void forward(Backend& b, const Inputs& in, Tensor& out, bool training) override;
     void backward(Backend& b, const Inputs& in, const Tensor& out, const Tensor& dout,
                   const std::vector<Tensor*>& din) override;
-    // As Dropout: checkpoints keep the pass counter so a resumed run drops the same weights.
-    uint64_t passes() const { return m_passes; }
-    void setPasses(uint64_t passes) { m_passes = passes; }
+    // As Dropout: the attention weights it drops depend on the seed and the pass count.
+    bool drawsMasks() const override { return true; }
+    uint64_t passes() const override { return m_passes; }
+    void setPasses(uint64_t passes) override { m_passes = passes; }
 
 private:
     AttentionDesc describe(const Shape& qkv) const;

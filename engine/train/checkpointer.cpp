@@ -5,8 +5,6 @@
 #include "core/errors.h"
 #include "io/jsontext.h"
 #include "io/safetensors.h"
-#include "nn/structural.h"
-#include "nn/transformer.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -113,11 +111,9 @@ std::string Checkpointer::save(const Position& pos, Graph& graph, Optimizer& opt
     for (const ParamGroup& g : optimizer.groups())
         groups.push_back({{"name", g.name}, {"tensors", g.params.size()}, {"lr_mult", g.lrMult}});
     nlohmann::json dropout = nlohmann::json::object();
-    for (Layer* l : graph.layers())
-        if (auto* d = dynamic_cast<Dropout*>(l))
-            dropout[d->name()] = d->passes();
-        else if (auto* a = dynamic_cast<CausalSelfAttention*>(l))
-            dropout[a->name()] = a->passes();
+    for (const Layer* l : graph.layers())
+        if (l->drawsMasks())
+            dropout[l->name()] = l->passes();
     std::map<std::string, std::string> meta = {
         {"format", kFormat},
         {"run_id", m_runId},
@@ -246,10 +242,8 @@ Position Checkpointer::load(const std::string& path, Graph& graph, Optimizer& op
             p.contains("batch_size") ? p.at("batch_size").get<int64_t>() : configOf(path).batchSize;
         optimizer.setSteps(p.at("optimizer_steps"));
         for (const auto& [name, passes] : p.at("dropout_passes").items())
-            if (auto* d = dynamic_cast<Dropout*>(graph.layer(name)))
-                d->setPasses(passes.get<uint64_t>());
-            else if (auto* a = dynamic_cast<CausalSelfAttention*>(graph.layer(name)))
-                a->setPasses(passes.get<uint64_t>());
+            if (Layer* l = graph.layer(name); l && l->drawsMasks())
+                l->setPasses(passes.get<uint64_t>());
     } catch (const nlohmann::json::exception& e) {
         // A missing or mistyped field: the file was edited or written by something else.
         throw DatasetError(path, -1, "metadata 'position' is malformed: " + jsonErrorText(e));
