@@ -39,9 +39,9 @@ case "$mode" in
     else
       echo "install test skipped: installing packages needs root"
     fi
-    # The libFuzzer targets need clang's fuzzer runtime: the dataset readers (20 s each) and the
+    # The libFuzzer targets need clang's fuzzer runtime: the dataset readers (10 s each) and the
     # JSON a user hands us, config files, model specs and checkpoint headers, and PyTorch
-    # checkpoints' pickles (10 s each).
+    # checkpoints' pickles (6 s each).
     if command -v clang++ >/dev/null && compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null; then
       cmake --preset fuzz >/dev/null
       cmake --build build/fuzz -j2 --target fuzz_idx fuzz_cifar fuzz_csv \
