@@ -41,6 +41,7 @@ int cmdLrFind(const Argv& argv);
 int cmdProfile(const Argv& argv);
 int cmdGenerate(const Argv& argv);
 int cmdExport(const Argv& argv);
+int cmdSweep(const Argv& argv);
 int cmdPredict(const Argv& argv);
 int cmdBatchFind(const Argv& argv);
 int cmdCompletion(const Argv& argv);

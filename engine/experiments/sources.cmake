@@ -1,2 +1,3 @@
 set(TB_MODULE_SOURCES experimentpreset.cpp experimentconclusion.cpp experimentrunner.cpp
-                      lrfinder.cpp batchfinder.cpp lesson.cpp experimentimages.cpp)
+                      lrfinder.cpp batchfinder.cpp lesson.cpp experimentimages.cpp
+                      sweepdefinition.cpp sweeprunner.cpp)
