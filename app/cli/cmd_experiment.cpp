@@ -4,6 +4,7 @@
 #include "args.h"
 #include "commands.h"
 #include "configargs.h"
+#include "signalstop.h"
 
 #include "core/errors.h"
 #include "core/textformat.h"
@@ -11,21 +12,11 @@
 #include "store/runstore.h"
 #include "train/runconfig.h"
 
-#include <atomic>
-#include <chrono>
-#include <csignal>
 #include <cstdio>
-#include <thread>
 
 namespace tb::cli {
 
 namespace {
-
-std::atomic<bool> g_stop{false};
-
-void onStop(int) {
-    g_stop = true;
-}
 
 const char* measureName(ExperimentMeasure m) {
     switch (m) {
@@ -166,18 +157,8 @@ int cmdExperiment(const Argv& argv) {
         std::fflush(out);
     };
 
-    std::stop_source stopSource;
-    g_stop = false;
-    std::signal(SIGINT, onStop);
-    std::signal(SIGTERM, onStop);
-    std::jthread watcher([&](std::stop_token done) {
-        while (!done.stop_requested() && !g_stop.load())
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        if (g_stop.load())
-            stopSource.request_stop();
-    });
-    const ExperimentResult result = runExperiment(preset, base, options, stopSource.get_token());
-    watcher.request_stop();
+    const SignalStop stop;
+    const ExperimentResult result = runExperiment(preset, base, options, stop.token());
     if (json)
         std::printf("%s\n", resultJson(preset, result).dump().c_str());
     else

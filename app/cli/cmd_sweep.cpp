@@ -2,6 +2,7 @@
 // the run store, resumed where an interrupted invocation stopped, the best trials printed last.
 #include "args.h"
 #include "commands.h"
+#include "signalstop.h"
 
 #include "core/errors.h"
 #include "experiments/sweeprunner.h"
@@ -9,21 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include <atomic>
-#include <chrono>
-#include <csignal>
 #include <cstdio>
-#include <thread>
 
 namespace tb::cli {
 
 namespace {
-
-std::atomic<bool> g_stop{false};
-
-void onStop(int) {
-    g_stop = true;
-}
 
 nlohmann::json trialJson(const SweepTrialOutcome& t) {
     nlohmann::json set = nlohmann::json::object();
@@ -82,18 +73,8 @@ int cmdSweep(const Argv& argv) {
                          t.error.empty() ? "" : ": ", t.error.c_str());
     };
 
-    std::stop_source stopSource;
-    g_stop = false;
-    std::signal(SIGINT, onStop);
-    std::signal(SIGTERM, onStop);
-    std::jthread watcher([&](std::stop_token done) {
-        while (!done.stop_requested() && !g_stop.load())
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        if (g_stop.load())
-            stopSource.request_stop();
-    });
-    const SweepResult result = runSweep(sweep, options, stopSource.get_token());
-    watcher.request_stop();
+    const SignalStop stop;
+    const SweepResult result = runSweep(sweep, options, stop.token());
     const std::vector<SweepTrialOutcome> ranked = rankedTrials(sweep, result);
     if (json) {
         nlohmann::json trials = nlohmann::json::array(), best = nlohmann::json::array();
