@@ -15,6 +15,7 @@ packages=(
   libsqlite3-dev sqlite3 nlohmann-json3-dev zlib1g-dev libpng-dev libjpeg-dev
   libzip-dev                          # PyTorch checkpoints (.pth) are zip archives
   libbenchmark-dev                    # kernel benchmarks
+  libdlib-dev                         # parameter importance: dlib's random forest regression
   libonnx-dev libprotobuf-dev         # ONNX export: the ONNX protobuf messages (onnx/onnx_pb.h)
   libopenmpi-dev openmpi-bin          # data-parallel training across processes (mpirun)
   dataset-fashion-mnist               # the default dataset

@@ -1,6 +1,7 @@
 // `trainbench-cli runs`: list, show, compare, export and edit the runs in the run database.
 #include "args.h"
 #include "commands.h"
+#include "runsimportance.h"
 #include "runsprofile.h"
 #include "runsseries.h"
 
@@ -37,6 +38,9 @@ commands:
   watch ID [--json]                  print a run's steps and epochs as they are written
   profile ID[@N] [ID[@N]] [--json]   a run's layer profile (its N-th; the newest without @N),
                                      or two side by side: what changed, layer by layer
+  importance [ID...] [--tag T] --metric M [--keys K,K] [--seed N] [--json]
+                                     which config keys mattered to M (best_val_acc, val/loss,
+                                     ...): correlation and random-forest importance
   rename ID NAME
   tag ID TAG...  |  untag ID TAG...
   note ID TEXT
@@ -389,12 +393,14 @@ int cmdRuns(const Argv& argv) {
     const std::string path = args.valueOr("db", defaultDatabasePath());
     const std::string& command = args.positional()[0];
     if (command == "list" || command == "show" || command == "compare" || command == "export" ||
-        command == "watch" || command == "profile") {
+        command == "watch" || command == "profile" || command == "importance") {
         const std::unique_ptr<RunStore> store = openRunStoreForQueries(path);
         if (command == "list")
             return list(*store, args);
         if (command == "profile")
             return showProfiles(*store, args);
+        if (command == "importance")
+            return showImportance(*store, args);
         if (command == "watch") {
             requireArgs(args, 1, "runs watch ID [--json]");
             return watchRun(*store, args.positional()[1], args);

@@ -35,6 +35,10 @@ std::string formatCount(int64_t n) {
     return negative ? "-" + out : out;
 }
 
+std::string formatCountOf(int64_t n, const std::string& noun) {
+    return formatCount(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 std::string formatMagnitude(int64_t n) {
     if (n < 1000)
         return std::to_string(std::max<int64_t>(n, 0));

@@ -10,6 +10,8 @@ namespace tb {
 std::string formatDuration(double seconds);
 // A count with thousands separated by commas: 1,234,567.
 std::string formatCount(int64_t n);
+// A count and a noun that takes an s when it is not one: "1 run", "9 runs", "1,200 trials".
+std::string formatCountOf(int64_t n, const std::string& noun);
 // A count to three significant figures with K, M or G (thousands, millions, billions), for
 // narrow columns: 288, 18.4K, 332K, 5.31M, 1.00G; negative counts as 0.
 std::string formatMagnitude(int64_t n);

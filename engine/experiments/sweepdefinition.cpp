@@ -6,6 +6,7 @@
 #include "core/textformat.h"
 #include "experiments/jsonfields.h"
 #include "io/jsontext.h"
+#include "store/runsummary.h"
 
 #include <cctype>
 #include <cmath>
@@ -96,6 +97,28 @@ SweepParameter parseParameter(const std::string& key, const nlohmann::json& spec
     return p;
 }
 
+HalvingBudget parseBudget(const nlohmann::json& json, const JsonFields& sweep,
+                          const std::string& source) {
+    const auto spec = json.find("budget");
+    if (spec == json.end() || !spec->is_object())
+        sweep.fail("budget", "is missing: halving needs {\"unit\": \"epochs\", \"min\": 1, "
+                             "\"max\": 9, \"reduction\": 3}");
+    const JsonFields r(*spec, source, "budget.");
+    HalvingBudget b;
+    const std::string unit = r.text("unit", true);
+    if (unit != "epochs" && unit != "steps")
+        r.fail("unit", "'" + unit + "' must be epochs or steps");
+    b.epochs = unit == "epochs";
+    b.min = r.count("min", 0, 1, 1 << 30);
+    if (b.min == 0)
+        r.fail("min", "is missing: the budget of the first rung");
+    b.max = r.count("max", 0, 1, 1 << 30);
+    if (b.max <= b.min)
+        r.fail("max", "must be above min (a trial that is never judged is not halved)");
+    b.reduction = r.count("reduction", 3, 2, 100);
+    return b;
+}
+
 // A grid parameter's points, as --set values (a rounded integer range may repeat a point: once).
 std::vector<std::string> gridValues(const SweepParameter& p) {
     if (!p.isRange())
@@ -113,16 +136,22 @@ std::vector<std::string> gridValues(const SweepParameter& p) {
 } // namespace
 
 const char* toString(SweepMethod method) {
-    return method == SweepMethod::Grid ? "grid" : "random";
+    switch (method) {
+    case SweepMethod::Grid:
+        return "grid";
+    case SweepMethod::Random:
+        return "random";
+    case SweepMethod::Halving:
+        return "halving";
+    }
+    return "grid";
 }
 
-const std::vector<SweepMetric>& sweepMetrics() {
-    static const std::vector<SweepMetric> metrics = {
-        {"best_val_acc", true},      {"final_val_acc", true}, {"final_val_loss", false},
-        {"final_train_loss", false}, {"samples_per_s", true}, {"peak_memory_mb", false},
-        {"duration_s", false},
-    };
-    return metrics;
+std::vector<int64_t> HalvingBudget::rungs() const {
+    std::vector<int64_t> out;
+    for (int64_t at = min; at < max; at *= reduction)
+        out.push_back(at);
+    return out;
 }
 
 std::string SweepTrial::label() const {
@@ -158,29 +187,38 @@ SweepDefinition parseSweepDefinition(const nlohmann::json& json, const std::stri
         s.method = SweepMethod::Grid;
     else if (method == "random")
         s.method = SweepMethod::Random;
+    else if (method == "halving")
+        s.method = SweepMethod::Halving;
     else
-        r.fail("method", "'" + method + "' must be grid or random");
-    if (s.method == SweepMethod::Random) {
+        r.fail("method", "'" + method + "' must be grid, random or halving");
+    if (s.method != SweepMethod::Grid) {
         s.count = r.count("count", 0, 1, static_cast<int>(kMaxTrials));
-        if (s.count == 0)
+        if (s.count == 0 && s.method == SweepMethod::Random)
             r.fail("count", "is missing: how many trials random search draws");
     } else if (json.contains("count")) {
         r.fail("count", "applies to random search; a grid runs every combination");
     }
+    if (s.method == SweepMethod::Halving)
+        s.budget = parseBudget(json, r, source);
+    else if (json.contains("budget"))
+        r.fail("budget", "applies to halving");
     s.seed = static_cast<uint64_t>(r.count("seed", 0, 0, 1 << 30));
 
     const std::string metric = r.text("metric", true);
-    bool known = false;
-    std::string names;
-    for (const SweepMetric& m : sweepMetrics()) {
-        names += (names.empty() ? "" : ", ") + m.name;
-        if (m.name == metric) {
-            s.metric = m;
-            known = true;
-        }
-    }
+    const SummaryMetric* known = findSummaryMetric(metric);
     if (!known)
-        r.fail("metric", "'" + metric + "' is not recorded for a run; one of " + names);
+        r.fail("metric",
+               "'" + metric + "' is not recorded for a run; one of " + summaryMetricNames());
+    s.metric = {known->name, known->higherIsBetter};
+    if (s.method == SweepMethod::Halving) {
+        if (!known->measuredWhileTraining)
+            r.fail("metric", "'" + known->name +
+                                 "' is known only once a trial ends; halving judges trials "
+                                 "while they train (val or train accuracy and loss)");
+        if (!s.budget.epochs && known->name != "final_train_loss")
+            r.fail("metric", "a budget in steps judges trials by final_train_loss (validation "
+                             "runs at epoch ends): use it, or a budget in epochs");
+    }
     if (const std::string goal = r.text("goal", false); !goal.empty()) {
         if (goal != "maximize" && goal != "minimize")
             r.fail("goal", "'" + goal + "' must be maximize or minimize");
@@ -191,8 +229,13 @@ SweepDefinition parseSweepDefinition(const nlohmann::json& json, const std::stri
     if (parameters == json.end() || !parameters->is_object() || parameters->empty())
         r.fail("parameters", "must name at least one config key with its values");
     for (const auto& [key, spec] : parameters->items())
-        s.parameters.push_back(parseParameter(key, spec, r, s.method == SweepMethod::Grid, source));
-    if (s.method == SweepMethod::Grid) {
+        s.parameters.push_back(parseParameter(key, spec, r, s.count == 0, source));
+    if (s.method == SweepMethod::Halving)
+        for (const char* key : {"max_epochs", "max_steps"})
+            if (parameters->contains(key))
+                r.fail(std::string("parameters.") + key,
+                       "is set by the halving budget; sweep other keys");
+    if (s.count == 0) {
         std::size_t trials = 1;
         for (const SweepParameter& p : s.parameters)
             if ((trials *= gridValues(p).size()) > kMaxTrials)
@@ -208,7 +251,7 @@ SweepDefinition loadSweepDefinition(const std::string& path) {
 
 std::vector<SweepTrial> sweepTrials(const SweepDefinition& sweep) {
     std::vector<SweepTrial> trials;
-    if (sweep.method == SweepMethod::Grid) {
+    if (sweep.count == 0) {
         std::vector<std::vector<std::string>> axes;
         for (const SweepParameter& p : sweep.parameters)
             axes.push_back(gridValues(p));
@@ -257,6 +300,10 @@ RunConfig trialConfig(const SweepDefinition& sweep, const SweepTrial& trial) {
     RunConfig c = sweep.base;
     for (const auto& [key, value] : trial.set)
         c.set(key, value);
+    if (sweep.method == SweepMethod::Halving) {
+        c.set("max_epochs", sweep.budget.epochs ? std::to_string(sweep.budget.max) : "0");
+        c.set("max_steps", sweep.budget.epochs ? "-1" : std::to_string(sweep.budget.max));
+    }
     return c;
 }
 

@@ -12,5 +12,6 @@ set(TB_MODULE_SOURCES
     runtail.cpp
     runseries.cpp
     rungroups.cpp
+    runsummary.cpp
     exportfile.cpp
     validationreportjson.cpp)

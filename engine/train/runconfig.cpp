@@ -548,6 +548,11 @@ const ConfigField* findConfigField(const std::string& key) {
     return nullptr;
 }
 
+bool isLoggingKey(const std::string& key) {
+    const ConfigField* field = findConfigField(key);
+    return field && field->group == ConfigGroup::Logging;
+}
+
 std::optional<std::string> validateField(const std::string& key, const std::string& text) {
     try {
         const FieldBinding& b = binding(key);

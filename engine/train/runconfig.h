@@ -113,6 +113,9 @@ struct ConfigField {
 const std::vector<ConfigField>& configSchema();
 // The field of a key, or nullptr for an unknown key.
 const ConfigField* findConfigField(const std::string& key);
+// A logging key (name, tags, checkpoint_dir, ...) says where a run's results went, not how it
+// trained: comparisons of what differed between runs leave these out.
+bool isLoggingKey(const std::string& key);
 
 // Checks one value as typed (the text --set takes), without a RunConfig: nullopt when valid,
 // else the message (naming the key). Cross-field rules are RunConfig::validate()'s.

@@ -669,7 +669,8 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
     const auto started = std::chrono::steady_clock::now();
     // A CPU run's peak memory is the process's VmHWM: started over here, it is this run's, not
     // also that of a run this process trained before (the window's, an experiment's arms).
-    resetProcessPeakRss();
+    if (!s.options.sharesProcess)
+        resetProcessPeakRss();
     if (s.options.runId.empty())
         s.options.runId = makeRunId();
     // Announced even when setup fails, so a failed start is recorded too.
@@ -786,9 +787,10 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     s.summary.meanSamplesPerSec =
         s.samplesPerSecCount ? s.samplesPerSecSum / static_cast<double>(s.samplesPerSecCount) : 0.0;
-    s.summary.peakMemoryBytes = s.backend && s.backend->device().isCuda()
-                                    ? s.backend->memoryStats().peakInUse
-                                    : processPeakRssBytes().value_or(0);
+    s.summary.peakMemoryBytes =
+        s.backend && (s.backend->device().isCuda() || s.options.sharesProcess)
+            ? s.backend->memoryStats().peakInUse
+            : processPeakRssBytes().value_or(0);
     finished.summary = s.summary;
     if (!startedSent)
         s.announce(ev);

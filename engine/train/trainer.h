@@ -41,6 +41,9 @@ struct TrainerOptions {
     std::function<std::optional<SystemSample>()> latestSample;
     // distributed=mpi: the job's ranks (null: MPI's world, MpiCommunicator::world()).
     Communicator* communicator = nullptr;
+    // Other runs train in this process at the same time (a parallel sweep): a CPU run's peak
+    // memory is then its backend's own count, as the process's high-water mark is everyone's.
+    bool sharesProcess = false;
 };
 
 class Trainer {

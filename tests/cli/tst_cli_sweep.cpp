@@ -1,6 +1,9 @@
 // trainbench-cli sweep as a user runs it: a grid's trials become tagged runs with their values;
-// a sweep stopped by SIGTERM mid-trial resumes and ends with every trial completed once; a bad
-// file is refused naming the file and the key, with nothing trained.
+// a sweep stopped by SIGTERM mid-trial resumes and ends with every trial completed once; a grid
+// given on the command line trains two trials at once, each on its share of the cores, and
+// `runs importance` ranks its keys; halving stops the trials that fall behind at a rung and a
+// second invocation trains nothing; a bad file is refused naming the file and the key, with
+// nothing trained.
 #include "clirun.h"
 
 #include "store/runstore.h"
@@ -8,6 +11,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QtTest>
 
 #include <algorithm>
@@ -113,6 +117,109 @@ private slots:
         QCOMPARE(completed.size(), std::size_t{4});
         for (const auto& [name, count] : completed)
             QVERIFY2(count == 1, name.c_str());
+    }
+
+    void aCommandLineGridInParallel() {
+        QTemporaryDir home;
+        const QStringList args = {"sweep",
+                                  "--grid",
+                                  "lr=0.003,0.01,0.03,0.1",
+                                  "--grid",
+                                  "batch_size=16,64",
+                                  "--set",
+                                  "dataset=blobs",
+                                  "--set",
+                                  "data.synthetic_samples=400",
+                                  "--set",
+                                  "model=mlp",
+                                  "--set",
+                                  "max_epochs=2",
+                                  "--set",
+                                  "device=cpu",
+                                  "--metric",
+                                  "final_val_loss",
+                                  "--parallel",
+                                  "2",
+                                  "--json",
+                                  "--quiet"};
+        const CliResult r = runCli(args, home.path());
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject out = lastJsonLine(r.out);
+        const std::string name = out["sweep"].toString().toStdString();
+        QVERIFY2(name.rfind("grid-", 0) == 0, name.c_str());
+        QCOMPARE(out["trials"].toArray().size(), 8);
+        const std::vector<RunRecord> runs = runsOf(home, name);
+        QCOMPARE(runs.size(), std::size_t{8});
+        std::set<std::string> seen;
+        const int share = std::max(1, QThread::idealThreadCount() / 2);
+        for (const RunRecord& run : runs) {
+            QCOMPARE(toString(run.status), std::string("completed"));
+            QCOMPARE(run.config.value("threads", 0), share); // the cores split between two
+            seen.insert(run.config["lr"].dump() + "/" + run.config["batch_size"].dump());
+        }
+        QCOMPARE(seen.size(), std::size_t{8});
+
+        // The same command line is the same sweep: nothing left to train.
+        const CliResult again = runCli(args, home.path());
+        QVERIFY2(again.code == 0, qPrintable(again.err));
+        for (const QJsonValue t : lastJsonLine(again.out)["trials"].toArray())
+            QVERIFY(t.toObject()["resumed"].toBool());
+        QCOMPARE(runsOf(home, name).size(), std::size_t{8});
+
+        const CliResult importance =
+            runCli({"runs", "importance", "--tag", QString::fromStdString("sweep:" + name),
+                    "--metric", "val/loss", "--json"},
+                   home.path());
+        QVERIFY2(importance.code == 0, qPrintable(importance.err));
+        const QJsonObject report = lastJsonLine(importance.out);
+        QCOMPARE(report["runs"].toInt(), 8);
+        QVERIFY(report["enough_runs"].toBool());
+        QStringList keys;
+        for (const QJsonValue k : report["keys"].toArray())
+            keys << k.toObject()["key"].toString();
+        keys.sort();
+        QCOMPARE(keys, (QStringList{"batch_size", "lr"}));
+        const CliResult few =
+            runCli({"runs", "importance", QString::fromStdString(runs[0].id),
+                    QString::fromStdString(runs[1].id), "--metric", "best_val_acc"},
+                   home.path());
+        QVERIFY2(few.code == 0, qPrintable(few.err));
+        QVERIFY2(few.out.contains("not enough runs: 2"), qPrintable(few.out));
+    }
+
+    // lr 0.1 learns in the first epoch; the two tiny learning rates after it barely move, so
+    // at the rung after epoch 1 each is behind the best and stops there.
+    void halvingStopsTrialsThatFallBehind() {
+        QTemporaryDir home;
+        const QString file = home.filePath("halving.json");
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"name": "halving", "method": "halving", "metric": "final_val_loss",
+          "budget": {"unit": "epochs", "min": 1, "max": 3, "reduction": 3},
+          "config": {"dataset": "blobs", "data.synthetic_samples": 600, "model": "mlp",
+                     "device": "cpu", "threads": 1, "optimizer": "sgd"},
+          "parameters": {"lr": {"values": [0.1, 1e-06, 2e-06]}}})");
+        f.close();
+        const CliResult r = runCli({"sweep", file, "--json"}, home.path());
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.contains("stopped early after 1 epoch "), qPrintable(r.err));
+        const QJsonArray trials = lastJsonLine(r.out)["trials"].toArray();
+        QCOMPARE(trials.size(), 3);
+        QVERIFY(!trials[0].toObject().contains("halted_at"));
+        QCOMPARE(trials[1].toObject()["halted_at"].toInt(), 1);
+        QCOMPARE(trials[2].toObject()["halted_at"].toInt(), 1);
+        QCOMPARE(lastJsonLine(r.out)["best"].toArray().size(), 1); // the one that completed
+        for (const RunRecord& run : runsOf(home, "halving")) {
+            const bool halted =
+                std::find(run.tags.begin(), run.tags.end(), "halted") != run.tags.end();
+            QCOMPARE(run.epochs, halted ? int64_t{1} : int64_t{3});
+            QCOMPARE(toString(run.status), std::string(halted ? "stopped" : "completed"));
+        }
+        const CliResult again = runCli({"sweep", file, "--json", "--quiet"}, home.path());
+        QVERIFY2(again.code == 0, qPrintable(again.err));
+        for (const QJsonValue t : lastJsonLine(again.out)["trials"].toArray())
+            QVERIFY(t.toObject()["resumed"].toBool());
+        QCOMPARE(runsOf(home, "halving").size(), std::size_t{3});
     }
 
     void aBadFileTrainsNothing() {

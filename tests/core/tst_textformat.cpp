@@ -39,6 +39,9 @@ private slots:
         QCOMPARE(formatCount(-45000), std::string("-45,000"));
         QCOMPARE(formatCount(std::numeric_limits<int64_t>::min()),
                  std::string("-9,223,372,036,854,775,808"));
+        QCOMPARE(formatCountOf(1, "run"), std::string("1 run"));
+        QCOMPARE(formatCountOf(0, "run"), std::string("0 runs"));
+        QCOMPARE(formatCountOf(1200, "trial"), std::string("1,200 trials"));
     }
 
     void debiasedEmaMatchesHandComputation() {

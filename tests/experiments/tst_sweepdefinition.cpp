@@ -103,6 +103,37 @@ private slots:
         QVERIFY(sweepTrials(parseSweepDefinition(other, "r.json"))[0].label() != a[0].label());
     }
 
+    // Halving starts a grid's trials (or a draw's, given a count) with the budget's max as
+    // their length, and judges them at the rungs below it.
+    void halvingTrialsCarryTheBudget() {
+        const SweepDefinition s = parseSweepDefinition(sweep(R"({
+            "name": "h", "method": "halving", "metric": "final_val_loss",
+            "budget": {"unit": "epochs", "min": 1, "max": 9, "reduction": 3},
+            "config": {"model": "mlp", "max_steps": 500},
+            "parameters": {"lr": {"min": 0.001, "max": 0.1, "scale": "log", "steps": 3},
+                           "optimizer": {"values": ["sgd", "adamw"]}}})"),
+                                                       "h.json");
+        QCOMPARE(toString(s.method), "halving");
+        QVERIFY(!s.metric.maximize);
+        QCOMPARE(s.budget.rungs(), (std::vector<int64_t>{1, 3}));
+        const std::vector<SweepTrial> trials = sweepTrials(s);
+        QCOMPARE(trials.size(), std::size_t{6}); // a grid: no count
+        const RunConfig c = trialConfig(s, trials[0]);
+        QCOMPARE(c.maxEpochs, int64_t{9});
+        QCOMPARE(c.maxSteps, int64_t{-1}); // the budget, not the base config, bounds a trial
+
+        nlohmann::json drawn = sweep(R"({
+            "name": "h", "method": "halving", "metric": "final_train_loss", "count": 5,
+            "budget": {"unit": "steps", "min": 50, "max": 800, "reduction": 2},
+            "parameters": {"lr": {"min": 0.001, "max": 0.1, "scale": "log"}}})");
+        const SweepDefinition d = parseSweepDefinition(drawn, "d.json");
+        QCOMPARE(sweepTrials(d).size(), std::size_t{5});
+        QCOMPARE(d.budget.rungs(), (std::vector<int64_t>{50, 100, 200, 400}));
+        const RunConfig dc = trialConfig(d, sweepTrials(d)[0]);
+        QCOMPARE(dc.maxSteps, int64_t{800});
+        QCOMPARE(dc.maxEpochs, int64_t{0});
+    }
+
     void badFilesAreRefusedNamingTheKey_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("key");
@@ -138,6 +169,29 @@ private slots:
         QTest::newRow("name that cannot be a tag")
             << R"({"name": "my sweep, v2", "method": "grid", "metric": "best_val_acc", "parameters": {"lr": {"values": [0.1]}}})"
             << "bad.json: name";
+        const QString halving =
+            R"({"name": "h", "method": "halving", "metric": "best_val_acc", "parameters": {"lr": {"values": [0.1, 0.01]}}, )";
+        QTest::newRow("halving without a budget") << halving.chopped(2) + "}"
+                                                  << "bad.json: budget";
+        QTest::newRow("halving budget unit")
+            << halving + R"("budget": {"unit": "hours", "min": 1, "max": 9}})"
+            << "bad.json: budget.unit";
+        QTest::newRow("halving budget max not above min")
+            << halving + R"("budget": {"unit": "epochs", "min": 3, "max": 3}})"
+            << "bad.json: budget.max";
+        QTest::newRow("halving on a metric known only at the end")
+            << R"({"name": "h", "method": "halving", "metric": "samples_per_s", "budget": {"unit": "epochs", "min": 1, "max": 9}, "parameters": {"lr": {"values": [0.1]}}})"
+            << "bad.json: metric";
+        QTest::newRow("halving in steps by validation accuracy")
+            << halving + R"("budget": {"unit": "steps", "min": 100, "max": 900}})"
+            << "bad.json: metric";
+        QTest::newRow("halving sweeping its own budget")
+            << R"({"name": "h", "method": "halving", "metric": "best_val_acc", "budget": {"unit": "epochs", "min": 1, "max": 9}, "parameters": {"max_epochs": {"values": [3, 9]}}})"
+            << "bad.json: parameters.max_epochs";
+        QTest::newRow("budget outside halving")
+            << head +
+                   R"("budget": {"unit": "epochs", "min": 1, "max": 9}, "parameters": {"lr": {"values": [0.1]}}})"
+            << "bad.json: budget";
         QTest::newRow("bad base config")
             << head + R"("config": {"batch_size": 0}, "parameters": {"lr": {"values": [0.1]}}})"
             << "bad.json: config.batch_size";
