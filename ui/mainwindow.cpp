@@ -4,6 +4,7 @@
 
 #include "charts/chartspanel.h"
 #include "charts/chartview.h"
+#include "core/textformat.h"
 #include "experiments/batchfinderdialog.h"
 #include "experiments/experimentcontroller.h"
 #include "experiments/lrfinderdialog.h"
@@ -25,6 +26,8 @@
 #include "status/failurebanner.h"
 #include "status/logpanel.h"
 #include "status/runprogress.h"
+#include "sweeps/sweepcontroller.h"
+#include "sweeps/sweeppanel.h"
 #include "train/trainer.h"
 #include "unixsignalwatcher.h"
 
@@ -65,13 +68,14 @@ constexpr int kChartsHeight = 600;
 MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     : QMainWindow(parent), m_controller(new RunController(databasePath, {}, this)),
       m_experiments(new ExperimentController(databasePath, this)),
-      m_store(new RunsStore(databasePath, this)), m_setup(new SetupPanel),
-      m_setupScroll(new ColumnScrollArea), m_charts(new ChartsPanel), m_hardware(new HardwarePanel),
-      m_predictions(new PredictionsPanel), m_profile(new ProfilePanel(*m_controller)),
-      m_learn(new LearnPanel), m_log(new LogPanel), m_runs(new RunsView(*m_store)),
-      m_progress(new RunProgress), m_banner(new FailureBanner),
-      m_split(new QSplitter(Qt::Horizontal, this)), m_tabs(new QTabWidget),
-      m_blocker(new ElidedLabel(480)), m_recording(new QLabel), m_databasePath(databasePath) {
+      m_sweeps(new SweepController(databasePath, this)), m_store(new RunsStore(databasePath, this)),
+      m_setup(new SetupPanel), m_setupScroll(new ColumnScrollArea), m_charts(new ChartsPanel),
+      m_hardware(new HardwarePanel), m_predictions(new PredictionsPanel),
+      m_profile(new ProfilePanel(*m_controller)), m_learn(new LearnPanel), m_log(new LogPanel),
+      m_runs(new RunsView(*m_store)), m_sweepPanel(new SweepPanel), m_progress(new RunProgress),
+      m_banner(new FailureBanner), m_split(new QSplitter(Qt::Horizontal, this)),
+      m_tabs(new QTabWidget), m_blocker(new ElidedLabel(480)), m_recording(new QLabel),
+      m_databasePath(databasePath) {
     setWindowTitle(tr("TrainBench"));
     setObjectName(QStringLiteral("main-window"));
 
@@ -88,6 +92,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     m_tabs->addTab(new PageScrollArea(m_predictions), tr("Predictions"));
     m_tabs->addTab(new PageScrollArea(m_profile), tr("Profile"));
     m_tabs->addTab(new PageScrollArea(m_runs), tr("Runs"));
+    m_tabs->addTab(new PageScrollArea(m_sweepPanel), tr("Sweep"));
     m_tabs->addTab(new PageScrollArea(m_hardware), tr("Hardware"));
     m_tabs->addTab(new PageScrollArea(m_learn), tr("Learn"));
     auto* vertical = new QSplitter(Qt::Vertical);
@@ -120,6 +125,7 @@ MainWindow::MainWindow(const QString& databasePath, QWidget* parent)
     connectController();
     connectRuns();
     connectExperiments();
+    connectSweeps();
     connectLearn();
     // Every chart the window holds reports the exports it could not write.
     for (ChartView* chart : findChildren<ChartView*>())
@@ -255,14 +261,14 @@ void MainWindow::connectRuns() {
 }
 
 void MainWindow::connectExperiments() {
-    connect(
-        m_experiments, &ExperimentController::started, this,
-        [this](const QString& title, int runs) {
-            m_log->addMessage(
-                LogLevel::Info,
-                tr("experiment %1: %n short run(s), one after another", nullptr, runs).arg(title));
-            updateActions();
-        });
+    connect(m_experiments, &ExperimentController::started, this,
+            [this](const QString& title, int runs) {
+                m_log->addMessage(
+                    LogLevel::Info,
+                    tr("experiment %1: %2, one after another")
+                        .arg(title, QString::fromStdString(formatCountOf(runs, "short run"))));
+                updateActions();
+            });
     connect(m_experiments, &ExperimentController::dataChosen, this,
             [this](const QString& note) { m_log->addMessage(LogLevel::Info, note); });
     connect(m_experiments, &ExperimentController::repeatFinished, this,
@@ -275,10 +281,7 @@ void MainWindow::connectExperiments() {
             m_log->addMessage(stopped ? LogLevel::Warning : LogLevel::Info,
                               (stopped ? tr("experiment stopped: ") : tr("experiment: ")) +
                                   conclusion);
-            m_experimentRuns = runIds;
-            showTab(m_runs);
-            m_store->list();
-            compareWhenListed();
+            compareInRuns(runIds, {}, m_compareGroupBy);
             updateActions();
         });
     connect(m_store, &RunsStore::runsListed, this, &MainWindow::compareWhenListed);
@@ -286,27 +289,38 @@ void MainWindow::connectExperiments() {
 
 bool MainWindow::runExperiment(const ExperimentPreset& preset) {
     if (m_controller->state() != RunController::State::Idle || m_experiments->running() ||
-        !m_setup->blocker().isEmpty())
+        m_sweeps->running() || !m_setup->blocker().isEmpty())
         return false;
     QStringList keys;
     for (const ExperimentArm& arm : preset.arms)
         for (const auto& [key, value] : arm.set)
             if (!keys.contains(QString::fromStdString(key)))
                 keys << QString::fromStdString(key);
-    m_experimentGroupBy = keys.join(QLatin1Char(','));
+    m_compareGroupBy = keys.join(QLatin1Char(','));
     m_banner->hide();
     return m_experiments->start(preset, m_setup->config());
 }
 
+void MainWindow::compareInRuns(const QStringList& runIds, const QString& tag,
+                               const QString& groupBy) {
+    m_runsToCompare = runIds;
+    m_compareTag = tag;
+    m_compareGroupBy = groupBy;
+    showTab(m_runs);
+    m_store->list();
+    compareWhenListed();
+}
+
 void MainWindow::compareWhenListed() {
-    if (m_experimentRuns.isEmpty())
+    if (m_runsToCompare.isEmpty())
         return;
-    for (const QString& id : m_experimentRuns)
+    for (const QString& id : m_runsToCompare)
         if (!m_runs->model()->run(id))
             return; // the next listing, then
-    m_runs->selectRuns(m_experimentRuns);
-    m_runs->comparisonView()->setGroupBy(m_experimentGroupBy);
-    m_experimentRuns.clear();
+    m_runs->showTag(m_compareTag);
+    m_runs->selectRuns(m_runsToCompare);
+    m_runs->comparisonView()->setGroupBy(m_compareGroupBy);
+    m_runsToCompare.clear();
 }
 
 void MainWindow::showStoredRun(const RunSeries& run) {
@@ -374,12 +388,14 @@ void MainWindow::updateActions() {
             return; // start() changed the state, which updated the actions
     }
     // One thing trains at a time: a run, an experiment or a finder's sweep.
-    const bool experimenting = m_experiments->running() || (m_lrFinder && m_lrFinder->running()) ||
+    const bool experimenting = m_experiments->running() || m_sweeps->running() ||
+                               (m_lrFinder && m_lrFinder->running()) ||
                                (m_batchFinder && m_batchFinder->running());
     const bool canTrain = state == State::Idle && blocker.isEmpty() && !experimenting;
     m_train->setEnabled(canTrain);
     for (QAction* a : m_experimentActions + m_finderActions)
         a->setEnabled(canTrain);
+    m_sweepAction->setEnabled(canTrain);
     if (m_lrFinder)
         m_lrFinder->setCanStart(canTrain);
     if (m_batchFinder)
@@ -485,8 +501,8 @@ void MainWindow::showTab(QWidget* page) {
 
 void MainWindow::quitOnSignal(int signal, int count) {
     const QString name = UnixSignalWatcher::name(signal);
-    const bool training =
-        m_controller->state() != RunController::State::Idle || m_experiments->running();
+    const bool training = m_controller->state() != RunController::State::Idle ||
+                          m_experiments->running() || m_sweeps->running();
     if (count > 1) {
         std::fprintf(stderr, "trainbench: %s again: quitting at once%s\n", qPrintable(name),
                      training ? "; the run keeps no checkpoint of the steps since its last one and "
@@ -507,12 +523,14 @@ void MainWindow::quitOnSignal(int signal, int count) {
 void MainWindow::finishRunsNow() {
     m_controller->finishAll();
     m_experiments->finish();
+    m_sweeps->finish();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     saveSettings();
     m_controller->stop(); // the controller's destructor waits for the step in progress
     m_experiments->stop();
+    m_sweeps->stop();
     event->accept();
 }
 

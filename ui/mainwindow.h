@@ -4,6 +4,7 @@
 // file it writes reports a failure where the user looks. It keeps no training logic itself.
 #pragma once
 
+#include "experiments/sweepdefinition.h"
 #include "store/runseries.h"
 #include "train/runconfig.h"
 
@@ -43,6 +44,9 @@ class LogPanel;
 class RunController;
 class RunProgress;
 class SetupPanel;
+class SweepController;
+class SweepDialog;
+class SweepPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -93,6 +97,14 @@ public:
     // Run > Language Model Memory...: the what-if calculator (train/llmmemory.h).
     LlmMemoryDialog* showLlmMemory();
     BatchFinderDialog* showBatchFinder();
+    // Run > Sweep...: the dialog on the set-up column's config (modal to the window; it starts
+    // the sweep when accepted and deletes itself when closed).
+    SweepDialog* showSweepDialog();
+    // Starts a sweep (its trials in the Sweep tab, the runs compared in the Runs tab when it
+    // ends); false while anything else trains.
+    bool startSweep(const SweepDefinition& sweep, int parallel);
+    SweepController& sweeps() { return *m_sweeps; }
+    SweepPanel& sweepPanel() { return *m_sweepPanel; }
     // The Tab stops in the order Tab visits them now.
     QList<QWidget*> tabStops() const;
 
@@ -129,6 +141,11 @@ private:
     void retryWith(const std::vector<std::pair<std::string, std::string>>& changes);
     void connectRuns();
     void connectExperiments();
+    // mainwindowsweeps.cpp
+    void connectSweeps();
+    // Compares these runs in the Runs tab (filtered by tag when one is given) once it lists
+    // them all.
+    void compareInRuns(const QStringList& runIds, const QString& tag, const QString& groupBy);
     // Selects the runs an experiment recorded once the Runs tab lists them all.
     void compareWhenListed();
     // Shows a recorded run in the training charts as they drew it live.
@@ -137,6 +154,7 @@ private:
 
     RunController* m_controller;
     ExperimentController* m_experiments;
+    SweepController* m_sweeps;
     RunsStore* m_store;
     SetupPanel* m_setup;
     ColumnScrollArea* m_setupScroll;
@@ -147,6 +165,7 @@ private:
     LearnPanel* m_learn;
     LogPanel* m_log;
     RunsView* m_runs;
+    SweepPanel* m_sweepPanel;
     RunProgress* m_progress;
     FailureBanner* m_banner;
     QSplitter* m_split;
@@ -157,6 +176,7 @@ private:
     QAction* m_pause = nullptr;
     QAction* m_stop = nullptr;
     QList<QAction*> m_experimentActions; // Run > Experiments, one per preset
+    QAction* m_sweepAction = nullptr;    // Run > Sweep...
     QAction* m_lessonMode = nullptr;     // View > Lesson Mode, checked while a lesson is open
     QString m_lessonFolder;              // the open lesson's folder
     QList<QAction*> m_finderActions;     // Run > Find Learning Rate, Find Batch Size
@@ -170,8 +190,11 @@ private:
     QString m_focusAfterRun;       // the config key a failed run named
     QString m_chartRunId;          // the run in the training charts
     QString m_opening;             // a run asked to be opened, while it loads
-    QStringList m_experimentRuns;  // an ended experiment's runs, until the Runs tab lists them
-    QString m_experimentGroupBy;   // the keys its arms set
+    // An ended experiment's or sweep's runs, until the Runs tab lists them all; then they are
+    // selected there, filtered by the tag and grouped by the keys given.
+    QStringList m_runsToCompare;
+    QString m_compareGroupBy;
+    QString m_compareTag;
 };
 
 } // namespace tb::ui

@@ -16,6 +16,7 @@
 #include "status/elidedlabel.h"
 #include "status/logpanel.h"
 #include "store/sqlitedb.h"
+#include "sweeps/sweepcontroller.h"
 #include "telemetry/doctorreport.h"
 #include "themeicon.h"
 
@@ -58,6 +59,7 @@ void MainWindow::createActions() {
     m_stop->setToolTip(tr("Stop after the current step and save a checkpoint (Esc)"));
     connect(m_stop, &QAction::triggered, m_controller, &RunController::stop);
     connect(m_stop, &QAction::triggered, m_experiments, &ExperimentController::stop);
+    connect(m_stop, &QAction::triggered, m_sweeps, &SweepController::stop);
 
     QToolBar* bar = addToolBar(tr("Run"));
     bar->setObjectName(QStringLiteral("run-toolbar"));
@@ -161,6 +163,10 @@ void MainWindow::createActions() {
         a->setToolTip(QString::fromStdString(preset.question));
         m_experimentActions << a;
     }
+    m_sweepAction = run->addAction(tr("S&weep..."), this, &MainWindow::showSweepDialog);
+    m_sweepAction->setObjectName(QStringLiteral("action-sweep"));
+    m_sweepAction->setToolTip(tr("Try many settings of the set-up, one run each, and see which "
+                                 "mattered"));
     addFinderActions(run);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));

@@ -1,2 +1,3 @@
-set(TB_MODULE_SOURCES mainwindow.cpp mainwindowteaching.cpp mainwindowmenus.cpp runcontroller.cpp
+set(TB_MODULE_SOURCES mainwindow.cpp mainwindowteaching.cpp mainwindowmenus.cpp mainwindowsweeps.cpp
+                      runcontroller.cpp stoppablethread.cpp
                       pagescrollarea.cpp unixsignalwatcher.cpp)

@@ -11,6 +11,7 @@
 #include "runs/comparison.h"
 #include "runs/comparisonplot.h"
 #include "runs/comparisonview.h"
+#include "runs/parallelcoordinates.h"
 #include "runs/parametersplot.h"
 #include "runs/runsfilterproxy.h"
 #include "runs/runsstore.h"
@@ -30,6 +31,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSettings>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -268,6 +270,34 @@ private slots:
         params->setKeys("lr", "best_val_acc");
         QCOMPARE(*params->pointOf("20261201-100000-aaaaaaaaaaaa"), QPointF(0.1, 80.0));
         QCOMPARE(*params->pointOf("20261201-100200-cccccccccccc"), QPointF(0.2, 70.0));
+    }
+
+    // The parallel coordinates draw the runs the table shows (its filter applied); a range
+    // brushed there selects those runs in the table, and so compares them.
+    void brushingParallelCoordinatesSelectsRuns() {
+        QTemporaryDir dir;
+        const QString db = dir.filePath("runs.db");
+        writeThreeRuns(db);
+        RunsStore store(db);
+        RunsView view(store);
+        QTRY_COMPARE_WITH_TIMEOUT(view.model()->rowCount(), 3, 10000);
+        auto* parallel = view.comparisonView()->parallelCoordinates();
+        QTRY_VERIFY_WITH_TIMEOUT(parallel->fractionOf("20261201-100200-cccccccccccc", "lr"), 10000);
+        QVERIFY(view.comparisonView()->tabs()->isVisibleTo(&view)); // shown before a selection
+        parallel->setBrush("lr", 0.9, 1.0); // lr 0.2, the top of the axis: gamma alone
+        QCOMPARE(view.selectedRunIds(), QStringList{"20261201-100200-cccccccccccc"});
+        QTRY_VERIFY_WITH_TIMEOUT(view.comparison()->complete(), 10000);
+        QCOMPARE(view.comparison()->runIds(), QStringList{"20261201-100200-cccccccccccc"});
+        parallel->setBrush("lr", 0.0, 0.1);
+        QCOMPARE(view.selectedRunIds().size(), 2);
+        parallel->clearBrushes();
+        QCOMPARE(view.selectedRunIds().size(), 3);
+        // Filtered to the "sweep" tag: alpha and beta, whose lr is the same: not an axis.
+        view.proxy()->setTag("sweep");
+        QTRY_VERIFY_WITH_TIMEOUT(!parallel->fractionOf("20261201-100200-cccccccccccc", "seed"),
+                                 10000);
+        QVERIFY(parallel->fractionOf("20261201-100000-aaaaaaaaaaaa", "seed"));
+        QVERIFY(!parallel->fractionOf("20261201-100000-aaaaaaaaaaaa", "lr"));
     }
 
     void deleteAsksAndRemovesRowsAndCheckpoints() {

@@ -21,6 +21,9 @@
 #include "runcontroller.h"
 #include "runs/comparison.h"
 #include "runs/comparisonview.h"
+#include "runs/importanceview.h"
+#include "runs/parallelcoordinates.h"
+#include "runs/parametersplot.h"
 #include "runs/runstablemodel.h"
 #include "runs/runsview.h"
 #include "session/profilesession.h"
@@ -29,6 +32,9 @@
 #include "status/failurebanner.h"
 #include "store/runstore.h"
 #include "support/storedruns.h"
+#include "sweeps/sweepcontroller.h"
+#include "sweeps/sweepdialog.h"
+#include "sweeps/sweeppanel.h"
 #include "train/trainer.h"
 #include "uitestutil.h"
 
@@ -267,7 +273,7 @@ private slots:
         save(w, "runs-grouped-" + tag);
         cv->setGroupBy("");
 
-        cv->tabs()->setCurrentIndex(cv->tabs()->count() - 1);
+        cv->tabs()->setCurrentWidget(cv->parameters());
         save(w, "runs-parameters-" + tag);
         cv->tabs()->setCurrentIndex(1);
         save(w, "runs-summary-" + tag);
@@ -535,6 +541,40 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(exported.count(), 1, 60000);
         save(*d, "export-model-" + tag);
         d->close();
+    }
+
+    // Run > Sweep... on the tiny set-up (lr x batch_size, 9 trials, 2 at once), the Sweep tab
+    // once it ends, and its runs in the parallel coordinates (a range brushed) and importance.
+    void sweeps_data() { views_data(); }
+    void sweeps() {
+        QFETCH(QSize, size);
+        const QString tag = beginView();
+        ui::MainWindow w(m_tmp.filePath("sweep-" + tag + ".db"));
+        QVERIFY(showWindow(w, size));
+        w.setup().setConfig(test::tinyRunConfig(m_tmp.filePath("ckpt-sweep"), 2));
+        QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
+                                  60000);
+        ui::SweepDialog* d = w.showSweepDialog();
+        QVERIFY(QTest::qWaitForWindowExposed(d));
+        d->setName("lr-batch");
+        d->removeParameter(1);
+        d->addParameter("batch_size", "16, 32, 64");
+        d->setParallel(2);
+        d->setMetric("best_val_acc");
+        save(*d, "sweep-dialog-" + tag);
+        d->startButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!w.sweeps().running(), 300000);
+        w.showTab(&w.sweepPanel());
+        save(w, "sweep-tab-" + tag);
+        QTRY_COMPARE_WITH_TIMEOUT(w.runs().selectedRunIds().size(), 9, 30000);
+        ui::ComparisonView* cv = w.runs().comparisonView();
+        QTRY_VERIFY_WITH_TIMEOUT(w.runs().comparison()->complete() && cv->upToDate(), 10000);
+        w.showTab(&w.runs());
+        cv->tabs()->setCurrentWidget(cv->importance());
+        save(w, "sweep-importance-" + tag);
+        cv->tabs()->setCurrentWidget(cv->parallelCoordinates());
+        cv->parallelCoordinates()->setBrush("best_val_acc", 0.6, 1.0);
+        save(w, "sweep-parallel-" + tag);
     }
 
     // Fine-tuning on a folder of images: fmnist-cnn pretrained on six Fashion-MNIST classes,

@@ -4,8 +4,9 @@
 
 #include "core/errors.h"
 #include "core/textformat.h"
+#include "stoppablethread.h"
 
-#include <QThread>
+#include <memory>
 
 namespace tb::ui {
 
@@ -24,25 +25,23 @@ QString summaryOf(const ArmRepeat& r) {
 } // namespace
 
 ExperimentController::ExperimentController(QString databasePath, QObject* parent)
-    : QObject(parent), m_path(std::move(databasePath)) {}
+    : QObject(parent), m_path(std::move(databasePath)), m_worker(new StoppableThread(this)) {}
 
 ExperimentController::~ExperimentController() {
     finish();
 }
 
 void ExperimentController::finish() {
-    if (!m_thread)
-        return;
-    m_stop->request_stop();
-    m_thread->wait();
-    delete m_thread;
-    m_thread = nullptr;
+    m_worker->finish();
+}
+
+bool ExperimentController::running() const {
+    return m_worker->running();
 }
 
 bool ExperimentController::start(const ExperimentPreset& preset, const RunConfig& base) {
-    if (m_thread)
+    if (running())
         return false;
-    m_stop = std::make_unique<std::stop_source>();
     ExperimentOptions options;
     options.session.databasePath = m_path.toStdString();
     options.onRepeat = [this, preset](std::size_t arm, const ArmRepeat& r) {
@@ -57,41 +56,32 @@ bool ExperimentController::start(const ExperimentPreset& preset, const RunConfig
         QMetaObject::invokeMethod(
             this, [this, text] { emit dataChosen(text); }, Qt::QueuedConnection);
     };
-    m_thread = QThread::create([this, preset, base, options, token = m_stop->get_token()] {
-        ExperimentResult result;
-        try {
-            result = runExperiment(preset, base, options, token);
-        } catch (const std::exception& e) { // a store that cannot be used, a bad arm
-            result.conclusion = e.what();
-            result.stopped = true;
-        }
-        QStringList ids;
-        for (const ArmResult& arm : result.arms)
-            for (const ArmRepeat& r : arm.repeats)
-                ids << QString::fromStdString(r.runId);
-        const QString id = QString::fromStdString(preset.id);
-        const QString conclusion = QString::fromStdString(result.conclusion);
-        const bool stopped = result.stopped;
-        QMetaObject::invokeMethod(
-            this,
-            [this, id, conclusion, stopped, ids] {
-                m_thread->wait();
-                m_thread->deleteLater();
-                m_thread = nullptr;
-                emit finished(id, conclusion, stopped, ids);
-            },
-            Qt::QueuedConnection);
-    });
-    m_thread->setObjectName(QStringLiteral("experiment"));
-    m_thread->start();
+    // Written by the worker before `done` is queued, read by `done` after it ran.
+    auto result = std::make_shared<ExperimentResult>();
+    m_worker->start(
+        QStringLiteral("experiment"),
+        [preset, base, options, result](std::stop_token stop) {
+            try {
+                *result = runExperiment(preset, base, options, stop);
+            } catch (const std::exception& e) { // a store that cannot be used, a bad arm
+                result->conclusion = e.what();
+                result->stopped = true;
+            }
+        },
+        [this, id = QString::fromStdString(preset.id), result] {
+            QStringList ids;
+            for (const ArmResult& arm : result->arms)
+                for (const ArmRepeat& r : arm.repeats)
+                    ids << QString::fromStdString(r.runId);
+            emit finished(id, QString::fromStdString(result->conclusion), result->stopped, ids);
+        });
     emit started(QString::fromStdString(preset.title),
                  static_cast<int>(preset.arms.size()) * preset.repeats);
     return true;
 }
 
 void ExperimentController::stop() {
-    if (m_stop)
-        m_stop->request_stop();
+    m_worker->requestStop();
 }
 
 } // namespace tb::ui

@@ -8,23 +8,22 @@
 #include <QObject>
 #include <QString>
 
-#include <memory>
-#include <stop_token>
-
-class QThread;
-
 namespace tb::ui {
+
+class StoppableThread;
 
 class ExperimentController : public QObject {
     Q_OBJECT
 public:
     // databasePath: the run store the arms are recorded in (the window's).
     explicit ExperimentController(QString databasePath, QObject* parent = nullptr);
-    ~ExperimentController() override; // stops a running experiment and waits for it
-    // The same, now (an exit that does not go through the window's close). Safe to call again.
+    // Waits for the worker while this object is whole: its callbacks post to it.
+    ~ExperimentController() override;
+    // Stops a running experiment and waits for it, now (an exit that does not go through the
+    // window's close; the destructor does the same). Safe to call again.
     void finish();
 
-    bool running() const { return m_thread != nullptr; }
+    bool running() const;
     // Starts `preset` on `base`; false while another experiment runs.
     bool start(const ExperimentPreset& preset, const RunConfig& base);
     void stop();
@@ -41,8 +40,7 @@ signals:
 
 private:
     QString m_path;
-    QThread* m_thread = nullptr;
-    std::unique_ptr<std::stop_source> m_stop;
+    StoppableThread* m_worker;
 };
 
 } // namespace tb::ui

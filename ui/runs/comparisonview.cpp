@@ -2,8 +2,11 @@
 // runs on each change (the engine's RunSeries and groupSeries do the numbers).
 #include "runs/comparisonview.h"
 
+#include "core/textformat.h"
 #include "runs/comparison.h"
 #include "runs/comparisonplot.h"
+#include "runs/importanceview.h"
+#include "runs/parallelcoordinates.h"
 #include "runs/parametersplot.h"
 #include "runs/runstablemodel.h"
 #include "store/runexport.h"
@@ -61,7 +64,8 @@ ComparisonView::ComparisonView(Comparison& comparison, QWidget* parent)
       m_tabs(new QTabWidget(this)), m_plot(new ComparisonPlot(this)),
       m_summary(makeTable(QStringLiteral("comparison-summary"), this)),
       m_diff(makeTable(QStringLiteral("comparison-config-diff"), this)),
-      m_parameters(new ParametersPlot(this)) {
+      m_parameters(new ParametersPlot(this)), m_parallel(new ParallelCoordinates(this)),
+      m_importance(new ImportanceView(this)) {
     setObjectName(QStringLiteral("comparison"));
     m_series->setObjectName(QStringLiteral("comparison-series"));
     m_series->setAccessibleName(tr("Series to compare"));
@@ -114,6 +118,9 @@ ComparisonView::ComparisonView(Comparison& comparison, QWidget* parent)
     m_tabs->addTab(m_summary, tr("Summary"));
     m_tabs->addTab(m_diff, tr("Config diff"));
     m_tabs->addTab(m_parameters, tr("Parameters"));
+    m_tabs->addTab(m_parallel, tr("Parallel coordinates"));
+    m_tabs->addTab(m_importance, tr("Importance"));
+    connect(m_parallel, &ParallelCoordinates::brushed, this, &ComparisonView::runsBrushed);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -211,8 +218,9 @@ void ComparisonView::rebuild() {
     m_status->setText(chosen == 0 ? tr("Select runs in the table to compare them.")
                       : loaded < chosen
                           ? tr("Reading %1 of %2 runs...").arg(chosen - loaded).arg(chosen)
-                          : tr("%n run(s)", nullptr, chosen));
-    m_tabs->setVisible(chosen > 0); // no empty axes before there is anything to compare
+                          : QString::fromStdString(formatCountOf(chosen, "run")));
+    // No empty axes before there is anything to compare (the table's runs are, in parallel).
+    m_tabs->setVisible(chosen > 0 || m_shownRuns > 1);
     rebuildSeriesChoices();
     rebuildPlot();
     rebuildSummary();
@@ -224,6 +232,14 @@ void ComparisonView::rebuild() {
         colors.push_back(colorOf(QString::fromStdString(s->record().id)));
     }
     m_parameters->setRuns(records, colors);
+    m_parallel->setSelectedRunIds(m_comparison.runIds());
+    m_importance->setRuns(records);
+}
+
+void ComparisonView::setShownRuns(const std::vector<RunRecord>& runs) {
+    m_shownRuns = runs.size();
+    m_parallel->setRuns(runs);
+    m_tabs->setVisible(!m_comparison.runIds().isEmpty() || m_shownRuns > 1);
 }
 
 void ComparisonView::rebuildSeriesChoices() {

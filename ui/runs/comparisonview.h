@@ -1,7 +1,9 @@
 // ComparisonView: the runs chosen in the Runs view side by side. One series of all of them
 // overlaid (any recorded series, any x axis, smoothed or raw, log y, grouped by config keys with
 // a min-max or +-1 std band), a summary table with the time and samples each took to reach a
-// target accuracy, the config keys that differ, and a parameters plot (one point per run).
+// target accuracy, the config keys that differ, a parameters plot (one point per run), parallel
+// coordinates over the runs the table shows (brushing selects runs there) and parameter
+// importance over those compared.
 #pragma once
 
 #include "store/runseries.h"
@@ -10,6 +12,7 @@
 #include <QWidget>
 
 #include <functional>
+#include <vector>
 
 class QCheckBox;
 class QComboBox;
@@ -23,6 +26,8 @@ namespace tb::ui {
 
 class Comparison;
 class ComparisonPlot;
+class ImportanceView;
+class ParallelCoordinates;
 class ParametersPlot;
 
 class ComparisonView : public QWidget {
@@ -44,6 +49,10 @@ public:
 
     ComparisonPlot* plot() const { return m_plot; }
     ParametersPlot* parameters() const { return m_parameters; }
+    ParallelCoordinates* parallelCoordinates() const { return m_parallel; }
+    ImportanceView* importance() const { return m_importance; }
+    // The runs the Runs table shows (its filter applied): the parallel coordinates draw them.
+    void setShownRuns(const std::vector<RunRecord>& runs);
     QTableWidget* summary() const { return m_summary; }
     QTableWidget* configDiff() const { return m_diff; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -55,6 +64,8 @@ public:
 signals:
     // A run got its colour: the window stores it with the run.
     void colorAssigned(const QString& runId, const QString& color);
+    // Ranges brushed on the parallel coordinates: the runs inside them, to select.
+    void runsBrushed(const QStringList& runIds);
 
 private:
     void rebuild();
@@ -77,6 +88,9 @@ private:
     QTableWidget* m_summary;
     QTableWidget* m_diff;
     ParametersPlot* m_parameters;
+    ParallelCoordinates* m_parallel;
+    ImportanceView* m_importance;
+    std::size_t m_shownRuns = 0;
     mutable std::map<QString, QColor> m_assigned; // colours chosen here, until stored
     QString m_wantedSeries; // the series last chosen, kept while runs lacking it are shown
     bool m_rebuildPending = false;

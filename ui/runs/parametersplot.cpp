@@ -3,7 +3,7 @@
 #include "runs/parametersplot.h"
 
 #include "charts/csvfield.h"
-#include "store/runexport.h"
+#include "runs/runvalues.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -15,31 +15,6 @@
 #include <set>
 
 namespace tb::ui {
-
-namespace {
-
-const char* const kSummaryKeys[] = {"best_val_acc",  "final_val_acc",  "final_train_loss",
-                                    "samples_per_s", "peak_memory_mb", "duration_s"};
-
-std::map<QString, QString> valuesOfRun(const RunRecord& r) {
-    std::map<QString, QString> v;
-    const auto put = [&](const char* key, const std::optional<double>& value, double scale) {
-        if (value && std::isfinite(*value))
-            v[QString::fromLatin1(key)] = QString::number(*value * scale, 'g', 8);
-    };
-    put("best_val_acc", r.bestValAcc, 100.0);
-    put("final_val_acc", r.finalValAcc, 100.0);
-    put("final_train_loss", r.finalTrainLoss, 1.0);
-    put("samples_per_s", r.meanSamplesPerSec, 1.0);
-    if (r.peakMemoryBytes)
-        put("peak_memory_mb", static_cast<double>(*r.peakMemoryBytes), 1.0 / (1024.0 * 1024.0));
-    put("duration_s", r.durationSec, 1.0);
-    for (const auto& [key, value] : flattenJson(r.config))
-        v[QString::fromStdString(key)] = QString::fromStdString(value);
-    return v;
-}
-
-} // namespace
 
 ParametersPlot::ParametersPlot(QWidget* parent)
     : ChartView(tr("Parameters"), parent), m_xKey(new QComboBox(this)),
@@ -59,26 +34,8 @@ ParametersPlot::ParametersPlot(QWidget* parent)
 }
 
 QStringList ParametersPlot::keys() const {
-    QStringList out;
-    for (const char* k : kSummaryKeys)
-        out << QString::fromLatin1(k);
     // Config keys whose value is not the same in every run: the others place every run alike.
-    std::set<QString> all;
-    for (const auto& values : m_values)
-        for (const auto& [key, value] : values)
-            all.insert(key);
-    for (const QString& key : all) {
-        if (out.contains(key))
-            continue;
-        std::set<QString> distinct;
-        for (const auto& values : m_values) {
-            const auto it = values.find(key);
-            distinct.insert(it == values.end() ? QString() : it->second);
-        }
-        if (distinct.size() > 1)
-            out << key;
-    }
-    return out;
+    return summaryKeys() + differingConfigKeys(m_values);
 }
 
 void ParametersPlot::setRuns(const std::vector<RunRecord>& runs,
@@ -96,9 +53,9 @@ void ParametersPlot::setRuns(const std::vector<RunRecord>& runs,
         box->addItems(available);
     }
     // By default the first key that differs against the best validation accuracy.
-    const QString defaultX = available.size() > static_cast<int>(std::size(kSummaryKeys))
-                                 ? available[static_cast<int>(std::size(kSummaryKeys))]
-                                 : QStringLiteral("samples_per_s");
+    const int summaryCount = static_cast<int>(summaryKeys().size());
+    const QString defaultX =
+        available.size() > summaryCount ? available[summaryCount] : QStringLiteral("samples_per_s");
     // A key the user picked stays; one that was only the default follows the new default.
     const bool keepX = available.contains(x) && x != m_defaultX;
     m_defaultX = defaultX;

@@ -22,6 +22,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <filesystem>
@@ -224,6 +225,13 @@ RunsView::RunsView(RunsStore& store, QWidget* parent)
         if (m_comparison->runIds().contains(id))
             dropDeletedRun(id);
     });
+    // The parallel coordinates draw the runs the table shows; brushing there selects here.
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, &RunsView::scheduleShownRuns);
+    connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &RunsView::scheduleShownRuns);
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &RunsView::scheduleShownRuns);
+    connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, &RunsView::scheduleShownRuns);
+    connect(m_proxy, &QAbstractItemModel::dataChanged, this, &RunsView::scheduleShownRuns);
+    connect(m_comparisonView, &ComparisonView::runsBrushed, this, &RunsView::selectRuns);
     connect(m_comparisonView, &ComparisonView::colorAssigned, this,
             [this](const QString& id, const QString& color) {
                 if (!m_readOnly)
@@ -244,6 +252,20 @@ void RunsView::sizeColumnsOnce() {
     const int widest = std::max(120, m_table->viewport()->width() / 3);
     for (int c = 0; c < RunsTableModel::ColumnCount; ++c)
         m_table->setColumnWidth(c, std::min(m_table->columnWidth(c), widest));
+}
+
+// Filtering and listing change the rows in bursts: the parallel coordinates follow once.
+void RunsView::scheduleShownRuns() {
+    if (m_shownRunsPending)
+        return;
+    m_shownRunsPending = true;
+    QTimer::singleShot(0, this, [this] {
+        m_shownRunsPending = false;
+        std::vector<RunRecord> shown;
+        for (int row = 0; row < m_proxy->rowCount(); ++row)
+            shown.push_back(m_model->runAt(m_proxy->mapToSource(m_proxy->index(row, 0)).row()));
+        m_comparisonView->setShownRuns(shown);
+    });
 }
 
 void RunsView::dropDeletedRun(const QString& id) {
@@ -274,6 +296,13 @@ void RunsView::selectRuns(const QStringList& ids) {
     }
     m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect |
                                                      QItemSelectionModel::Rows);
+}
+
+void RunsView::showTag(const QString& tag) {
+    if (tag.isEmpty())
+        return;
+    if (const int at = m_tag->findData(tag); at >= 0)
+        m_tag->setCurrentIndex(at);
 }
 
 const RunRecord* RunsView::selectedRun() const {
@@ -415,9 +444,9 @@ QString RunsView::deleteQuestion() const {
             epochs += r->epochs;
             bytes += checkpointBytes(*r);
         }
-    QString text = tr("Delete %n run(s)? Their records go: %1 logged steps, %2 epochs, their "
-                      "telemetry and logs.",
-                      nullptr, static_cast<int>(ids.size()))
+    QString text = tr("Delete %1? Their records go: %2 logged steps, %3 epochs, their "
+                      "telemetry and logs.")
+                       .arg(QString::fromStdString(formatCountOf(std::ssize(ids), "run")))
                        .arg(QString::fromStdString(formatCount(steps)))
                        .arg(epochs);
     if (bytes > 0)

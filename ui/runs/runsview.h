@@ -44,6 +44,8 @@ public:
     // The run ids selected, in table order.
     QStringList selectedRunIds() const;
     void selectRuns(const QStringList& ids);
+    // Filters the table to the runs with this tag (a sweep's), as the tag filter does.
+    void showTag(const QString& tag);
 
     // The edits, on the selected runs, without asking (the buttons ask first).
     void renameSelected(const QString& name);
@@ -72,6 +74,7 @@ private:
     void showNotice(const QString& text);
     // A compared run deleted by another program: out of the comparison, saying so.
     void dropDeletedRun(const QString& id);
+    void scheduleShownRuns();
     void sizeColumnsOnce();
     void openSelected();
     void askRename();
@@ -92,6 +95,7 @@ private:
     ComparisonView* m_comparisonView;
     bool m_readOnly = false;
     bool m_columnsSized = false;
+    bool m_shownRunsPending = false;
     std::vector<std::pair<QPushButton*, QAction*>> m_mirrors; // buttons and their actions
 };
 

@@ -1,0 +1,1 @@
+set(TB_MODULE_SOURCES sweepcontroller.cpp sweepdialog.cpp sweeppanel.cpp)
