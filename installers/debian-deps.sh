@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ccache pkg-config git
+  build-essential cmake ninja-build ccache pkg-config git
   clang libclang-rt-14-dev libomp-dev # libFuzzer targets (clang builds the engine with OpenMP)
   qt6-base-dev libqcustomplot-dev     # the window and the Qt Test suites
   qt6-svg-dev                         # SVG export of comparisons

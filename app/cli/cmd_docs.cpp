@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "confighelp.h"
 
+#include "core/textformat.h"
 #include "data/datasets.h"
 #include "experiments/experimentpreset.h"
 #include "nn/modelzoo.h"
@@ -18,11 +19,9 @@ namespace tb::cli {
 
 namespace {
 
-std::string joined(const std::vector<std::string>& items) {
-    std::string out;
-    for (const auto& item : items)
-        out += (out.empty() ? "" : " ") + item;
-    return out;
+// Completion words and manual page lists: separated by spaces.
+std::string spaced(const std::vector<std::string>& items) {
+    return joined(items, " ");
 }
 
 // "--json --quiet": a command's options and flags as completion words.
@@ -32,7 +31,7 @@ std::string optionWords(const ArgSpec& spec) {
         words.push_back("--" + o);
     for (const std::string& f : spec.flags)
         words.push_back("--" + f);
-    return joined(words);
+    return spaced(words);
 }
 
 // Every `--set` word: key= for each key, and key=value for each choice and boolean.
@@ -47,7 +46,7 @@ std::string setWords() {
         else
             words.push_back(f.key + "=");
     }
-    return joined(words);
+    return spaced(words);
 }
 
 void printCompletion() {
@@ -93,14 +92,14 @@ void printCompletion() {
         "    esac\n"
         "    local options subcommands\n"
         "    case $command in\n",
-        joined(names).c_str(), setWords().c_str(), joined(models).c_str(),
-        joined(datasetNames()).c_str());
+        spaced(names).c_str(), setWords().c_str(), spaced(models).c_str(),
+        spaced(datasetNames()).c_str());
     for (const Command& c : commands()) {
         std::vector<std::string> subcommands = c.subcommands;
         if (std::string(c.name) == "experiment")
             subcommands.insert(subcommands.end(), presets.begin(), presets.end());
         std::printf("    %s) options='%s'; subcommands='%s' ;;\n", c.name,
-                    optionWords(c.spec).c_str(), joined(subcommands).c_str());
+                    optionWords(c.spec).c_str(), spaced(subcommands).c_str());
     }
     std::printf("    esac\n"
                 "    if [[ $command == experiment && $prev == run ]]; then\n"
@@ -112,7 +111,7 @@ void printCompletion() {
                 "    fi\n"
                 "}\n"
                 "complete -F _trainbench_cli trainbench-cli\n",
-                joined(presets).c_str());
+                spaced(presets).c_str());
 }
 
 // Text for roff: a backslash and a leading dot or quote would be read as requests.
@@ -170,7 +169,7 @@ void printCliMan() {
     for (const Command& c : commands()) {
         std::printf(".TP\n\\fB%s\\fR", roff(c.name).c_str());
         if (!c.subcommands.empty())
-            std::printf(" [%s]", roff(joined(c.subcommands)).c_str());
+            std::printf(" [%s]", roff(spaced(c.subcommands)).c_str());
         std::printf("\n%s.", roff(c.summary).c_str());
         std::vector<std::string> words;
         for (const std::string& o : c.spec.options)

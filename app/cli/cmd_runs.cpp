@@ -6,6 +6,7 @@
 #include "runsseries.h"
 
 #include "core/errors.h"
+#include "core/textformat.h"
 #include "store/runexport.h"
 #include "store/runseries.h"
 #include "store/runstore.h"
@@ -23,7 +24,7 @@ namespace tb::cli {
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: trainbench-cli runs [--db PATH] COMMAND
+constexpr const char* kRunsUsage = R"(usage: trainbench-cli runs [--db PATH] COMMAND
 
 commands:
   list [--status S] [--model M] [--dataset D] [--tag T] [--limit N] [--json]
@@ -112,13 +113,6 @@ std::string duration(const std::optional<double>& seconds) {
     return buf;
 }
 
-std::string joined(const std::vector<std::string>& items, const char* separator = ",") {
-    std::string out;
-    for (const auto& i : items)
-        out += (out.empty() ? "" : separator) + i;
-    return out;
-}
-
 // Needs exactly `count` positionals after the subcommand (or at least, when atLeast).
 void requireArgs(const Args& args, std::size_t count, const char* usage, bool atLeast = false) {
     const std::size_t have = args.positional().size() - 1;
@@ -187,7 +181,7 @@ int list(RunStore& store, const Args& args) {
         table.add({r.id, r.name, toString(r.status), localTime(r.startedAt), r.model, r.dataset,
                    std::to_string(ranksOf(r)), std::to_string(effectiveBatchOf(r)),
                    std::to_string(r.steps), percent(r.bestValAcc), duration(r.durationSec),
-                   joined(r.tags)});
+                   joined(r.tags, ",")});
     table.print(std::cout);
     return 0;
 }
@@ -387,7 +381,7 @@ int edit(RunStore& store, const Args& args) {
 int cmdRuns(const Argv& argv) {
     const Args args(argv, specOf("runs"));
     if (args.flag("help") || args.positional().empty()) {
-        std::cout << kUsage << '\n';
+        std::cout << kRunsUsage << '\n';
         return args.flag("help") ? 0 : 2;
     }
     const std::string path = args.valueOr("db", defaultDatabasePath());
@@ -419,7 +413,7 @@ int cmdRuns(const Argv& argv) {
         RunStore store(path);
         return edit(store, args);
     }
-    throw ConfigError("runs", "unknown command '" + command + "'\n" + kUsage);
+    throw ConfigError("runs", "unknown command '" + command + "'\n" + kRunsUsage);
 }
 
 } // namespace tb::cli

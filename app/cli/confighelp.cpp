@@ -1,6 +1,7 @@
 // Formatting of the config schema for the terminal and for Markdown.
 #include "confighelp.h"
 
+#include "core/textformat.h"
 #include "train/runconfig.h"
 
 #include <string>
@@ -8,13 +9,6 @@
 namespace tb::cli {
 
 namespace {
-
-std::string joined(const std::vector<std::string>& items, const char* separator) {
-    std::string out;
-    for (const auto& item : items)
-        out += (out.empty() ? "" : separator) + item;
-    return out;
-}
 
 constexpr int kTypeWidth = 28;
 

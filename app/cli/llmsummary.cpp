@@ -97,16 +97,10 @@ int printLlmMemory(const Args& args) {
     std::vector<std::string> fits, tooSmall;
     for (const GpuMemory& g : commonGpus())
         (e.total() <= g.bytes ? fits : tooSmall).push_back(g.name);
-    const auto joined = [](const std::vector<std::string>& names) {
-        std::string out;
-        for (const std::string& n : names)
-            out += (out.empty() ? "" : ", ") + n;
-        return out;
-    };
     std::printf("\nfits on one: %s\n",
-                fits.empty() ? "none of the common GPUs" : joined(fits).c_str());
+                fits.empty() ? "none of the common GPUs" : joined(fits, ", ").c_str());
     if (!tooSmall.empty())
-        std::printf("too large for: %s\n", joined(tooSmall).c_str());
+        std::printf("too large for: %s\n", joined(tooSmall, ", ").c_str());
     std::printf("(GB: 10^9 bytes, as GPU makers count)\n");
     return 0;
 }

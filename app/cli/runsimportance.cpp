@@ -13,21 +13,6 @@
 
 namespace tb::cli {
 
-namespace {
-
-std::vector<std::string> splitKeys(const std::string& text) {
-    std::vector<std::string> out;
-    for (std::size_t at = 0; at <= text.size();) {
-        const std::size_t comma = std::min(text.find(',', at), text.size());
-        if (comma > at)
-            out.push_back(text.substr(at, comma - at));
-        at = comma + 1;
-    }
-    return out;
-}
-
-} // namespace
-
 int showImportance(RunStore& store, const Args& args) {
     const auto metric = args.value("metric");
     const auto tag = args.value("tag");
@@ -51,7 +36,7 @@ int showImportance(RunStore& store, const Args& args) {
     }
     const auto seed = static_cast<uint64_t>(args.intValue("seed", 0, 1 << 30).value_or(0));
     const ImportanceReport report =
-        parameterImportance(runs, *metric, splitKeys(args.valueOr("keys", "")), seed);
+        parameterImportance(runs, *metric, splitCommaList(args.valueOr("keys", "")), seed);
 
     if (args.flag("json")) {
         nlohmann::json keys = nlohmann::json::array();

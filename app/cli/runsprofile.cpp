@@ -12,7 +12,7 @@ namespace tb::cli {
 
 namespace {
 
-constexpr const char* kUsage = "runs profile ID[@N] [ID[@N]] [--json]";
+constexpr const char* kProfileUsage = "runs profile ID[@N] [ID[@N]] [--json]";
 
 // "ID" (the newest profile) or "ID@N" (its N-th, from 1), and what it names.
 struct ProfileRef {
@@ -76,7 +76,7 @@ nlohmann::json comparisonJson(const ProfileComparison& c) {
 int showProfiles(RunStore& store, const Args& args) {
     const std::size_t refs = args.positional().size() - 1;
     if (refs < 1 || refs > 2)
-        throw ConfigError("runs profile", std::string("usage: ") + kUsage);
+        throw ConfigError("runs profile", std::string("usage: ") + kProfileUsage);
     const ProfileRef a = findProfile(store, args.positional()[1]);
     if (refs == 1) {
         if (args.flag("json")) {

@@ -2,6 +2,7 @@
 #include "runsseries.h"
 
 #include "core/errors.h"
+#include "core/textformat.h"
 #include "store/rungroups.h"
 #include "store/runseries.h"
 #include "store/runstore.h"
@@ -17,7 +18,6 @@
 #include <iostream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <thread>
 
 namespace tb::cli {
@@ -30,15 +30,6 @@ std::string number(double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.6g", v);
     return buf;
-}
-
-std::vector<std::string> splitKeys(const std::string& text) {
-    std::vector<std::string> keys;
-    std::stringstream in(text);
-    for (std::string key; std::getline(in, key, ',');)
-        if (!key.empty())
-            keys.push_back(key);
-    return keys;
 }
 
 // The metric a user named: one the catalog knows (so a typo is an error naming the choices).
@@ -91,7 +82,7 @@ int compareSeries(RunStore& store, const std::vector<std::string>& ids, const Ar
         pointers.push_back(&r);
     const auto groupBy = args.value("group-by");
     const std::vector<SeriesGroup> groups =
-        groupBy ? groupSeries(pointers, splitKeys(*groupBy), metric, x)
+        groupBy ? groupSeries(pointers, splitCommaList(*groupBy), metric, x)
                 : std::vector<SeriesGroup>{};
 
     if (args.flag("json")) {

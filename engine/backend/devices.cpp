@@ -97,9 +97,9 @@ std::vector<std::string> candidatePaths() {
     }
     if (const std::filesystem::path engineDir = engineLibraryDir(); !engineDir.empty())
         addDir(engineDir); // installed: both in lib/trainbench
-    if (engineInBuildTree())
-        addDir(TB_BUILD_PLUGIN_DIR);
-    addDir(TB_PLUGIN_DIR);
+    if (const std::filesystem::path build = buildTreePluginDir(); !build.empty())
+        addDir(build);
+    addDir(installedPluginDir());
     return paths;
 }
 

@@ -12,4 +12,12 @@ std::filesystem::path engineLibraryDir();
 // Whether that folder lies in the build tree this engine was built in.
 bool engineInBuildTree();
 
+// Where the build tree's CUDA plugin and trainbench-cli are; empty for an installed engine, which
+// never looks into the tree it was built in.
+std::filesystem::path buildTreePluginDir();
+std::filesystem::path buildTreeCliPath();
+// Where the packages install them (CMAKE_INSTALL_PREFIX at configure time).
+std::filesystem::path installedPluginDir();
+std::filesystem::path installedCliPath();
+
 } // namespace tb

@@ -1,4 +1,4 @@
-// formatDuration, formatCount, formatMagnitude and formatString.
+// formatDuration, formatCount, formatMagnitude, formatString, joined and splitCommaList.
 #include "core/textformat.h"
 
 #include <algorithm>
@@ -64,6 +64,27 @@ std::string formatString(const char* format, ...) {
     va_end(args);
     return n < 0 ? std::string()
                  : std::string(buffer, std::min(static_cast<std::size_t>(n), sizeof buffer - 1));
+}
+
+std::string joined(const std::vector<std::string>& items, std::string_view separator) {
+    std::string out;
+    for (const std::string& item : items) {
+        if (&item != &items.front())
+            out += separator;
+        out += item;
+    }
+    return out;
+}
+
+std::vector<std::string> splitCommaList(std::string_view text) {
+    std::vector<std::string> pieces;
+    for (std::size_t at = 0; at <= text.size();) {
+        const std::size_t comma = std::min(text.find(',', at), text.size());
+        if (comma > at)
+            pieces.emplace_back(text.substr(at, comma - at));
+        at = comma + 1;
+    }
+    return pieces;
 }
 
 } // namespace tb

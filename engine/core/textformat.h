@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace tb {
 
@@ -17,5 +19,9 @@ std::string formatCountOf(int64_t n, const std::string& noun);
 std::string formatMagnitude(int64_t n);
 // printf's formatting into a std::string (up to 1 KiB), for figures inside sentences.
 std::string formatString(const char* format, ...) __attribute__((format(printf, 1, 2)));
+// The items with `separator` between them: joined({"a", "b"}, ", ") is "a, b".
+std::string joined(const std::vector<std::string>& items, std::string_view separator);
+// The pieces of a comma-separated list, empty ones left out: "a,,b" gives {"a", "b"}.
+std::vector<std::string> splitCommaList(std::string_view text);
 
 } // namespace tb

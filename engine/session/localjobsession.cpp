@@ -141,8 +141,7 @@ std::string trainbenchCliPath() {
     if (!ec && self.filename() == "trainbench-cli")
         return self.string();
     for (const fs::path& p : {ec ? fs::path() : self.parent_path() / "trainbench-cli",
-                              engineInBuildTree() ? fs::path(TB_BUILD_CLI_PATH) : fs::path(),
-                              fs::path(TB_INSTALL_CLI_PATH)})
+                              buildTreeCliPath(), installedCliPath()})
         if (executable(p))
             return p.string();
     return "trainbench-cli";

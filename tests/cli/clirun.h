@@ -2,6 +2,8 @@
 // XDG_DATA_HOME pointing at a test folder so the user's run store is never touched.
 #pragma once
 
+#include "support/buildtree.h"
+
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -34,7 +36,7 @@ inline CliResult finishCli(QProcess& p, int timeoutMs) {
 inline CliResult runCli(const QStringList& args, const QString& home, int timeoutMs = 300000) {
     QProcess p;
     prepareCli(p, home);
-    p.start(TB_CLI_PATH, args);
+    p.start(test::cliPath(), args);
     return finishCli(p, timeoutMs);
 }
 

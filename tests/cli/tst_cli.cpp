@@ -1,6 +1,7 @@
 // trainbench-cli as a user runs it: exit codes, error messages naming the key, and the JSON
 // last lines that scripts read.
 #include "data/imagecodec.h"
+#include "support/buildtree.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -29,7 +30,7 @@ Result runCli(const QStringList& args, const QString& home,
     for (const auto& [key, value] : extraEnv)
         env.insert(key, value);
     p.setProcessEnvironment(env);
-    p.start(TB_CLI_PATH, args);
+    p.start(tb::test::cliPath(), args);
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
         p.waitForFinished();
@@ -130,7 +131,7 @@ private slots:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("XDG_DATA_HOME", home.path());
         p.setProcessEnvironment(env);
-        p.start(TB_CLI_PATH,
+        p.start(tb::test::cliPath(),
                 {"train", "--set", "dataset=blobs", "--set", "model=mlp", "--set",
                  "max_epochs=100000", "--set", "log_every_n_steps=1", "--set", "device=cpu"});
         QVERIFY(p.waitForStarted());
@@ -179,8 +180,9 @@ private slots:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("XDG_DATA_HOME", home.path());
         p.setProcessEnvironment(env);
-        p.start(TB_CLI_PATH, {"train", "--json", "--set", "dataset=blobs", "--set", "model=mlp",
-                              "--set", "max_epochs=100000", "--set", "device=cpu"});
+        p.start(tb::test::cliPath(),
+                {"train", "--json", "--set", "dataset=blobs", "--set", "model=mlp", "--set",
+                 "max_epochs=100000", "--set", "device=cpu"});
         QVERIFY(p.waitForStarted());
         QByteArray err;
         QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError()).contains("step"), 60000);
@@ -212,7 +214,7 @@ private slots:
         env.insert("XDG_DATA_HOME", home.path());
         p.setProcessEnvironment(env);
         // An epoch far longer than the test: the stop comes before any validation.
-        p.start(TB_CLI_PATH,
+        p.start(tb::test::cliPath(),
                 {"train", "--json", "--set", "dataset=shapes", "--set",
                  "data.synthetic_samples=200000", "--set", "data.image_size=16", "--set",
                  "model=mlp", "--set", "log_every_n_steps=1", "--set", "device=cpu"});
@@ -284,7 +286,7 @@ private slots:
         env.insert("XDG_DATA_HOME", home.path());
         env.insert("XDG_CACHE_HOME", home.path() + "/cache");
         p.setProcessEnvironment(env);
-        p.start("bash", {"-c", line, TB_CLI_PATH, config, spec});
+        p.start("bash", {"-c", line, tb::test::cliPath(), config, spec});
         QVERIFY(p.waitForFinished(120000));
         const QString err = QString::fromUtf8(p.readAllStandardError());
         QVERIFY2(p.exitCode() == 0, qPrintable(err));

@@ -3,6 +3,7 @@
 // changes), the manual pages name every command and key and render without warnings, and the
 // bash completion completes commands, options and `--set` keys.
 #include "clirun.h"
+#include "support/buildtree.h"
 #include "train/runconfig.h"
 
 #include <QFile>
@@ -39,7 +40,7 @@ private slots:
     void readmeListsTheConfigKeysOfTheSchema() {
         const test::CliResult r = test::runCli({"config-keys", "--markdown"}, m_home.path());
         QCOMPARE(r.code, 0);
-        QFile readme(QStringLiteral(TB_SOURCE_DIR "/README.md"));
+        QFile readme(test::sourcePath("README.md"));
         QVERIFY(readme.open(QIODevice::ReadOnly | QIODevice::Text));
         const QString text = QString::fromUtf8(readme.readAll());
         const QString begin = "<!-- config-keys: begin -->\n", end = "<!-- config-keys: end -->";

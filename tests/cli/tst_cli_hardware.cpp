@@ -1,6 +1,7 @@
 // trainbench-cli and the hardware: bench's FLOP rate against the CPU's measured peak, and
 // doctor's report of native or emulated bf16 / f16.
 #include "clirun.h"
+#include "support/buildtree.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -18,7 +19,7 @@ CliResult runCliWith(const QStringList& args, const QString& home, const QString
         env.insert(envKey, envValue);
         p.setProcessEnvironment(env);
     }
-    p.start(TB_CLI_PATH, args);
+    p.start(cliPath(), args);
     return finishCli(p, 120000);
 }
 

@@ -5,6 +5,7 @@
 
 #include "store/runstore.h"
 #include "store/sqlitedb.h"
+#include "support/buildtree.h"
 
 #include <QDir>
 #include <QFile>
@@ -95,7 +96,7 @@ private slots:
 
         QProcess p;
         prepareCli(p, home.path());
-        p.start(TB_CLI_PATH, QStringList{"train", "--json", "--quiet"} + kSmallRun);
+        p.start(test::cliPath(), QStringList{"train", "--json", "--quiet"} + kSmallRun);
         QVERIFY(p.waitForStarted());
         QByteArray err; // accumulated: QTRY re-evaluates its expression
         QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError())
@@ -126,7 +127,7 @@ private slots:
         holder.exec("BEGIN EXCLUSIVE");
         QProcess p;
         prepareCli(p, home.path());
-        p.start(TB_CLI_PATH, QStringList{"train", "--json", "--quiet"} + kSmallRun);
+        p.start(test::cliPath(), QStringList{"train", "--json", "--quiet"} + kSmallRun);
         QVERIFY(p.waitForStarted());
         QByteArray err;
         QTRY_VERIFY_WITH_TIMEOUT(
@@ -321,7 +322,7 @@ private slots:
         QTemporaryDir home;
         QProcess trainer;
         prepareCli(trainer, home.path());
-        trainer.start(TB_CLI_PATH,
+        trainer.start(test::cliPath(),
                       QStringList{"train", "--quiet", "--set", "dataset=shapes", "--set",
                                   "model=fmnist-cnn", "--set", "data.image_size=16", "--set",
                                   "max_epochs=10000", "--set", "log_every_n_steps=1", "--set",
@@ -334,7 +335,7 @@ private slots:
         QVERIFY2(!id.isEmpty(), qPrintable(trainer.readAllStandardError()));
         QProcess watcher;
         prepareCli(watcher, home.path());
-        watcher.start(TB_CLI_PATH, {"runs", "watch", id});
+        watcher.start(test::cliPath(), {"runs", "watch", id});
         QVERIFY(watcher.waitForStarted());
         QString shown;
         QTRY_VERIFY_WITH_TIMEOUT((shown += watcher.readAllStandardOutput()).contains("epoch 2 "),
@@ -382,7 +383,7 @@ private slots:
         QProcess p;
         prepareCli(p, home.path());
         p.setStandardOutputFile("/dev/full");
-        p.start(TB_CLI_PATH, {"runs", "export", id, "--format", "json"});
+        p.start(test::cliPath(), {"runs", "export", id, "--format", "json"});
         const CliResult r = finishCli(p, 60000);
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("writing the output failed"), qPrintable(r.err));
@@ -405,8 +406,8 @@ private slots:
         QProcess p;
         prepareCli(p, home.path());
         p.start("unshare",
-                {"-Urm", "sh", "-c", script, TB_CLI_PATH, "train", "--quiet", "--db", db, "--set",
-                 "dataset=blobs", "--set", "model=mlp", "--set", "max_epochs=30", "--set",
+                {"-Urm", "sh", "-c", script, test::cliPath(), "train", "--quiet", "--db", db,
+                 "--set", "dataset=blobs", "--set", "model=mlp", "--set", "max_epochs=30", "--set",
                  "log_every_n_steps=1", "--set", "device=cpu"});
         const CliResult r = finishCli(p, 240000); // waits out the recorder's patience (60 s)
         QCOMPARE(r.code, 1);
@@ -434,7 +435,7 @@ private slots:
                                    .arg(folder);
         QProcess p;
         prepareCli(p, home.path());
-        p.start("unshare", {"-Urm", "sh", "-c", script, TB_CLI_PATH, "runs", "list", "--json"});
+        p.start("unshare", {"-Urm", "sh", "-c", script, test::cliPath(), "runs", "list", "--json"});
         const CliResult r = finishCli(p, 60000);
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(id), qPrintable(r.out));

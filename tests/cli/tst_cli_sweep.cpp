@@ -7,6 +7,7 @@
 #include "clirun.h"
 
 #include "store/runstore.h"
+#include "support/buildtree.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -86,7 +87,7 @@ private slots:
         const QString file = writeSweep(home, "resume", 300000); // trial 2 takes seconds
         QProcess sweep;
         prepareCli(sweep, home.path());
-        sweep.start(TB_CLI_PATH, {"sweep", file});
+        sweep.start(test::cliPath(), {"sweep", file});
         QVERIFY(sweep.waitForStarted());
         QString err;
         QTRY_VERIFY_WITH_TIMEOUT((err += sweep.readAllStandardError()).contains("trial 2/4") ||

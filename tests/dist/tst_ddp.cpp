@@ -7,6 +7,7 @@
 #include "io/safetensors.h"
 #include "store/runseries.h"
 #include "store/runstore.h"
+#include "support/buildtree.h"
 
 #include <algorithm>
 
@@ -57,7 +58,7 @@ Result run(const QString& program, const QStringList& args, int timeoutMs = 1200
 QStringList mpirun(int ranks, const QStringList& mpiOptions = {}) {
     return QStringList{"--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-np",
                        QString::number(ranks)} +
-           mpiOptions + QStringList{TB_CLI_PATH};
+           mpiOptions + QStringList{test::cliPath()};
 }
 
 QStringList sets(const QStringList& keyValues) {
@@ -173,7 +174,8 @@ private slots:
         QFETCH(int, accumulate);
         QFETCH(QStringList, mpiOptions);
         const QStringList acc = sets({"accumulate_grad_batches=" + QString::number(accumulate)});
-        const Result one = run(TB_CLI_PATH, base(model, optimizer) + acc + sets({"batch_size=64"}));
+        const Result one =
+            run(test::cliPath(), base(model, optimizer) + acc + sets({"batch_size=64"}));
         QVERIFY2(one.exitCode == 0, qPrintable(one.err));
         const Result two = run(TB_MPIRUN, mpirun(2, mpiOptions) + base(model, optimizer) + acc +
                                               sets({"batch_size=32", "distributed=mpi"}));
@@ -231,7 +233,8 @@ private slots:
     // fmnist-cnn has batch norm: with sync_batchnorm two ranks' statistics together are the
     // one rank's of the same 64 samples, so the job trains as that rank does.
     void syncBatchNormTrainsLikeOneRank() {
-        const Result one = run(TB_CLI_PATH, base("fmnist-cnn", "sgd") + sets({"batch_size=64"}));
+        const Result one =
+            run(test::cliPath(), base("fmnist-cnn", "sgd") + sets({"batch_size=64"}));
         QVERIFY2(one.exitCode == 0, qPrintable(one.err));
         const Result two =
             run(TB_MPIRUN, mpirun(2) + base("fmnist-cnn", "sgd") +
@@ -258,7 +261,8 @@ private slots:
         const auto shape = [](int ranks) {
             return sets({"batch_size=" + QString::number(64 / ranks), "distributed=mpi"});
         };
-        const Result straight = run(TB_CLI_PATH, base("lenet5", "sgd") + sets({"batch_size=64"}));
+        const Result straight =
+            run(test::cliPath(), base("lenet5", "sgd") + sets({"batch_size=64"}));
         QVERIFY2(straight.exitCode == 0, qPrintable(straight.err));
         const Result first = run(TB_MPIRUN, mpirun(ranksBefore) + base("lenet5", "sgd") +
                                                 shape(ranksBefore) + sets({"max_steps=3"}));
@@ -307,9 +311,10 @@ private slots:
         QStringList rank1 = rank0;
         rank1 << "--set"
               << "lr=0.2";
-        const QStringList mpi{"--allow-run-as-root", "--oversubscribe", "-np", "1", TB_CLI_PATH};
+        const QStringList mpi{"--allow-run-as-root", "--oversubscribe", "-np", "1",
+                              test::cliPath()};
         const Result r =
-            run(TB_MPIRUN, mpi + rank0 + QStringList{":", "-np", "1", TB_CLI_PATH} + rank1);
+            run(TB_MPIRUN, mpi + rank0 + QStringList{":", "-np", "1", test::cliPath()} + rank1);
         QVERIFY(r.exitCode != 0);
         QVERIFY2(r.err.contains("rank 1 was given another run than rank 0"), qPrintable(r.err));
     }
@@ -319,11 +324,12 @@ private slots:
     void aProfiledJobTracesEveryRank() {
         qputenv("XDG_DATA_HOME", m_dir.filePath("data").toUtf8()); // the roofline's cache
         const QString trace = m_dir.filePath("job-trace.json");
-        const Result r = run(
-            TB_CLI_PATH, QStringList{"profile", "--nproc", "2", "--steps", "3", "--warmup", "1",
-                                     "--no-db", "--json", "--trace", trace} +
-                             sets({"dataset=spirals", "data.synthetic_samples=2048", "model=mlp",
-                                   "batch_size=32", "num_workers=0", "device=cpu", "threads=1"}));
+        const Result r =
+            run(test::cliPath(),
+                QStringList{"profile", "--nproc", "2", "--steps", "3", "--warmup", "1", "--no-db",
+                            "--json", "--trace", trace} +
+                    sets({"dataset=spirals", "data.synthetic_samples=2048", "model=mlp",
+                          "batch_size=32", "num_workers=0", "device=cpu", "threads=1"}));
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QCOMPARE(r.json["steps"].toInt(), 3);
         QFile file(trace);
@@ -352,7 +358,7 @@ private slots:
     void aSignalledJobStopsWithACheckpoint() {
         const QString db = m_dir.filePath("stopped.db");
         QProcess job;
-        job.start(TB_CLI_PATH,
+        job.start(test::cliPath(),
                   QStringList{"train", "--nproc", "2", "--db", db, "--quiet"} +
                       sets({"dataset=spirals", "data.synthetic_samples=60000", "model=mlp",
                             "max_epochs=100", "batch_size=32", "num_workers=0", "device=cpu",
@@ -376,7 +382,7 @@ private slots:
     void aKilledRankFailsTheRunNamed() {
         const QString db = m_dir.filePath("killed.db");
         QProcess job;
-        job.start(TB_CLI_PATH,
+        job.start(test::cliPath(),
                   QStringList{"train", "--nproc", "2", "--db", db, "--quiet"} +
                       sets({"dataset=spirals", "data.synthetic_samples=60000", "model=mlp",
                             "max_epochs=100", "batch_size=32", "num_workers=0", "device=cpu",
@@ -386,7 +392,7 @@ private slots:
         int64_t before = 0;
         QTRY_VERIFY_WITH_TIMEOUT((before = recordedSteps(db)) > 5, 60000);
         QProcess pgrep;
-        pgrep.start("pgrep", {"-f", "-n", QString("%1 train --db %2").arg(TB_CLI_PATH, db)});
+        pgrep.start("pgrep", {"-f", "-n", QString("%1 train --db %2").arg(test::cliPath(), db)});
         QVERIFY(pgrep.waitForFinished());
         const qint64 victim = pgrep.readAllStandardOutput().trimmed().toLongLong();
         QVERIFY(victim > 0);

@@ -17,6 +17,7 @@
 #include "io/safetensors.h"
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
+#include "support/buildtree.h"
 #include "support/torchreference.h"
 #include "train/trainedmodel.h"
 
@@ -267,14 +268,15 @@ private slots:
         }
         try {
             m_python = lastJsonLine(runProgram(
-                "/usr/bin/python3", {TB_SOURCE_DIR "/tests/onnx/check_onnx.py", m_dir.path()}));
+                "/usr/bin/python3", {test::sourcePath("tests/onnx/check_onnx.py"), m_dir.path()}));
         } catch (const std::exception& e) {
             m_pythonFailure = e.what();
         }
         m_ortSkip = onnxRuntimeUnavailable();
         if (m_ortSkip.isEmpty())
-            m_ort = lastJsonLine(runProgram(
-                "node", {TB_SOURCE_DIR "/tests/onnx/run_ort.js", m_dir.path()}, nodeEnvironment()));
+            m_ort = lastJsonLine(
+                runProgram("node", {test::sourcePath("tests/onnx/run_ort.js"), m_dir.path()},
+                           nodeEnvironment()));
     }
 
     void checkerAcceptsEveryExport_data() { zooRows(); }
@@ -478,7 +480,7 @@ private slots:
         py.write(snippet.toUtf8());
         py.close();
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("PYTHONPATH", TB_SOURCE_DIR "/tests/onnx/shim");
+        env.insert("PYTHONPATH", test::sourcePath("tests/onnx/shim"));
         runProgram("/usr/bin/python3", {py.fileName()}, env, work.path());
 
         // So do the lines export prints after writing them.
@@ -559,7 +561,7 @@ private slots:
 private:
     // The code block after <!-- marker --> in the README.
     static QString readmeSnippet(const QString& marker) {
-        QFile readme(TB_SOURCE_DIR "/README.md");
+        QFile readme(test::sourcePath("README.md"));
         if (!readme.open(QIODevice::ReadOnly))
             return {};
         const QRegularExpression re("<!-- " + marker + " -->\\s*```\\w*\\n(.*?)```",

@@ -1,5 +1,6 @@
 // Model graphs: the zoo's parameter counts match PyTorch's, specs are validated, fan-out
 // gradients add up, and the summary knows shapes and FLOPs.
+#include "support/buildtree.h"
 #include "support/testdata.h"
 
 #include "core/errors.h"
@@ -248,7 +249,7 @@ private slots:
 
     // The example spec shipped in resources/models trains like a zoo model.
     void userSpecFile() {
-        const std::string path = TB_SOURCE_DIR "/resources/models/tiny-cnn.json";
+        const std::string path = test::sourcePath("resources/models/tiny-cnn.json").toStdString();
         Graph g(modelSpec(path, {1, 28, 28}, 10), *m_backend, DType::F32, 0);
         QCOMPARE(g.name(), std::string("tiny-cnn"));
         QCOMPARE(g.parameterCount(), qint64(8 * 9 + 8 + 8 * 14 * 14 * 10 + 10));
@@ -258,7 +259,7 @@ private slots:
     // The GPT example composes the transformer layers by hand; "CLASSES" takes the dataset's
     // vocabulary, and the tied output projection has no weight of its own.
     void userGptSpecFile() {
-        const std::string path = TB_SOURCE_DIR "/resources/models/tiny-gpt.json";
+        const std::string path = test::sourcePath("resources/models/tiny-gpt.json").toStdString();
         Graph g(modelSpec(path, {32}, 50), *m_backend, DType::F32, 0);
         QCOMPARE(g.classes(), 50);
         QCOMPARE(g.positions(), int64_t{32});

@@ -1,6 +1,8 @@
 // Running the PyTorch reference scripts.
 #include "support/torchreference.h"
 
+#include "support/buildtree.h"
+
 #include <QJsonDocument>
 #include <QProcess>
 #include <QProcessEnvironment>
@@ -45,17 +47,18 @@ QString torchUnavailableReason() {
 QJsonObject runTorchScript(const QString& script, const QStringList& args) {
     QProcess p;
     p.setProcessEnvironment(torchEnvironment());
-    p.start(kPython, QStringList{QStringLiteral(TB_TORCH_SCRIPTS "/") + script} + args);
+    p.start(kPython, QStringList{sourcePath("tests/torch/" + script)} + args);
     p.waitForFinished(600000);
     const QByteArray out = p.readAllStandardOutput();
     const QString err = QString::fromLocal8Bit(p.readAllStandardError());
     if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
         throw std::runtime_error((script + " failed: " + err).toStdString());
     const QList<QByteArray> lines = out.trimmed().split('\n');
-    const QJsonDocument doc = QJsonDocument::fromJson(lines.isEmpty() ? QByteArray() : lines.last());
+    const QJsonDocument doc =
+        QJsonDocument::fromJson(lines.isEmpty() ? QByteArray() : lines.last());
     if (!doc.isObject())
-        throw std::runtime_error((script + " printed no JSON: " + QString::fromUtf8(out) + err)
-                                     .toStdString());
+        throw std::runtime_error(
+            (script + " printed no JSON: " + QString::fromUtf8(out) + err).toStdString());
     return doc.object();
 }
 

@@ -1,5 +1,6 @@
 // NvmlSampler: a missing or foreign library is reported with a reason; with a (fake) NVML every
 // metric is read, _v2 entry points win, and unsupported metrics stay missing.
+#include "support/buildtree.h"
 #include "telemetry/nvmlsampler.h"
 
 #include <QtTest>
@@ -51,7 +52,7 @@ private slots:
     }
 
     void readsEveryMetric() {
-        NvmlSampler nvml(TB_FAKE_NVML);
+        NvmlSampler nvml(test::fakeNvmlPath().toStdString());
         QVERIFY2(nvml.available(), nvml.lastError().c_str()); // nvmlInit_v2, not nvmlInit
         const auto gpus = nvml.sample();
         QCOMPARE(gpus.size(), std::size_t{2}); // nvmlDeviceGetCount_v2 says 2, the old one 1
@@ -74,7 +75,7 @@ private slots:
     }
 
     void unsupportedMetricsStayMissing() {
-        NvmlSampler nvml(TB_FAKE_NVML);
+        NvmlSampler nvml(test::fakeNvmlPath().toStdString());
         const GpuSample g = nvml.sample().at(1);
         QCOMPARE(QString::fromStdString(g.name), QString("Fake T4"));
         QVERIFY(!g.utilPercent);
@@ -89,7 +90,7 @@ private slots:
     }
 
     void factsForDoctor() {
-        NvmlSampler nvml(TB_FAKE_NVML);
+        NvmlSampler nvml(test::fakeNvmlPath().toStdString());
         const NvmlFacts f = nvml.facts();
         QVERIFY(f.available);
         QCOMPARE(QString::fromStdString(f.driverVersion), QString("555.42.06"));

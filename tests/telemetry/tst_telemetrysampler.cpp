@@ -1,5 +1,6 @@
 // TelemetrySampler: host samples at about 2 Hz with no GPU, GPU samples with a (fake) NVML,
 // prompt stop, and sinks that stop receiving once removed.
+#include "support/buildtree.h"
 #include "telemetry/telemetrysampler.h"
 
 #include <QElapsedTimer>
@@ -106,7 +107,7 @@ private slots:
     void deliversGpuSamplesFromNvml() {
         TelemetryOptions options;
         options.interval = std::chrono::milliseconds(20);
-        options.nvmlLibrary = TB_FAKE_NVML;
+        options.nvmlLibrary = test::fakeNvmlPath().toStdString();
         CollectingSink sink;
         TelemetrySampler sampler(options);
         sampler.addSink(&sink);
@@ -123,7 +124,7 @@ private slots:
         TelemetryOptions options;
         options.interval = std::chrono::milliseconds(20);
         options.gpus = false;
-        options.nvmlLibrary = TB_FAKE_NVML;
+        options.nvmlLibrary = test::fakeNvmlPath().toStdString();
         CollectingSink sink;
         TelemetrySampler sampler(options);
         sampler.addSink(&sink);

@@ -20,6 +20,7 @@
 #include "setup/setuppanel.h"
 #include "store/schema.h"
 #include "store/sqlitedb.h"
+#include "support/buildtree.h"
 #include "support/storedruns.h"
 #include "uitestutil.h"
 
@@ -147,9 +148,9 @@ private slots:
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("XDG_DATA_HOME", dir.path());
         cli.setProcessEnvironment(env);
-        cli.start(TB_CLI_PATH, {"train", "--quiet", "--db", db, "--set", "dataset=shapes", "--set",
-                                "data.image_size=16", "--set", "model=fmnist-cnn", "--set",
-                                "max_epochs=3", "--set", "device=cpu"});
+        cli.start(test::cliPath(), {"train", "--quiet", "--db", db, "--set", "dataset=shapes",
+                                    "--set", "data.image_size=16", "--set", "model=fmnist-cnn",
+                                    "--set", "max_epochs=3", "--set", "device=cpu"});
         QVERIFY(cli.waitForStarted());
         QTRY_COMPARE_WITH_TIMEOUT(view.model()->rowCount(), 4, 60000);
         QVERIFY(cli.state() == QProcess::NotRunning || cli.waitForFinished(120000));

@@ -4,6 +4,7 @@
 // second signal exits at once. Drives the real `trainbench` binary (offscreen, and under an
 // Xvfb the test starts and then kills) with --config and --train.
 #include "store/runstore.h"
+#include "support/buildtree.h"
 
 #include <QFile>
 #include <QProcess>
@@ -62,7 +63,8 @@ struct Window {
         env.insert("XDG_CACHE_HOME", home.filePath("cache"));
         process.setProcessEnvironment(env);
         process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        process.start(TB_GUI_PATH, {"--db", db, "--config", writeLongRunConfig(home), "--train"});
+        process.start(test::guiPath(),
+                      {"--db", db, "--config", writeLongRunConfig(home), "--train"});
         return process.waitForStarted();
     }
     bool training() {

@@ -28,7 +28,7 @@ namespace tb::ui {
 
 namespace {
 
-enum Column { KeyColumn, ValuesColumn, ScaleColumn, StepsColumn };
+enum KeyTableColumn { KeyColumn, ValuesColumn, ScaleColumn, StepsColumn };
 
 // The keys a sweep can vary: numbers and choices (not names, paths or lists).
 QStringList sweepableKeys() {

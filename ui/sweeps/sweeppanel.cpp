@@ -12,7 +12,14 @@ namespace tb::ui {
 
 namespace {
 
-enum Column { IndexColumn, ValuesColumn, StateColumn, MetricColumn, RunColumn, ColumnCount };
+enum TrialColumn {
+    TrialIndexColumn,
+    TrialValuesColumn,
+    TrialStateColumn,
+    TrialMetricColumn,
+    TrialRunColumn,
+    TrialColumnCount
+};
 
 QString metricText(const std::string& metric, double value) {
     if (metric.ends_with("_acc"))
@@ -25,7 +32,7 @@ QString metricText(const std::string& metric, double value) {
 SweepPanel::SweepPanel(QWidget* parent)
     : QWidget(parent), m_title(new QLabel(this)), m_progress(new QProgressBar(this)),
       m_counts(new QLabel(this)), m_best(new QLabel(this)),
-      m_table(new QTableWidget(0, ColumnCount, this)),
+      m_table(new QTableWidget(0, TrialColumnCount, this)),
       m_stop(new QPushButton(tr("Stop Sweep"), this)),
       m_select(new QPushButton(tr("Select in Runs"), this)) {
     setObjectName(QStringLiteral("sweep-panel"));
@@ -52,8 +59,8 @@ SweepPanel::SweepPanel(QWidget* parent)
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->horizontalHeader()->setSectionResizeMode(ValuesColumn, QHeaderView::Stretch);
-    for (int c : {IndexColumn, StateColumn, MetricColumn, RunColumn})
+    m_table->horizontalHeader()->setSectionResizeMode(TrialValuesColumn, QHeaderView::Stretch);
+    for (int c : {TrialIndexColumn, TrialStateColumn, TrialMetricColumn, TrialRunColumn})
         m_table->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     m_stop->setObjectName(QStringLiteral("sweep-stop"));
     m_stop->setToolTip(tr("Stop the trials in progress after their current step; starting the "
@@ -98,11 +105,11 @@ void SweepPanel::begin(const SweepDefinition& sweep, int parallel) {
         const int row = t.index;
         auto* index = new QTableWidgetItem(QString::number(t.index + 1));
         index->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        m_table->setItem(row, IndexColumn, index);
-        m_table->setItem(row, ValuesColumn,
+        m_table->setItem(row, TrialIndexColumn, index);
+        m_table->setItem(row, TrialValuesColumn,
                          new QTableWidgetItem(QString::fromStdString(t.label())));
-        m_table->setItem(row, MetricColumn, new QTableWidgetItem);
-        m_table->setItem(row, RunColumn, new QTableWidgetItem);
+        m_table->setItem(row, TrialMetricColumn, new QTableWidgetItem);
+        m_table->setItem(row, TrialRunColumn, new QTableWidgetItem);
         setState(row, TrialState::Waiting);
     }
     m_progress->setRange(0, std::max<int>(1, static_cast<int>(trials.size())));
@@ -115,9 +122,9 @@ void SweepPanel::trialStarted(int index, const QString& runId) {
     if (index < 0 || index >= static_cast<int>(m_rows.size()))
         return;
     m_rows[static_cast<std::size_t>(index)].runId = runId;
-    m_table->item(index, RunColumn)->setText(runId);
+    m_table->item(index, TrialRunColumn)->setText(runId);
     setState(index, TrialState::Training);
-    m_table->scrollToItem(m_table->item(index, IndexColumn));
+    m_table->scrollToItem(m_table->item(index, TrialIndexColumn));
     updateSummary();
 }
 
@@ -128,8 +135,8 @@ void SweepPanel::trialFinished(const SweepTrialOutcome& outcome) {
     Row& row = m_rows[static_cast<std::size_t>(index)];
     row.runId = QString::fromStdString(outcome.runId);
     row.metric = outcome.metric;
-    m_table->item(index, RunColumn)->setText(row.runId);
-    m_table->item(index, MetricColumn)
+    m_table->item(index, TrialRunColumn)->setText(row.runId);
+    m_table->item(index, TrialMetricColumn)
         ->setText(outcome.metric ? metricText(m_sweep.metric.name, *outcome.metric) : QString());
     const QString unit = m_sweep.budget.epochs ? tr("epochs") : tr("steps");
     if (outcome.haltedAt)
@@ -167,10 +174,10 @@ void SweepPanel::setState(int index, TrialState state, const QString& detail) {
         text = state == TrialState::Completed || state == TrialState::Halted
                    ? detail
                    : text + QStringLiteral(": ") + detail;
-    QTableWidgetItem* item = m_table->item(index, StateColumn);
+    QTableWidgetItem* item = m_table->item(index, TrialStateColumn);
     if (!item) {
         item = new QTableWidgetItem;
-        m_table->setItem(index, StateColumn, item);
+        m_table->setItem(index, TrialStateColumn, item);
     }
     item->setText(text);
     item->setToolTip(text);
@@ -209,7 +216,7 @@ void SweepPanel::updateSummary() {
     }
     // The best trial and those training stand out.
     for (std::size_t i = 0; i < m_rows.size(); ++i)
-        for (int c = 0; c < ColumnCount; ++c) {
+        for (int c = 0; c < TrialColumnCount; ++c) {
             QTableWidgetItem* item = m_table->item(static_cast<int>(i), c);
             QFont font = item->font();
             font.setBold(best == i || m_rows[i].state == TrialState::Training);
@@ -229,7 +236,7 @@ void SweepPanel::updateSummary() {
     const int row = static_cast<int>(*best);
     m_best->setText(tr("Best so far: trial %1 (%2): %3 %4, run %5")
                         .arg(row + 1)
-                        .arg(m_table->item(row, ValuesColumn)->text())
+                        .arg(m_table->item(row, TrialValuesColumn)->text())
                         .arg(QString::fromStdString(m_sweep.metric.name))
                         .arg(metricText(m_sweep.metric.name, *m_rows[*best].metric))
                         .arg(m_rows[*best].runId));

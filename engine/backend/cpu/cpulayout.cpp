@@ -32,11 +32,11 @@ std::string layoutName(int layout) {
 memory::desc activationDesc(const Shape& s, DType t, int layout) {
     if (s.rank() != 4)
         throw Error("activation layout: " + s.toString() + " is not (N, C, H, W)");
-    const memory::format_tag tag = layout == 16              ? memory::format_tag::nChw16c
-                                   : layout == 8             ? memory::format_tag::nChw8c
-                                   : layout == kChannelsLast ? memory::format_tag::nhwc
-                                                             : memory::format_tag::nchw;
-    return memory::desc({s[0], s[1], s[2], s[3]}, dnnlType(t), tag);
+    const memory::format_tag format = layout == 16              ? memory::format_tag::nChw16c
+                                      : layout == 8             ? memory::format_tag::nChw8c
+                                      : layout == kChannelsLast ? memory::format_tag::nhwc
+                                                                : memory::format_tag::nchw;
+    return memory::desc({s[0], s[1], s[2], s[3]}, dnnlType(t), format);
 }
 
 int layoutFromDesc(const memory::desc& d, const Shape& s, DType t) {
