@@ -46,7 +46,7 @@ int signalExitCode() {
 void printHelp() {
     std::puts("usage: trainbench-cli train [--config run.json] [--set key=value]... [--json]\n"
               "                            [--db PATH | --no-db] [--resume RUN_ID|PATH] [--quiet]\n"
-              "                            [--nproc N] [--run-id ID]\n\n"
+              "                            [--nproc N] [--run-id ID] [--db-wait SECONDS]\n\n"
               "With no options it trains fmnist-cnn on Fashion-MNIST. Ctrl-C or SIGTERM stops\n"
               "after the current step, saves a checkpoint and exits with status 130 (143 for\n"
               "SIGTERM); --resume continues it. A second one exits at once.\n\n"
@@ -55,7 +55,9 @@ void printHelp() {
               "distributed=mpi` does the same on any hosts mpirun or srun reaches. batch_size is\n"
               "per rank; rank 0 records the run and saves its checkpoints. A job resumes on\n"
               "another rank count from the same place in its epoch.\n\n"
-              "--run-id ID records the run under ID (a program that follows it in the store).");
+              "--run-id ID records the run under ID (a program that follows it in the store).\n"
+              "--db-wait SECONDS: how long the end of a run keeps retrying a locked or full run\n"
+              "database before it gives up on what is not yet recorded (default 60).");
     printConfigKeys(stdout);
 }
 
@@ -187,6 +189,8 @@ int cmdTrain(const Argv& argv) {
     options.trainer.resumeFrom = resumePath;
     if (!args.flag("no-db") && rank == 0)
         options.databasePath = args.valueOr("db", defaultDatabasePath());
+    if (const auto wait = args.intValue("db-wait", 0, 86400))
+        options.recorder.closePatience = std::chrono::seconds(*wait);
     TelemetrySampler sampler;
     options.telemetry = &sampler;
     options.onRecording = [](const RecordingNotice& notice) {

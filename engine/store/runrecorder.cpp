@@ -85,6 +85,9 @@ bool RunRecorder::close() {
 }
 
 void RunRecorder::giveUp() {
+    // The writer may be inside a write that waits for another process's lock: end that too.
+    // (m_store is set once, before the writer starts; stopping its waits is thread-safe.)
+    m_store->stopWaitingForLocks();
     std::lock_guard lock(m_mutex);
     m_givenUp.store(true, std::memory_order_release);
     m_wake.notify_all();
@@ -122,6 +125,7 @@ void RunRecorder::writerLoop(std::stop_token stop) {
     std::optional<Clock::time_point> giveUpAt;
     for (;;) {
         uint64_t target = 0;
+        const bool retrying = !batch.empty();
         {
             std::unique_lock lock(m_mutex);
             if (batch.empty()) {
@@ -142,10 +146,19 @@ void RunRecorder::writerLoop(std::stop_token stop) {
         const auto start = std::find_if(batch.begin(), batch.end(), [](const Event& e) {
             return std::holds_alternative<RunStartedEvent>(e);
         });
-        if (start != batch.end() && start + 1 != batch.end() && !failed() &&
-            writeBatch(std::vector<Event>(batch.begin(), start + 1)) == Outcome::Committed)
-            batch.erase(batch.begin(), start + 1);
-        Outcome outcome = batch.empty() || failed() ? Outcome::Committed : writeBatch(batch);
+        Outcome outcome = Outcome::Committed;
+        if (retrying && m_givenUp.load()) {
+            // Given up while waiting to retry: no more tries, each of which could wait the
+            // store's busy timeout again.
+            abandon(batch);
+            outcome = Outcome::Failed;
+        } else {
+            if (start != batch.end() && start + 1 != batch.end() && !failed() &&
+                writeBatch(std::vector<Event>(batch.begin(), start + 1)) == Outcome::Committed)
+                batch.erase(batch.begin(), start + 1);
+            if (!batch.empty() && !failed())
+                outcome = writeBatch(batch);
+        }
         if (outcome == Outcome::Retry) {
             delay = std::min(delay * 2, m_maxRetryDelay);
             if (stop.stop_requested()) {

@@ -2,8 +2,8 @@
 // events; a writer thread commits them in one transaction every commit interval.
 #pragma once
 
-#include "store/runstore.h"
 #include "events/events.h"
+#include "store/runstore.h"
 
 #include <atomic>
 #include <chrono>

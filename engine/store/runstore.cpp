@@ -142,6 +142,10 @@ RunStore::RunStore(const std::string& path, const RunStoreOptions& options) {
         markInterrupted();
 }
 
+void RunStore::stopWaitingForLocks() {
+    m_db->stopWaiting();
+}
+
 std::unique_ptr<RunStore> openRunStoreForQueries(const std::string& path) {
     std::error_code ec;
     if (!fs::exists(path, ec))

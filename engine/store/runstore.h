@@ -119,6 +119,8 @@ public:
 
     // The connection, for tests and tools in engine/store.
     SqliteDb& db() { return *m_db; }
+    // From any thread: waits for another process's lock end at once (SqliteDb::stopWaiting).
+    void stopWaitingForLocks();
 
 private:
     void requireRun(const std::string& runId, int64_t changes);

@@ -5,9 +5,11 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <thread>
 
 namespace tb {
 
@@ -36,7 +38,7 @@ std::string sqliteVersion() {
 
 SqliteDb::SqliteDb(std::string path, bool readOnly, std::chrono::milliseconds busyTimeout,
                    bool immutable)
-    : m_path(std::move(path)) {
+    : m_path(std::move(path)), m_busyTimeout(busyTimeout) {
     const bool uri = readOnly && immutable;
     const int flags =
         (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
@@ -53,7 +55,22 @@ SqliteDb::SqliteDb(std::string path, bool readOnly, std::chrono::milliseconds bu
         throw StoreError::fromSqlite(m_path, rc, detail, {});
     }
     sqlite3_extended_result_codes(m_db, 1);
-    sqlite3_busy_timeout(m_db, static_cast<int>(busyTimeout.count()));
+    sqlite3_busy_handler(m_db, &SqliteDb::onBusy, this);
+}
+
+int SqliteDb::onBusy(void* self, int tries) {
+    auto& db = *static_cast<SqliteDb*>(self);
+    const auto now = std::chrono::steady_clock::now();
+    if (tries == 0) // a new wait for a lock
+        db.m_busySince = now;
+    const auto left = db.m_busyTimeout - (now - db.m_busySince);
+    if (db.m_stopWaiting.load(std::memory_order_relaxed) || left <= decltype(left)::zero())
+        return 0;
+    // Short naps at first (a writer's transaction usually ends within milliseconds), then 20 ms:
+    // SQLite's own busy timeout sleeps alike, and a stopWaiting() is seen within one nap.
+    const auto nap = std::chrono::milliseconds(std::min(tries + 1, 20));
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(nap, left));
+    return 1;
 }
 
 SqliteDb::~SqliteDb() {

@@ -2,6 +2,7 @@
 // statements with bound parameters. Every failure becomes a StoreError naming the file.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -17,8 +18,8 @@ namespace tb {
 
 class SqliteStatement;
 
-// One connection. Not thread-safe: use one SqliteDb per thread (SQLite serialises access across
-// connections and processes itself).
+// One connection. Not thread-safe, but for stopWaiting(): use one SqliteDb per thread (SQLite
+// serialises access across connections and processes itself).
 class SqliteDb {
 public:
     // Opens (readOnly) or opens-or-creates the file. immutable (with readOnly) promises SQLite
@@ -44,9 +45,20 @@ public:
     int64_t changes() const;
     int64_t lastInsertRowId() const;
 
+    // From any thread: a wait for another connection's lock, now or later, ends at once (the
+    // statement then fails as busy) instead of lasting the busy timeout.
+    void stopWaiting() { m_stopWaiting.store(true, std::memory_order_relaxed); }
+
 private:
+    // SQLite's busy handler: sleeps and asks to try again until the busy timeout has passed or
+    // stopWaiting() was called.
+    static int onBusy(void* self, int tries);
+
     std::string m_path;
     sqlite3* m_db = nullptr;
+    std::chrono::milliseconds m_busyTimeout;
+    std::chrono::steady_clock::time_point m_busySince;
+    std::atomic<bool> m_stopWaiting{false};
     std::unordered_map<std::string, std::unique_ptr<SqliteStatement>> m_cache;
 };
 

@@ -136,8 +136,8 @@ private slots:
             120000);
         QVERIFY2(p.state() == QProcess::Running, err.constData());
         ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
-        // Well inside the minute the wait would otherwise last.
-        QVERIFY(p.waitForFinished(15000));
+        // At once, even inside a write that waits out SQLite's busy timeout (5 s a try).
+        QVERIFY(p.waitForFinished(4000));
         err += p.readAllStandardError();
         holder.exec("ROLLBACK");
         QCOMPARE(p.exitCode(), 128 + SIGTERM);
@@ -405,11 +405,17 @@ private slots:
                 .arg(disk, db);
         QProcess p;
         prepareCli(p, home.path());
-        p.start("unshare",
-                {"-Urm", "sh", "-c", script, test::cliPath(), "train", "--quiet", "--db", db,
-                 "--set", "dataset=blobs", "--set", "model=mlp", "--set", "max_epochs=30", "--set",
-                 "log_every_n_steps=1", "--set", "device=cpu"});
-        const CliResult r = finishCli(p, 240000); // waits out the recorder's patience (60 s)
+        // --db-wait 2: the recorder's patience with the full disk (60 s by default), waited out.
+        const QStringList train{"train",     "--quiet",
+                                "--db",      db,
+                                "--db-wait", "2",
+                                "--set",     "dataset=blobs",
+                                "--set",     "model=mlp",
+                                "--set",     "max_epochs=30",
+                                "--set",     "log_every_n_steps=1",
+                                "--set",     "device=cpu"};
+        p.start("unshare", QStringList{"-Urm", "sh", "-c", script, test::cliPath()} + train);
+        const CliResult r = finishCli(p, 240000);
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("could not be recorded"), qPrintable(r.err));
         const QJsonArray runs = QJsonDocument::fromJson(r.out.toUtf8()).array();

@@ -218,22 +218,34 @@ QString onnxRuntimeUnavailable() {
     return {};
 }
 
-// Runs a program to its end; its stdout, or a failure naming what it wrote to stderr.
-QByteArray runProgram(const QString& program, const QStringList& args,
-                      const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment(),
-                      const QString& workDir = {}) {
-    QProcess p;
+// Starts a program; finishProgram() waits for it.
+void startProgram(QProcess& p, const QString& program, const QStringList& args,
+                  const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment(),
+                  const QString& workDir = {}) {
     p.setProcessEnvironment(env);
     if (!workDir.isEmpty())
         p.setWorkingDirectory(workDir);
     p.start(program, args);
+}
+
+// Waits for a started program to end; its stdout, or a failure naming what it wrote to stderr.
+QByteArray finishProgram(QProcess& p) {
     p.waitForFinished(300000);
     const QByteArray out = p.readAllStandardOutput();
     if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
-        throw std::runtime_error((program + " " + args.join(' ') +
+        throw std::runtime_error((p.program() + " " + p.arguments().join(' ') +
                                   " failed: " + QString::fromLocal8Bit(p.readAllStandardError()))
                                      .toStdString());
     return out;
+}
+
+// Runs a program to its end: finishProgram's result.
+QByteArray runProgram(const QString& program, const QStringList& args,
+                      const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment(),
+                      const QString& workDir = {}) {
+    QProcess p;
+    startProgram(p, program, args, env, workDir);
+    return finishProgram(p);
 }
 
 QProcessEnvironment nodeEnvironment() {
@@ -266,17 +278,21 @@ private slots:
             writeSafetensors((base + ".io.safetensors").toStdString(),
                              {{"x", raw}, {"logits", logits}}, {});
         }
+        // The two checkers read the same files, each on one core: side by side.
+        QProcess python, ort;
+        startProgram(python, "/usr/bin/python3",
+                     {test::sourcePath("tests/onnx/check_onnx.py"), m_dir.path()});
+        m_ortSkip = onnxRuntimeUnavailable();
+        if (m_ortSkip.isEmpty())
+            startProgram(ort, "node", {test::sourcePath("tests/onnx/run_ort.js"), m_dir.path()},
+                         nodeEnvironment());
         try {
-            m_python = lastJsonLine(runProgram(
-                "/usr/bin/python3", {test::sourcePath("tests/onnx/check_onnx.py"), m_dir.path()}));
+            m_python = lastJsonLine(finishProgram(python));
         } catch (const std::exception& e) {
             m_pythonFailure = e.what();
         }
-        m_ortSkip = onnxRuntimeUnavailable();
         if (m_ortSkip.isEmpty())
-            m_ort = lastJsonLine(
-                runProgram("node", {test::sourcePath("tests/onnx/run_ort.js"), m_dir.path()},
-                           nodeEnvironment()));
+            m_ort = lastJsonLine(finishProgram(ort));
     }
 
     void checkerAcceptsEveryExport_data() { zooRows(); }

