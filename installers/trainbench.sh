@@ -41,12 +41,12 @@ case "$mode" in
     fi
     # The libFuzzer targets need clang's fuzzer runtime: the dataset readers (10 s each) and the
     # JSON a user hands us, config files, model specs and checkpoint headers, and PyTorch
-    # checkpoints' pickles (6 s each).
+    # checkpoints' pickles (6 s each), two at a time.
     if command -v clang++ >/dev/null && compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null; then
       cmake --preset fuzz >/dev/null
       cmake --build build/fuzz -j2 --target fuzz_idx fuzz_cifar fuzz_csv \
         fuzz_json_config fuzz_model_spec fuzz_checkpoint fuzz_torch_pickle
-      ctest --test-dir build/fuzz -L fuzz --output-on-failure
+      ctest --test-dir build/fuzz -L fuzz -j2 --output-on-failure
     fi
     ;;
   *)
