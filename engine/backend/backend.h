@@ -192,6 +192,17 @@ public:
     virtual void shortcutPadForward(const Tensor& x, int64_t stride, int64_t padC, Tensor& y) = 0;
     virtual void shortcutPadBackward(const Tensor& dy, int64_t stride, int64_t padC,
                                      Tensor& dx) = 0;
+    // A detector's neck (YOLOv8's Concat, C2f's chunk, Upsample). joinChannels: whole(n, c0 +
+    // c1 + ..., h, w) holds the parts' channels one after another. splitChannels, its inverse:
+    // part k gets its channels[k] channels of whole (a null part is skipped, its channels
+    // still counted).
+    virtual void joinChannels(const std::vector<const Tensor*>& parts, Tensor& whole) = 0;
+    virtual void splitChannels(const Tensor& whole, const std::vector<Tensor*>& parts,
+                               const std::vector<int64_t>& channels) = 0;
+    // Nearest-neighbour upsampling by a whole factor: y(n, c, i, j) = x(n, c, i / s, j / s);
+    // backward sums dy over the s x s values each input gave.
+    virtual void upsampleNearestForward(const Tensor& x, int64_t scale, Tensor& y) = 0;
+    virtual void upsampleNearestBackward(const Tensor& dy, int64_t scale, Tensor& dx) = 0;
 
     // ---- transformers ----
     // Token embedding: y(m, d) = table(ids[i], :) for the m ids. ids is f32 holding whole numbers

@@ -92,6 +92,19 @@ void MetaBackend::shortcutPadForward(const Tensor&, int64_t, int64_t, Tensor&) {
 void MetaBackend::shortcutPadBackward(const Tensor&, int64_t, int64_t, Tensor&) {
     cannotCompute("shortcutPadBackward");
 }
+void MetaBackend::joinChannels(const std::vector<const Tensor*>&, Tensor&) {
+    cannotCompute("joinChannels");
+}
+void MetaBackend::splitChannels(const Tensor&, const std::vector<Tensor*>&,
+                                const std::vector<int64_t>&) {
+    cannotCompute("splitChannels");
+}
+void MetaBackend::upsampleNearestForward(const Tensor&, int64_t, Tensor&) {
+    cannotCompute("upsampleNearestForward");
+}
+void MetaBackend::upsampleNearestBackward(const Tensor&, int64_t, Tensor&) {
+    cannotCompute("upsampleNearestBackward");
+}
 void MetaBackend::embeddingForward(const Tensor&, const Tensor&, Tensor&) {
     cannotCompute("embeddingForward");
 }

@@ -50,6 +50,11 @@ public:
     void cast(const Tensor&, Tensor&) override;
     void shortcutPadForward(const Tensor&, int64_t, int64_t, Tensor&) override;
     void shortcutPadBackward(const Tensor&, int64_t, int64_t, Tensor&) override;
+    void joinChannels(const std::vector<const Tensor*>&, Tensor&) override;
+    void splitChannels(const Tensor&, const std::vector<Tensor*>&,
+                       const std::vector<int64_t>&) override;
+    void upsampleNearestForward(const Tensor&, int64_t, Tensor&) override;
+    void upsampleNearestBackward(const Tensor&, int64_t, Tensor&) override;
     void embeddingForward(const Tensor&, const Tensor&, Tensor&) override;
     void embeddingBackward(const Tensor&, const Tensor&, Tensor&) override;
     void positionEmbeddingForward(const Tensor&, const Tensor&, Tensor&) override;

@@ -80,8 +80,9 @@ struct AttentionDesc {
     bool operator==(const AttentionDesc&) const = default;
 };
 
-// GELUTanh: GELU's tanh approximation (PyTorch's approximate='tanh', GPT-2's).
-enum class Activation { ReLU, LeakyReLU, GELU, ReLU6, GELUTanh };
+// GELUTanh: GELU's tanh approximation (PyTorch's approximate='tanh', GPT-2's). SiLU: x sigmoid(x)
+// (PyTorch's nn.SiLU, YOLOv8's activation).
+enum class Activation { ReLU, LeakyReLU, GELU, ReLU6, GELUTanh, SiLU };
 
 struct SgdParams {
     float lr = 0.01f;

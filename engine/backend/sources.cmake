@@ -5,6 +5,7 @@ set(TB_MODULE_SOURCES
     cpu/cpuconv.cpp
     cpu/cpuconvops.cpp
     cpu/cpuelementwise.cpp
+    cpu/cpufeaturemaps.cpp
     cpu/cpuisa.cpp
     cpu/cpulayernorm.cpp
     cpu/cpulayout.cpp

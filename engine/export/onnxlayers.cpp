@@ -142,6 +142,24 @@ std::string relu6(OnnxGraphBuilder& g, const OnnxLayer& l) {
         name);
 }
 
+// x sigmoid(x), as PyTorch's exporter writes nn.SiLU.
+std::string silu(OnnxGraphBuilder& g, const OnnxLayer& l) {
+    const std::string& name = l.layer.name();
+    return g.node("Mul", {l.inputs[0], g.node("Sigmoid", {l.inputs[0]}, name + ".sigmoid")}, name);
+}
+
+// Nearest upsampling by a whole factor, as PyTorch exports nn.Upsample(mode='nearest'): output
+// pixel i reads input floor(i / scale).
+std::string upsample(OnnxGraphBuilder& g, const OnnxLayer& l) {
+    const float s = static_cast<float>(intOf(l, "scale_factor"));
+    const std::string& name = l.layer.name();
+    return g.node("Resize", {l.inputs[0], "", g.floats(name + ".scales", {4}, {1.0f, 1.0f, s, s})},
+                  name,
+                  {OnnxAttribute::text("mode", "nearest"),
+                   OnnxAttribute::text("coordinate_transformation_mode", "asymmetric"),
+                   OnnxAttribute::text("nearest_mode", "floor")});
+}
+
 // He et al.'s option-A shortcut: every stride-th pixel, then zero channels on both sides.
 std::string shortcutPad(OnnxGraphBuilder& g, const OnnxLayer& l) {
     const std::string& name = l.layer.name();
@@ -244,6 +262,7 @@ const std::map<std::string, Emitter>& emitters() {
          }},
         {"relu6", relu6},
         {"gelu", gelu},
+        {"silu", silu},
         {"maxpool2d", [](auto& g, const auto& l) { return pool(g, l, "MaxPool"); }},
         {"avgpool2d", [](auto& g, const auto& l) { return pool(g, l, "AveragePool"); }},
         {"globalavgpool",
@@ -263,6 +282,19 @@ const std::map<std::string, Emitter>& emitters() {
              return g.node("Add", {l.inputs[0], l.inputs[1]}, l.layer.name());
          }},
         {"shortcut_pad", shortcutPad},
+        {"concat",
+         [](auto& g, const auto& l) {
+             return g.node("Concat", l.inputs, l.layer.name(), {Attr::integer("axis", 1)});
+         }},
+        {"upsample", upsample},
+        {"channel_slice",
+         [](auto& g, const auto& l) {
+             const std::string& name = l.layer.name();
+             return g.node("Slice",
+                           {l.inputs[0], g.ints(name + ".starts", {intOf(l, "begin")}),
+                            g.ints(name + ".ends", {intOf(l, "end")}), g.ints(name + ".axes", {1})},
+                           name);
+         }},
         {"embedding", embedding},
         {"position_embedding", positionEmbedding},
         {"layer_norm", layerNorm},

@@ -34,6 +34,8 @@ std::string ActivationLayer::type() const {
         return "gelu";
     case Activation::ReLU6:
         return "relu6";
+    case Activation::SiLU:
+        return "silu";
     }
     return "?";
 }

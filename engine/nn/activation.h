@@ -1,5 +1,5 @@
-// Pointwise activations: ReLU, LeakyReLU (negative_slope), ReLU6 and GELU (exact, or its tanh
-// form with "approximate": "tanh", as PyTorch's nn.GELU names it).
+// Pointwise activations: ReLU, LeakyReLU (negative_slope), ReLU6, SiLU and GELU (exact, or its
+// tanh form with "approximate": "tanh", as PyTorch's nn.GELU names it).
 #pragma once
 
 #include "nn/layer.h"

@@ -15,6 +15,11 @@ Conv2d::Conv2d(const nlohmann::json& spec)
       m_groups(intOption(spec, "groups", 1)), m_hasBias(boolOption(spec, "bias", true)) {
     if (m_outChannels <= 0)
         layerError(layerLabel(spec), "needs out_channels");
+    if (spec.contains("bias_init")) {
+        if (!m_hasBias)
+            layerError(layerLabel(spec), "bias_init needs a bias");
+        m_biasInit = floatOption(spec, "bias_init", 0.0f, {-100.0, 100.0});
+    }
 }
 
 ConvDesc Conv2d::describe(const Shape& x) const {
@@ -55,7 +60,10 @@ void Conv2d::init(Backend& b, const std::vector<Shape>& in, uint64_t seed) {
     if (m_hasBias) {
         m_bias.value = b.empty({m_outChannels}, DType::F32);
         m_bias.grad = b.empty({m_outChannels}, DType::F32);
-        uniformInit(b, m_bias.value, bound, seed ^ 0xb1a5ull);
+        if (m_biasInit)
+            b.fill(m_bias.value, *m_biasInit);
+        else
+            uniformInit(b, m_bias.value, bound, seed ^ 0xb1a5ull);
     }
 }
 
@@ -78,6 +86,8 @@ nlohmann::json Conv2d::options() const {
                         {"bias", m_hasBias}};
     if (m_groups != 1)
         o["groups"] = m_groups;
+    if (m_biasInit)
+        o["bias_init"] = *m_biasInit;
     return o;
 }
 

@@ -4,6 +4,8 @@
 
 #include "nn/layer.h"
 
+#include <optional>
+
 namespace tb {
 
 class Conv2d final : public Layer {
@@ -24,6 +26,7 @@ private:
 
     int64_t m_outChannels, m_kernel, m_stride, m_padding, m_groups;
     bool m_hasBias;
+    std::optional<float> m_biasInit; // a constant bias at init instead of PyTorch's uniform
     Param m_weight{"weight", {}, {}, true};
     Param m_bias{"bias", {}, {}, false};
 };

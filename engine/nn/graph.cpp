@@ -3,6 +3,7 @@
 
 #include "backend/kernels/random_math.h"
 #include "nn/activation.h"
+#include "nn/detecthead.h"
 #include "nn/layerutil.h"
 
 #include <algorithm>
@@ -137,7 +138,14 @@ Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint6
             std::find(node->inputs.begin(), node->inputs.end(), -1) != node->inputs.end())
             layerError(node->layer->name(), "reads the token ids, which only an embedding can");
     const Shape last = m_nodes.back()->unitShape;
-    if (last.rank() == 3 && last[2] == m_classes) {
+    if (const auto* head = dynamic_cast<const DetectOutput*>(m_nodes.back()->layer.get())) {
+        if (head->classes() != m_classes)
+            layerError(head->name(), "predicts " + std::to_string(head->classes()) +
+                                         " classes, the spec's \"classes\" says " +
+                                         std::to_string(m_classes));
+        m_detectHead = head;
+        m_positions = last[2];
+    } else if (last.rank() == 3 && last[2] == m_classes) {
         m_positions = last[1];
     } else if (last.rank() != 2 || last[1] != m_classes) {
         throw ConfigError("model", "the last layer must output (N, " + std::to_string(m_classes) +
@@ -458,7 +466,7 @@ std::vector<LayerRow> Graph::summary(int64_t batch) const {
 }
 
 int64_t Graph::gradientBufferBytes(int64_t batch) const {
-    int64_t units = m_classes * m_positions; // the logits' gradient
+    int64_t units = m_nodes.back()->unitShape.numel(); // the logits' gradient
     for (int64_t slot : m_slotUnits)
         units += slot;
     std::vector<int> consumers(m_nodes.size(), 0);

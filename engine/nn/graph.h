@@ -16,6 +16,8 @@
 
 namespace tb {
 
+class DetectOutput;
+
 struct LayerRow {
     std::string name;
     std::string type;
@@ -44,8 +46,11 @@ public:
     const Shape& inputShape() const { return m_inputShape; } // without the batch dimension
     int classes() const { return m_classes; }
     // Predictions per sample: 1 for a classifier's (n, classes) logits, t for a language
-    // model's (n, t, classes), one at each position.
+    // model's (n, t, classes), one at each position, the anchor points of a detector's
+    // (n, 4 reg_max + classes, anchors).
     int64_t positions() const { return m_positions; }
+    // A detector's head (its last layer), or null for a classifier or language model.
+    const DetectOutput* detectHead() const { return m_detectHead; }
     DType activationDtype() const { return m_actDtype; }
     Backend& backend() const { return m_backend; }
 
@@ -96,6 +101,7 @@ private:
     Shape m_inputShape;
     int m_classes = 0;
     int64_t m_positions = 1;
+    const DetectOutput* m_detectHead = nullptr;
     bool m_inputIsTokenIds = false; // an embedding reads the batch: never cast
     DType m_actDtype;
     std::vector<std::unique_ptr<Node>> m_nodes;

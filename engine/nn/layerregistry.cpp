@@ -2,6 +2,7 @@
 #include "nn/activation.h"
 #include "nn/conv.h"
 #include "nn/dense.h"
+#include "nn/detecthead.h"
 #include "nn/layerutil.h"
 #include "nn/norm.h"
 #include "nn/pooling.h"
@@ -27,6 +28,8 @@ std::unique_ptr<Layer> createLayer(const nlohmann::json& spec) {
          [](const auto& s) { return std::make_unique<ActivationLayer>(Activation::ReLU6, s); }},
         {"gelu",
          [](const auto& s) { return std::make_unique<ActivationLayer>(Activation::GELU, s); }},
+        {"silu",
+         [](const auto& s) { return std::make_unique<ActivationLayer>(Activation::SiLU, s); }},
         {"maxpool2d",
          [](const auto& s) {
              return std::make_unique<Pool2d>(PoolKind::Max, PoolExtent::Window, s);
@@ -47,6 +50,10 @@ std::unique_ptr<Layer> createLayer(const nlohmann::json& spec) {
         {"flatten", [](const auto&) { return std::make_unique<Flatten>(); }},
         {"add", [](const auto&) { return std::make_unique<Add>(); }},
         {"shortcut_pad", [](const auto& s) { return std::make_unique<ShortcutPad>(s); }},
+        {"concat", [](const auto& s) { return std::make_unique<Concat>(s); }},
+        {"channel_slice", [](const auto& s) { return std::make_unique<ChannelSlice>(s); }},
+        {"upsample", [](const auto& s) { return std::make_unique<Upsample>(s); }},
+        {"detect_output", [](const auto& s) { return std::make_unique<DetectOutput>(s); }},
         {"embedding", [](const auto& s) { return std::make_unique<Embedding>(s); }},
         {"position_embedding",
          [](const auto& s) { return std::make_unique<PositionEmbedding>(s); }},

@@ -5,6 +5,7 @@
 #include "io/jsontext.h"
 #include "nn/finetune.h"
 #include "nn/torchvisionzoo.h"
+#include "nn/zoospec.h"
 
 #include <cmath>
 #include <sstream>
@@ -14,12 +15,6 @@ namespace tb {
 namespace {
 
 using nlohmann::json;
-
-json layer(const std::string& type, const std::string& name, json options = json::object()) {
-    options["type"] = type;
-    options["name"] = name;
-    return options;
-}
 
 std::vector<int64_t> parseWidths(const std::string& text) {
     std::vector<int64_t> widths;
@@ -42,35 +37,35 @@ std::vector<int64_t> parseWidths(const std::string& text) {
 }
 
 json mlp(const json& options) {
-    json layers = json::array({layer("flatten", "flatten")});
+    json layers = json::array({layerSpec("flatten", "flatten")});
     const auto widths = parseWidths(options.value("hidden", "256,128"));
     const float dropout = options.value("dropout", 0.0f);
     for (std::size_t i = 0; i < widths.size(); ++i) {
         const std::string n = "fc" + std::to_string(i + 1);
-        layers.push_back(layer("linear", n, {{"out_features", widths[i]}}));
-        layers.push_back(layer("relu", n + ".relu"));
+        layers.push_back(layerSpec("linear", n, {{"out_features", widths[i]}}));
+        layers.push_back(layerSpec("relu", n + ".relu"));
         if (dropout > 0.0f)
-            layers.push_back(layer("dropout", n + ".dropout", {{"p", dropout}}));
+            layers.push_back(layerSpec("dropout", n + ".dropout", {{"p", dropout}}));
     }
-    layers.push_back(
-        layer("linear", "fc" + std::to_string(widths.size() + 1), {{"out_features", "CLASSES"}}));
+    layers.push_back(layerSpec("linear", "fc" + std::to_string(widths.size() + 1),
+                               {{"out_features", "CLASSES"}}));
     return layers;
 }
 
 json lenet5() {
     return json::array({
-        layer("conv2d", "conv1", {{"out_channels", 6}, {"kernel", 5}, {"padding", 2}}),
-        layer("relu", "relu1"),
-        layer("maxpool2d", "pool1", {{"kernel", 2}}),
-        layer("conv2d", "conv2", {{"out_channels", 16}, {"kernel", 5}}),
-        layer("relu", "relu2"),
-        layer("maxpool2d", "pool2", {{"kernel", 2}}),
-        layer("flatten", "flatten"),
-        layer("linear", "fc1", {{"out_features", 120}}),
-        layer("relu", "relu3"),
-        layer("linear", "fc2", {{"out_features", 84}}),
-        layer("relu", "relu4"),
-        layer("linear", "fc3", {{"out_features", "CLASSES"}}),
+        layerSpec("conv2d", "conv1", {{"out_channels", 6}, {"kernel", 5}, {"padding", 2}}),
+        layerSpec("relu", "relu1"),
+        layerSpec("maxpool2d", "pool1", {{"kernel", 2}}),
+        layerSpec("conv2d", "conv2", {{"out_channels", 16}, {"kernel", 5}}),
+        layerSpec("relu", "relu2"),
+        layerSpec("maxpool2d", "pool2", {{"kernel", 2}}),
+        layerSpec("flatten", "flatten"),
+        layerSpec("linear", "fc1", {{"out_features", 120}}),
+        layerSpec("relu", "relu3"),
+        layerSpec("linear", "fc2", {{"out_features", 84}}),
+        layerSpec("relu", "relu4"),
+        layerSpec("linear", "fc3", {{"out_features", "CLASSES"}}),
     });
 }
 
@@ -79,17 +74,17 @@ json fmnistCnn() {
     int64_t channels = 32;
     for (int i = 1; i <= 2; ++i, channels *= 2) {
         const std::string b = "block" + std::to_string(i);
-        layers.push_back(
-            layer("conv2d", b + ".conv",
-                  {{"out_channels", channels}, {"kernel", 3}, {"padding", 1}, {"bias", false}}));
-        layers.push_back(layer("batchnorm2d", b + ".bn"));
-        layers.push_back(layer("relu", b + ".relu"));
-        layers.push_back(layer("maxpool2d", b + ".pool", {{"kernel", 2}}));
+        layers.push_back(layerSpec(
+            "conv2d", b + ".conv",
+            {{"out_channels", channels}, {"kernel", 3}, {"padding", 1}, {"bias", false}}));
+        layers.push_back(layerSpec("batchnorm2d", b + ".bn"));
+        layers.push_back(layerSpec("relu", b + ".relu"));
+        layers.push_back(layerSpec("maxpool2d", b + ".pool", {{"kernel", 2}}));
     }
-    layers.push_back(layer("flatten", "flatten"));
-    layers.push_back(layer("linear", "fc1", {{"out_features", 128}}));
-    layers.push_back(layer("relu", "fc1.relu"));
-    layers.push_back(layer("linear", "fc2", {{"out_features", "CLASSES"}}));
+    layers.push_back(layerSpec("flatten", "flatten"));
+    layers.push_back(layerSpec("linear", "fc1", {{"out_features", 128}}));
+    layers.push_back(layerSpec("relu", "fc1.relu"));
+    layers.push_back(layerSpec("linear", "fc2", {{"out_features", "CLASSES"}}));
     return layers;
 }
 
@@ -99,10 +94,10 @@ json resnet(int depth, const std::string& shortcut) {
         throw ConfigError("model.shortcut", quoteUserData(shortcut) + " must be A or B");
     const int n = (depth - 2) / 6;
     json layers = json::array({
-        layer("conv2d", "stem.conv",
-              {{"out_channels", 16}, {"kernel", 3}, {"padding", 1}, {"bias", false}}),
-        layer("batchnorm2d", "stem.bn"),
-        layer("relu", "stem.relu"),
+        layerSpec("conv2d", "stem.conv",
+                  {{"out_channels", 16}, {"kernel", 3}, {"padding", 1}, {"bias", false}}),
+        layerSpec("batchnorm2d", "stem.bn"),
+        layerSpec("relu", "stem.relu"),
     });
     std::string prev = "stem.relu";
     int64_t cin = 16;
@@ -111,47 +106,47 @@ json resnet(int depth, const std::string& shortcut) {
         for (int i = 0; i < n; ++i) {
             const int64_t stride = (stage > 0 && i == 0) ? 2 : 1;
             const std::string b = "layer" + std::to_string(stage + 1) + "." + std::to_string(i);
-            layers.push_back(layer("conv2d", b + ".conv1",
-                                   {{"out_channels", cout},
-                                    {"kernel", 3},
-                                    {"stride", stride},
-                                    {"padding", 1},
-                                    {"bias", false},
-                                    {"inputs", {prev}}}));
-            layers.push_back(layer("batchnorm2d", b + ".bn1"));
-            layers.push_back(layer("relu", b + ".relu1"));
-            layers.push_back(
-                layer("conv2d", b + ".conv2",
-                      {{"out_channels", cout}, {"kernel", 3}, {"padding", 1}, {"bias", false}}));
-            layers.push_back(layer("batchnorm2d", b + ".bn2"));
+            layers.push_back(layerSpec("conv2d", b + ".conv1",
+                                       {{"out_channels", cout},
+                                        {"kernel", 3},
+                                        {"stride", stride},
+                                        {"padding", 1},
+                                        {"bias", false},
+                                        {"inputs", {prev}}}));
+            layers.push_back(layerSpec("batchnorm2d", b + ".bn1"));
+            layers.push_back(layerSpec("relu", b + ".relu1"));
+            layers.push_back(layerSpec(
+                "conv2d", b + ".conv2",
+                {{"out_channels", cout}, {"kernel", 3}, {"padding", 1}, {"bias", false}}));
+            layers.push_back(layerSpec("batchnorm2d", b + ".bn2"));
             std::string identity = prev;
             if (stride != 1 || cin != cout) {
                 if (shortcut == "A") {
-                    layers.push_back(
-                        layer("shortcut_pad", b + ".shortcut",
-                              {{"out_channels", cout}, {"stride", stride}, {"inputs", {prev}}}));
+                    layers.push_back(layerSpec(
+                        "shortcut_pad", b + ".shortcut",
+                        {{"out_channels", cout}, {"stride", stride}, {"inputs", {prev}}}));
                 } else {
-                    layers.push_back(layer("conv2d", b + ".shortcut",
-                                           {{"out_channels", cout},
-                                            {"kernel", 1},
-                                            {"stride", stride},
-                                            {"bias", false},
-                                            {"inputs", {prev}}}));
-                    layers.push_back(layer("batchnorm2d", b + ".shortcut_bn"));
+                    layers.push_back(layerSpec("conv2d", b + ".shortcut",
+                                               {{"out_channels", cout},
+                                                {"kernel", 1},
+                                                {"stride", stride},
+                                                {"bias", false},
+                                                {"inputs", {prev}}}));
+                    layers.push_back(layerSpec("batchnorm2d", b + ".shortcut_bn"));
                     identity = b + ".shortcut_bn";
                 }
                 if (shortcut == "A")
                     identity = b + ".shortcut";
             }
-            layers.push_back(layer("add", b + ".add", {{"inputs", {b + ".bn2", identity}}}));
-            layers.push_back(layer("relu", b + ".relu2"));
+            layers.push_back(layerSpec("add", b + ".add", {{"inputs", {b + ".bn2", identity}}}));
+            layers.push_back(layerSpec("relu", b + ".relu2"));
             prev = b + ".relu2";
             cin = cout;
         }
     }
-    layers.push_back(layer("globalavgpool", "pool"));
-    layers.push_back(layer("flatten", "flatten"));
-    layers.push_back(layer("linear", "fc", {{"out_features", "CLASSES"}}));
+    layers.push_back(layerSpec("globalavgpool", "pool"));
+    layers.push_back(layerSpec("flatten", "flatten"));
+    layers.push_back(layerSpec("linear", "fc", {{"out_features", "CLASSES"}}));
     return layers;
 }
 
@@ -162,21 +157,21 @@ json vggSmall(const json& options) {
     for (int stage = 1; stage <= 3; ++stage, channels *= 2) {
         for (int i = 1; i <= 2; ++i) {
             const std::string b = "stage" + std::to_string(stage) + ".conv" + std::to_string(i);
-            layers.push_back(layer(
+            layers.push_back(layerSpec(
                 "conv2d", b,
                 {{"out_channels", channels}, {"kernel", 3}, {"padding", 1}, {"bias", false}}));
-            layers.push_back(layer("batchnorm2d", b + ".bn"));
-            layers.push_back(layer("relu", b + ".relu"));
+            layers.push_back(layerSpec("batchnorm2d", b + ".bn"));
+            layers.push_back(layerSpec("relu", b + ".relu"));
         }
-        layers.push_back(layer("maxpool2d", "stage" + std::to_string(stage) + ".pool"));
+        layers.push_back(layerSpec("maxpool2d", "stage" + std::to_string(stage) + ".pool"));
     }
-    layers.push_back(layer("globalavgpool", "pool"));
-    layers.push_back(layer("flatten", "flatten"));
-    layers.push_back(layer("linear", "fc1", {{"out_features", 128}}));
-    layers.push_back(layer("relu", "fc1.relu"));
-    layers.push_back(layer("dropout", "fc1.dropout",
-                           {{"p", options.value("dropout", defaultDropout("vgg-small"))}}));
-    layers.push_back(layer("linear", "fc2", {{"out_features", "CLASSES"}}));
+    layers.push_back(layerSpec("globalavgpool", "pool"));
+    layers.push_back(layerSpec("flatten", "flatten"));
+    layers.push_back(layerSpec("linear", "fc1", {{"out_features", 128}}));
+    layers.push_back(layerSpec("relu", "fc1.relu"));
+    layers.push_back(layerSpec("dropout", "fc1.dropout",
+                               {{"p", options.value("dropout", defaultDropout("vgg-small"))}}));
+    layers.push_back(layerSpec("linear", "fc2", {{"out_features", "CLASSES"}}));
     return layers;
 }
 
@@ -199,13 +194,13 @@ json gpt(const Shape& input, const json& options) {
     const double residualStd = 0.02 / std::sqrt(2.0 * static_cast<double>(layers));
     json out = json::array();
     out.push_back(
-        layer("embedding", "transformer.wte",
-              {{"num_embeddings", "CLASSES"}, {"embedding_dim", width}, {"init_std", 0.02}}));
-    out.push_back(layer("position_embedding", "transformer.wpe",
-                        {{"block_size", input[0]}, {"init_std", 0.02}}));
+        layerSpec("embedding", "transformer.wte",
+                  {{"num_embeddings", "CLASSES"}, {"embedding_dim", width}, {"init_std", 0.02}}));
+    out.push_back(layerSpec("position_embedding", "transformer.wpe",
+                            {{"block_size", input[0]}, {"init_std", 0.02}}));
     std::string residual = "transformer.wpe";
     if (dropout > 0.0f) {
-        out.push_back(layer("dropout", "transformer.drop", {{"p", dropout}}));
+        out.push_back(layerSpec("dropout", "transformer.drop", {{"p", dropout}}));
         residual = "transformer.drop";
     }
     // A residual branch's last layer, its dropout when there is one, added to the stream.
@@ -213,34 +208,34 @@ json gpt(const Shape& input, const json& options) {
                                const std::string& name) {
         std::string last = branch;
         if (dropout > 0.0f) {
-            out.push_back(layer("dropout", branch + "_dropout", {{"p", dropout}}));
+            out.push_back(layerSpec("dropout", branch + "_dropout", {{"p", dropout}}));
             last = branch + "_dropout";
         }
-        out.push_back(layer("add", block + name, {{"inputs", {residual, last}}}));
+        out.push_back(layerSpec("add", block + name, {{"inputs", {residual, last}}}));
         residual = block + name;
     };
     for (int64_t i = 0; i < layers; ++i) {
         const std::string b = "transformer.h." + std::to_string(i) + ".";
-        out.push_back(layer("layer_norm", b + "ln_1", {{"inputs", {residual}}}));
-        out.push_back(
-            layer("linear", b + "attn.c_attn", {{"out_features", 3 * width}, {"init_std", 0.02}}));
-        out.push_back(layer("causal_self_attention", b + "attn.attn",
-                            {{"n_head", heads}, {"dropout", dropout}}));
-        out.push_back(layer("linear", b + "attn.c_proj",
-                            {{"out_features", width}, {"init_std", residualStd}}));
+        out.push_back(layerSpec("layer_norm", b + "ln_1", {{"inputs", {residual}}}));
+        out.push_back(layerSpec("linear", b + "attn.c_attn",
+                                {{"out_features", 3 * width}, {"init_std", 0.02}}));
+        out.push_back(layerSpec("causal_self_attention", b + "attn.attn",
+                                {{"n_head", heads}, {"dropout", dropout}}));
+        out.push_back(layerSpec("linear", b + "attn.c_proj",
+                                {{"out_features", width}, {"init_std", residualStd}}));
         addBranch(b, b + "attn.c_proj", "attn_residual");
-        out.push_back(layer("layer_norm", b + "ln_2", {{"inputs", {residual}}}));
+        out.push_back(layerSpec("layer_norm", b + "ln_2", {{"inputs", {residual}}}));
         out.push_back(
-            layer("linear", b + "mlp.c_fc", {{"out_features", 4 * width}, {"init_std", 0.02}}));
-        out.push_back(layer("gelu", b + "mlp.gelu", {{"approximate", "tanh"}}));
-        out.push_back(layer("linear", b + "mlp.c_proj",
-                            {{"out_features", width}, {"init_std", residualStd}}));
+            layerSpec("linear", b + "mlp.c_fc", {{"out_features", 4 * width}, {"init_std", 0.02}}));
+        out.push_back(layerSpec("gelu", b + "mlp.gelu", {{"approximate", "tanh"}}));
+        out.push_back(layerSpec("linear", b + "mlp.c_proj",
+                                {{"out_features", width}, {"init_std", residualStd}}));
         addBranch(b, b + "mlp.c_proj", "mlp_residual");
     }
-    out.push_back(layer("layer_norm", "transformer.ln_f", {{"inputs", {residual}}}));
-    out.push_back(
-        layer("linear", "lm_head",
-              {{"out_features", "CLASSES"}, {"bias", false}, {"tie_weight", "transformer.wte"}}));
+    out.push_back(layerSpec("layer_norm", "transformer.ln_f", {{"inputs", {residual}}}));
+    out.push_back(layerSpec(
+        "linear", "lm_head",
+        {{"out_features", "CLASSES"}, {"bias", false}, {"tie_weight", "transformer.wte"}}));
     return out;
 }
 

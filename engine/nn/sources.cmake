@@ -2,6 +2,7 @@ set(TB_MODULE_SOURCES
     activation.cpp
     conv.cpp
     dense.cpp
+    detecthead.cpp
     finetune.cpp
     graph.cpp
     layerregistry.cpp
@@ -13,4 +14,5 @@ set(TB_MODULE_SOURCES
     structural.cpp
     syncbatchnorm.cpp
     transformer.cpp
-    torchvisionzoo.cpp)
+    torchvisionzoo.cpp
+    yolozoo.cpp)

@@ -1,5 +1,6 @@
-// Layers that move or combine data without parameters: Flatten, Dropout, Add (residual) and the
-// ResNet option-A shortcut.
+// Layers that move or combine data without parameters: Flatten, Dropout, Add (residual), the
+// ResNet option-A shortcut, and a detector neck's Concat (along channels), ChannelSlice and
+// Upsample.
 #pragma once
 
 #include "nn/layer.h"
@@ -65,6 +66,53 @@ public:
 
 private:
     int64_t m_outChannels, m_stride;
+};
+
+// Joins two or more (N, C_i, H, W) inputs into (N, sum C_i, H, W), in the order the spec's
+// "inputs" lists them (Ultralytics' Concat along dimension 1).
+class Concat final : public Layer {
+public:
+    explicit Concat(const nlohmann::json& spec);
+    std::string type() const override { return "concat"; }
+    int inputCount() const override { return m_inputs; }
+    Shape outputShape(const std::vector<Shape>& in) const override;
+    void forward(Backend& b, const Inputs& in, Tensor& out, bool training) override;
+    void backward(Backend& b, const Inputs& in, const Tensor& out, const Tensor& dout,
+                  const std::vector<Tensor*>& din) override;
+
+private:
+    int m_inputs;
+};
+
+// Channels [begin, end) of an (N, C, H, W) input: one of YOLOv8's C2f halves (its chunk(2, 1)).
+class ChannelSlice final : public Layer {
+public:
+    explicit ChannelSlice(const nlohmann::json& spec);
+    std::string type() const override { return "channel_slice"; }
+    Shape outputShape(const std::vector<Shape>& in) const override;
+    nlohmann::json options() const override { return {{"begin", m_begin}, {"end", m_end}}; }
+    void forward(Backend& b, const Inputs& in, Tensor& out, bool training) override;
+    void backward(Backend& b, const Inputs& in, const Tensor& out, const Tensor& dout,
+                  const std::vector<Tensor*>& din) override;
+
+private:
+    int64_t m_begin, m_end;
+    Tensor m_zerosBefore, m_zerosAfter; // the gradient of the channels left out
+};
+
+// Nearest-neighbour upsampling by a whole scale_factor (PyTorch's nn.Upsample, mode "nearest").
+class Upsample final : public Layer {
+public:
+    explicit Upsample(const nlohmann::json& spec);
+    std::string type() const override { return "upsample"; }
+    Shape outputShape(const std::vector<Shape>& in) const override;
+    nlohmann::json options() const override;
+    void forward(Backend& b, const Inputs& in, Tensor& out, bool training) override;
+    void backward(Backend& b, const Inputs& in, const Tensor& out, const Tensor& dout,
+                  const std::vector<Tensor*>& din) override;
+
+private:
+    int64_t m_scale;
 };
 
 } // namespace tb

@@ -3,6 +3,7 @@
 #include "nn/torchvisionzoo.h"
 
 #include "core/errors.h"
+#include "nn/zoospec.h"
 
 #include <array>
 #include <string>
@@ -12,12 +13,6 @@ namespace tb {
 namespace {
 
 using nlohmann::json;
-
-json layer(const std::string& type, const std::string& name, json options = json::object()) {
-    options["type"] = type;
-    options["name"] = name;
-    return options;
-}
 
 json conv(const std::string& name, int64_t out, int64_t kernel, int64_t stride,
           const std::string& input = {}, int64_t groups = 1, bool bias = false) {
@@ -30,15 +25,15 @@ json conv(const std::string& name, int64_t out, int64_t kernel, int64_t stride,
         options["groups"] = groups;
     if (!input.empty())
         options["inputs"] = {input};
-    return layer("conv2d", name, options);
+    return layerSpec("conv2d", name, options);
 }
 
 // torchvision's Conv2dNormActivation with ReLU6: `name`.0 convolution, .1 batch norm, .2 ReLU6.
 void appendConvBnRelu6(json& layers, const std::string& name, int64_t out, int64_t kernel,
                        int64_t stride, int64_t groups = 1) {
     layers.push_back(conv(name + ".0", out, kernel, stride, {}, groups));
-    layers.push_back(layer("batchnorm2d", name + ".1"));
-    layers.push_back(layer("relu6", name + ".2"));
+    layers.push_back(layerSpec("batchnorm2d", name + ".1"));
+    layers.push_back(layerSpec("relu6", name + ".2"));
 }
 
 // One InvertedResidual reading the previous layer's output `input`; returns its output's name.
@@ -51,10 +46,11 @@ std::string appendInvertedResidual(json& layers, const std::string& block, const
         appendConvBnRelu6(layers, next(), hidden, 1, 1);
     appendConvBnRelu6(layers, next(), hidden, 3, stride, hidden); // depthwise
     layers.push_back(conv(next(), out, 1, 1));
-    layers.push_back(layer("batchnorm2d", next()));
+    layers.push_back(layerSpec("batchnorm2d", next()));
     if (stride != 1 || in != out)
         return layers.back()["name"];
-    layers.push_back(layer("add", block + ".add", {{"inputs", {layers.back()["name"], input}}}));
+    layers.push_back(
+        layerSpec("add", block + ".add", {{"inputs", {layers.back()["name"], input}}}));
     return block + ".add";
 }
 
@@ -66,29 +62,29 @@ std::string appendBlock(json& layers, const std::string& block, const std::strin
     const int64_t outChannels = bottleneck ? planes * 4 : planes;
     if (bottleneck) {
         layers.push_back(conv(block + ".conv1", planes, 1, 1, input));
-        layers.push_back(layer("batchnorm2d", block + ".bn1"));
-        layers.push_back(layer("relu", block + ".relu1"));
+        layers.push_back(layerSpec("batchnorm2d", block + ".bn1"));
+        layers.push_back(layerSpec("relu", block + ".relu1"));
         layers.push_back(conv(block + ".conv2", planes, 3, stride));
-        layers.push_back(layer("batchnorm2d", block + ".bn2"));
-        layers.push_back(layer("relu", block + ".relu2"));
+        layers.push_back(layerSpec("batchnorm2d", block + ".bn2"));
+        layers.push_back(layerSpec("relu", block + ".relu2"));
         layers.push_back(conv(block + ".conv3", outChannels, 1, 1));
-        layers.push_back(layer("batchnorm2d", block + ".bn3"));
+        layers.push_back(layerSpec("batchnorm2d", block + ".bn3"));
     } else {
         layers.push_back(conv(block + ".conv1", planes, 3, stride, input));
-        layers.push_back(layer("batchnorm2d", block + ".bn1"));
-        layers.push_back(layer("relu", block + ".relu1"));
+        layers.push_back(layerSpec("batchnorm2d", block + ".bn1"));
+        layers.push_back(layerSpec("relu", block + ".relu1"));
         layers.push_back(conv(block + ".conv2", planes, 3, 1));
-        layers.push_back(layer("batchnorm2d", block + ".bn2"));
+        layers.push_back(layerSpec("batchnorm2d", block + ".bn2"));
     }
     const std::string residual = layers.back()["name"];
     std::string identity = input;
     if (stride != 1 || inChannels != outChannels) {
         layers.push_back(conv(block + ".downsample.0", outChannels, 1, stride, input));
-        layers.push_back(layer("batchnorm2d", block + ".downsample.1"));
+        layers.push_back(layerSpec("batchnorm2d", block + ".downsample.1"));
         identity = block + ".downsample.1";
     }
-    layers.push_back(layer("add", block + ".add", {{"inputs", {residual, identity}}}));
-    layers.push_back(layer("relu", block + ".relu"));
+    layers.push_back(layerSpec("add", block + ".add", {{"inputs", {residual, identity}}}));
+    layers.push_back(layerSpec("relu", block + ".relu"));
     return block + ".relu";
 }
 
@@ -114,9 +110,9 @@ json torchvisionResnet(int depth) {
     }
     json layers = json::array({
         conv("conv1", 64, 7, 2),
-        layer("batchnorm2d", "bn1"),
-        layer("relu", "relu"),
-        layer("maxpool2d", "maxpool", {{"kernel", 3}, {"stride", 2}, {"padding", 1}}),
+        layerSpec("batchnorm2d", "bn1"),
+        layerSpec("relu", "relu"),
+        layerSpec("maxpool2d", "maxpool", {{"kernel", 3}, {"stride", 2}, {"padding", 1}}),
     });
     std::string previous = "maxpool";
     int64_t channels = 64;
@@ -129,9 +125,9 @@ json torchvisionResnet(int depth) {
             channels = bottleneck ? planes * 4 : planes;
         }
     }
-    layers.push_back(layer("globalavgpool", "avgpool"));
-    layers.push_back(layer("flatten", "flatten"));
-    layers.push_back(layer("linear", "fc", {{"out_features", "CLASSES"}}));
+    layers.push_back(layerSpec("globalavgpool", "avgpool"));
+    layers.push_back(layerSpec("flatten", "flatten"));
+    layers.push_back(layerSpec("linear", "fc", {{"out_features", "CLASSES"}}));
     return layers;
 }
 
@@ -159,10 +155,10 @@ json torchvisionMobileNetV2() {
             channels = stage.channels;
         }
     appendConvBnRelu6(layers, "features." + std::to_string(index), 1280, 1, 1);
-    layers.push_back(layer("globalavgpool", "avgpool"));
-    layers.push_back(layer("flatten", "flatten"));
-    layers.push_back(layer("dropout", "classifier.0", {{"p", 0.2}}));
-    layers.push_back(layer("linear", "classifier.1", {{"out_features", "CLASSES"}}));
+    layers.push_back(layerSpec("globalavgpool", "avgpool"));
+    layers.push_back(layerSpec("flatten", "flatten"));
+    layers.push_back(layerSpec("dropout", "classifier.0", {{"p", 0.2}}));
+    layers.push_back(layerSpec("linear", "classifier.1", {{"out_features", "CLASSES"}}));
     return layers;
 }
 
@@ -175,22 +171,22 @@ json torchvisionVgg11Bn(float dropout) {
     auto next = [&] { return "features." + std::to_string(index++); };
     for (int64_t channels : config) {
         if (channels == 0) {
-            layers.push_back(layer("maxpool2d", next(), {{"kernel", 2}, {"stride", 2}}));
+            layers.push_back(layerSpec("maxpool2d", next(), {{"kernel", 2}, {"stride", 2}}));
             continue;
         }
         layers.push_back(conv(next(), channels, 3, 1, {}, 1, true));
-        layers.push_back(layer("batchnorm2d", next()));
-        layers.push_back(layer("relu", next()));
+        layers.push_back(layerSpec("batchnorm2d", next()));
+        layers.push_back(layerSpec("relu", next()));
     }
-    layers.push_back(layer("adaptiveavgpool2d", "avgpool", {{"output_size", 7}}));
-    layers.push_back(layer("flatten", "flatten"));
-    layers.push_back(layer("linear", "classifier.0", {{"out_features", 4096}}));
-    layers.push_back(layer("relu", "classifier.1"));
-    layers.push_back(layer("dropout", "classifier.2", {{"p", dropout}}));
-    layers.push_back(layer("linear", "classifier.3", {{"out_features", 4096}}));
-    layers.push_back(layer("relu", "classifier.4"));
-    layers.push_back(layer("dropout", "classifier.5", {{"p", dropout}}));
-    layers.push_back(layer("linear", "classifier.6", {{"out_features", "CLASSES"}}));
+    layers.push_back(layerSpec("adaptiveavgpool2d", "avgpool", {{"output_size", 7}}));
+    layers.push_back(layerSpec("flatten", "flatten"));
+    layers.push_back(layerSpec("linear", "classifier.0", {{"out_features", 4096}}));
+    layers.push_back(layerSpec("relu", "classifier.1"));
+    layers.push_back(layerSpec("dropout", "classifier.2", {{"p", dropout}}));
+    layers.push_back(layerSpec("linear", "classifier.3", {{"out_features", 4096}}));
+    layers.push_back(layerSpec("relu", "classifier.4"));
+    layers.push_back(layerSpec("dropout", "classifier.5", {{"p", dropout}}));
+    layers.push_back(layerSpec("linear", "classifier.6", {{"out_features", "CLASSES"}}));
     return layers;
 }
 

@@ -232,6 +232,49 @@ private slots:
         QCOMPARE(maxDiff(dx, refDx), 0.0f);
     }
 
+    // A detector neck's concatenation and upsampling read parts in any mix of layouts, give the
+    // convolutions' layout out where the channels fit it, and move values exactly.
+    void neckOpsAgreeAcrossLayouts_data() { elementwiseOpsAgreeAcrossLayouts_data(); }
+    void neckOpsAgreeAcrossLayouts() {
+        QFETCH(bool, bf16);
+        const DType t = bf16 ? DType::BF16 : DType::F32;
+        const Tensor a = test::randomTensor({kN, kC, kH, kW}, 21),
+                     b = test::randomTensor({kN, kC, kH, kW}, 22),
+                     c = test::randomTensor({kN, 3, kH, kW}, 23); // a part no block fits
+        const Shape joined{kN, 2 * kC + 3, kH, kW};
+        Tensor y = m_backend->empty(joined, t), ref = m_backend->empty(joined, t);
+        const Tensor ab = blocked(a, t), bp = plain(b, t), cp = plain(c, t);
+        m_backend->joinChannels({&ab, &bp, &cp}, y);
+        const Tensor ap = plain(a, t);
+        m_backend->joinChannels({&ap, &bp, &cp}, ref);
+        QCOMPARE(maxDiff(y, ref), 0.0f);
+        const Tensor dy = test::randomTensor(joined, 24);
+        std::vector<Tensor> dx, refDx;
+        for (int64_t ch : {kC, kC, int64_t{3}}) {
+            dx.push_back(m_backend->empty({kN, ch, kH, kW}, t));
+            refDx.push_back(m_backend->empty({kN, ch, kH, kW}, t));
+        }
+        // the middle part needs no gradient (a graph input): skipped, its channels counted
+        m_backend->splitChannels(blocked(dy, t), {&dx[0], nullptr, &dx[2]}, {kC, kC, 3});
+        m_backend->splitChannels(plain(dy, t), {&refDx[0], &refDx[1], &refDx[2]}, {kC, kC, 3});
+        QCOMPARE(maxDiff(dx[0], refDx[0]), 0.0f);
+        QCOMPARE(maxDiff(dx[2], refDx[2]), 0.0f);
+
+        const Shape up{kN, kC, 2 * kH, 2 * kW};
+        Tensor u = m_backend->empty(up, t), refU = m_backend->empty(up, t);
+        m_backend->upsampleNearestForward(ab, 2, u);
+        m_backend->upsampleNearestForward(ap, 2, refU);
+        QCOMPARE(u.buffer()->layout(), convLayout(t));
+        QCOMPARE(maxDiff(u, refU), 0.0f);
+        const Tensor du = test::randomTensor(up, 25);
+        Tensor dxu = m_backend->empty({kN, kC, kH, kW}, t),
+               refDxu = m_backend->empty({kN, kC, kH, kW}, t);
+        m_backend->upsampleNearestBackward(blocked(du, t), 2, dxu);
+        m_backend->upsampleNearestBackward(plain(du, t), 2, refDxu);
+        QCOMPARE(dxu.buffer()->layout(), convLayout(t));
+        QCOMPARE(maxDiff(dxu, refDxu), 0.0f); // the same four values summed in the same order
+    }
+
     // A convolution gives the same values whichever layouts its input and gradient come in
     // (read in place when they are the primitive's, reordered otherwise: under SSE4.1 its
     // backward is a plain gemm fed from blocked tensors).

@@ -170,6 +170,7 @@ private slots:
             const int mx = static_cast<int>(PoolKind::Max), av = static_cast<int>(PoolKind::Avg);
             QTest::newRow((d + "-max-2x2").c_str()) << t << mx << 2 << 2 << 0 << 0;
             QTest::newRow((d + "-max-3x3-s2-p1").c_str()) << t << mx << 3 << 2 << 1 << 0;
+            QTest::newRow((d + "-max-5x5-s1-p2").c_str()) << t << mx << 5 << 1 << 2 << 0; // SPPF
             QTest::newRow((d + "-avg-2x2").c_str()) << t << av << 2 << 2 << 0 << 0;
             QTest::newRow((d + "-avg-global").c_str()) << t << av << 9 << 1 << 0 << 0;
             // 9 -> 4: bins of 3 overlapping by one; 9 -> 12: inputs repeated.
@@ -251,11 +252,12 @@ private slots:
         QTest::addColumn<int>("act");
         for (DType dt : {DType::F32, DType::F16, DType::BF16})
             for (Activation a : {Activation::ReLU, Activation::LeakyReLU, Activation::GELU,
-                                 Activation::ReLU6, Activation::GELUTanh}) {
+                                 Activation::ReLU6, Activation::GELUTanh, Activation::SiLU}) {
                 const char* an = a == Activation::ReLU        ? "relu"
                                  : a == Activation::LeakyReLU ? "leaky"
                                  : a == Activation::GELU      ? "gelu"
                                  : a == Activation::GELUTanh  ? "gelu-tanh"
+                                 : a == Activation::SiLU      ? "silu"
                                                               : "relu6";
                 QTest::newRow((std::string(dtypeName(dt)) + "-" + an).c_str())
                     << static_cast<int>(dt) << static_cast<int>(a);
@@ -303,6 +305,30 @@ private slots:
                            {"=castFromF32", download(b, casted)},
                            {"=shortcutForward", download(b, sc)},
                            {"=shortcutBackward", download(b, scBack)}};
+        });
+    }
+
+    // A detector's neck: channel concatenation of unequal parts (a gradient not needed for one)
+    // and nearest upsampling by 2; values only move, except upsampling's summed gradient.
+    void neck_data() { addDtypeRows(); }
+    void neck() {
+        QFETCH(int, dtype);
+        const DType dt = static_cast<DType>(dtype);
+        const Tensor ha = rnd({3, 4, 5, 6}, 61), hb = rnd({3, 7, 5, 6}, 62),
+                     hdy = rnd({3, 11, 5, 6}, 63), hdu = rnd({3, 4, 10, 12}, 64);
+        compareRuns("neck", dt, [&](Backend& b) {
+            Tensor a = upload(b, ha, dt), bb = upload(b, hb, dt), dy = upload(b, hdy, dt),
+                   du = upload(b, hdu, dt);
+            Tensor joined = b.empty({3, 11, 5, 6}, dt), da = b.empty({3, 4, 5, 6}, dt);
+            b.joinChannels({&a, &bb}, joined);
+            b.splitChannels(dy, {&da, nullptr}, {4, 7});
+            Tensor up = b.empty({3, 4, 10, 12}, dt), dUp = b.empty({3, 4, 5, 6}, dt);
+            b.upsampleNearestForward(a, 2, up);
+            b.upsampleNearestBackward(du, 2, dUp);
+            return Results{{"=concat", download(b, joined)},
+                           {"=concatBackward", download(b, da)},
+                           {"=upsample", download(b, up)},
+                           {"upsampleBackward", download(b, dUp)}};
         });
     }
 

@@ -53,6 +53,8 @@ private slots:
                               << "2x10";
         QTest::newRow("gelu-tanh") << R"({"type":"gelu","approximate":"tanh"})"
                                    << "2x10";
+        QTest::newRow("silu") << R"({"type":"silu"})"
+                              << "2x10";
         QTest::newRow("maxpool2d") << R"({"type":"maxpool2d","kernel":2})"
                                    << "2x2x4x4";
         QTest::newRow("maxpool2d-3s2p1")
@@ -77,6 +79,13 @@ private slots:
                              << "2x3;2x3";
         QTest::newRow("shortcut_pad") << R"({"type":"shortcut_pad","out_channels":4,"stride":2})"
                                       << "2x2x4x4";
+        // A detector's neck: parts of unequal channel counts, and upsampling by 2 and 3.
+        QTest::newRow("concat") << R"({"type":"concat","inputs":["a","b","c"]})"
+                                << "2x2x3x3;2x1x3x3;2x3x3x3";
+        QTest::newRow("upsample") << R"({"type":"upsample","scale_factor":2})"
+                                  << "2x3x3x4";
+        QTest::newRow("upsample-3") << R"({"type":"upsample","scale_factor":3})"
+                                    << "1x2x2x2";
         // A GPT's layers: a linear layer maps a sequence's last dimension.
         QTest::newRow("linear-sequence") << R"({"type":"linear","out_features":3})"
                                          << "2x4x5";
@@ -145,6 +154,37 @@ private slots:
         // The loss against PyTorch's value for a known case: uniform logits give log(C).
         m_backend->fill(logits, 0.0f);
         QCOMPARE(static_cast<float>(loss()), std::log(5.0f));
+    }
+
+    // YOLOv8's SPPF pools 5x5 windows at stride 1 padded by 2, so one maximum feeds many
+    // outputs and random inputs put near-ties inside a finite difference's step: checked
+    // instead against PyTorch 1.13's max_pool2d(x, 5, 1, 2) and its backward on whole numbers
+    // (exact), the input a permutation of -18..17 and the gradient ((31 i) mod 36) - 18.
+    void maxPoolSppfWindowsMatchPyTorch() {
+        Tensor x = Tensor::host({1, 1, 6, 6}, DType::F32),
+               dy = Tensor::host({1, 1, 6, 6}, DType::F32);
+        for (int i = 0; i < 36; ++i) {
+            x.data<float>()[i] = static_cast<float>((i * 7919) % 36 - 18);
+            dy.data<float>()[i] = static_cast<float>((i * 31) % 36 - 18);
+        }
+        auto pool = createLayer(
+            nlohmann::json::parse(R"({"type":"maxpool2d","kernel":5,"stride":1,"padding":2})"));
+        pool->setName("sppf");
+        pool->init(*m_backend, {x.shape()}, 1);
+        QCOMPARE(pool->outputShape({x.shape()}), x.shape());
+        Tensor y = Tensor::host(x.shape(), DType::F32), dx = Tensor::host(x.shape(), DType::F32);
+        pool->forward(*m_backend, {&x}, y, true);
+        pool->backward(*m_backend, {&x}, y, dy, {&dx});
+        const int torchY[] = {35, 35, 35, 35, 34, 33, 35, 35, 35, 35, 34, 33,
+                              35, 35, 35, 35, 34, 33, 30, 30, 30, 29, 28, 27,
+                              24, 24, 24, 23, 22, 21, 18, 18, 18, 17, 16, 15};
+        const int torchDx[] = {0, -18, 12,  -3, 0, 0, -15, -15, 16, 11,  0, 0,
+                               3, -9,  -14, 17, 0, 0, 21,  -3,  -8, -13, 0, 0,
+                               0, 0,   0,   0,  0, 0, 0,   0,   0,  0,   0, 0};
+        for (int i = 0; i < 36; ++i) {
+            QCOMPARE(y.data<float>()[i], static_cast<float>(torchY[i] - 18));
+            QCOMPARE(dx.data<float>()[i], static_cast<float>(torchDx[i]));
+        }
     }
 
     // Max pooling as PyTorch: the first maximum wins, a NaN anywhere in the window propagates,
@@ -219,6 +259,79 @@ private slots:
             QFAIL("approximate=erf was accepted");
         } catch (const ConfigError& e) {
             QVERIFY2(std::string(e.what()).find("\"tanh\"") != std::string::npos, e.what());
+        }
+    }
+
+    // SiLU against PyTorch 1.13's F.silu and its gradient in float64 (the figures below), out
+    // to where the sigmoid saturates: relative error within a few float roundings, with the
+    // vectorised sigmoid of the CPU's elementwise loop.
+    void siluMatchesPyTorch() {
+        const std::vector<float> xs{-20.0f, -3.0f, -1.0f, -0.5f, 0.0f, 0.5f, 1.0f, 3.0f, 20.0f};
+        const double torchY[] = {-4.122307236380407e-08,
+                                 -0.14227761953270035,
+                                 -0.2689414213699951,
+                                 -0.1887703343990727,
+                                 0.0,
+                                 0.3112296656009273,
+                                 0.7310585786300049,
+                                 2.8577223804672998,
+                                 19.999999958776925};
+        const double torchDx[] = {-3.9161918660646786e-08,
+                                  -0.08810410601516962,
+                                  0.07232948812851325,
+                                  0.2600388126973482,
+                                  0.5,
+                                  0.7399611873026519,
+                                  0.9276705118714869,
+                                  1.0881041060151693,
+                                  1.0000000391619202};
+        const auto n = static_cast<int64_t>(xs.size());
+        Tensor x = Tensor::host({n}, DType::F32), dy = Tensor::host({n}, DType::F32);
+        std::copy(xs.begin(), xs.end(), x.data<float>());
+        std::fill(dy.data<float>(), dy.data<float>() + n, 1.0f);
+        Tensor y = Tensor::host({n}, DType::F32), dx = Tensor::host({n}, DType::F32);
+        m_backend->activationForward(Activation::SiLU, 0.0f, x, y);
+        m_backend->activationBackward(Activation::SiLU, 0.0f, x, dy, dx);
+        for (int64_t i = 0; i < n; ++i) {
+            const auto near = [](double got, double want) { // 8 float roundings
+                return std::abs(got - want) <= 1e-6 * std::abs(want) + 1e-12;
+            };
+            QVERIFY2(
+                near(y.data<float>()[i], torchY[i]),
+                qPrintable(QString("y at %1: %2").arg(xs[i]).arg(y.data<float>()[i], 0, 'g', 9)));
+            QVERIFY2(
+                near(dx.data<float>()[i], torchDx[i]),
+                qPrintable(QString("dx at %1: %2").arg(xs[i]).arg(dx.data<float>()[i], 0, 'g', 9)));
+        }
+        // Densely over [-100, 100] against the same formulas in double precision: the tails,
+        // where a sigmoid built on 1 + expm1 would cancel to zero, keep their relative accuracy
+        // down to where float's normal range ends.
+        constexpr int64_t kPoints = 20001;
+        Tensor sweep = Tensor::host({kPoints}, DType::F32),
+               ones = Tensor::host({kPoints}, DType::F32);
+        for (int64_t i = 0; i < kPoints; ++i)
+            sweep.data<float>()[i] = -100.0f + 0.01f * static_cast<float>(i);
+        std::fill(ones.data<float>(), ones.data<float>() + kPoints, 1.0f);
+        Tensor sy = Tensor::host({kPoints}, DType::F32), sdx = Tensor::host({kPoints}, DType::F32);
+        m_backend->activationForward(Activation::SiLU, 0.0f, sweep, sy);
+        m_backend->activationBackward(Activation::SiLU, 0.0f, sweep, ones, sdx);
+        for (int64_t i = 0; i < kPoints; ++i) {
+            const double v = sweep.data<float>()[i], s = 1.0 / (1.0 + std::exp(-v));
+            const double wantY = v * s, wantDx = s * (1.0 + v * (1.0 - s));
+            // dx's terms cancel where it crosses zero (x near -1.28): its error is relative to
+            // their size, as in any float evaluation of 1 + x (1 - s).
+            const double dxTerms = s * (1.0 + std::abs(v) * (1.0 - s));
+            const auto close = [](double got, double want, double size) {
+                return std::abs(got - want) <= 1e-6 * size + 1e-35;
+            };
+            QVERIFY2(close(sy.data<float>()[i], wantY, std::abs(wantY)) &&
+                         close(sdx.data<float>()[i], wantDx, dxTerms),
+                     qPrintable(QString("at %1: y %2 (want %3), dx %4 (want %5)")
+                                    .arg(v)
+                                    .arg(sy.data<float>()[i], 0, 'g', 9)
+                                    .arg(wantY, 0, 'g', 9)
+                                    .arg(sdx.data<float>()[i], 0, 'g', 9)
+                                    .arg(wantDx, 0, 'g', 9)));
         }
     }
 

@@ -87,6 +87,13 @@ public:
     void shortcutPadBackward(const Tensor&, int64_t, int64_t, Tensor&) override {
         __builtin_trap();
     }
+    void joinChannels(const std::vector<const Tensor*>&, Tensor&) override { __builtin_trap(); }
+    void splitChannels(const Tensor&, const std::vector<Tensor*>&,
+                       const std::vector<int64_t>&) override {
+        __builtin_trap();
+    }
+    void upsampleNearestForward(const Tensor&, int64_t, Tensor&) override { __builtin_trap(); }
+    void upsampleNearestBackward(const Tensor&, int64_t, Tensor&) override { __builtin_trap(); }
     void embeddingForward(const Tensor&, const Tensor&, Tensor&) override { __builtin_trap(); }
     void embeddingBackward(const Tensor&, const Tensor&, Tensor&) override { __builtin_trap(); }
     void positionEmbeddingForward(const Tensor&, const Tensor&, Tensor&) override {

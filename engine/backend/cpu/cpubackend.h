@@ -94,6 +94,11 @@ public:
     void cast(const Tensor& src, Tensor& dst) override;
     void shortcutPadForward(const Tensor& x, int64_t stride, int64_t padC, Tensor& y) override;
     void shortcutPadBackward(const Tensor& dy, int64_t stride, int64_t padC, Tensor& dx) override;
+    void joinChannels(const std::vector<const Tensor*>& parts, Tensor& whole) override;
+    void splitChannels(const Tensor& whole, const std::vector<Tensor*>& parts,
+                       const std::vector<int64_t>& channels) override;
+    void upsampleNearestForward(const Tensor& x, int64_t scale, Tensor& y) override;
+    void upsampleNearestBackward(const Tensor& dy, int64_t scale, Tensor& dx) override;
     void embeddingForward(const Tensor& ids, const Tensor& table, Tensor& y) override;
     void embeddingBackward(const Tensor& ids, const Tensor& dy, Tensor& dtable) override;
     void positionEmbeddingForward(const Tensor& x, const Tensor& table, Tensor& y) override;

@@ -112,6 +112,27 @@ TB_MULTIVERSION void geluTanhBackwardChunk(const T* px, const T* pdy, T* pdx, in
     }
 }
 
+// YOLOv8's SiLU, x sigmoid(x), and its gradient with a sigmoid that vectorises.
+template <typename T>
+TB_MULTIVERSION void siluForwardChunk(const T* px, T* py, int64_t begin, int64_t end) {
+#pragma omp simd
+    for (int64_t i = begin; i < end; ++i) {
+        const float x = loadValue(px[i]);
+        storeValue(py[i], x * vmath::sigmoid(x));
+    }
+}
+
+template <typename T>
+TB_MULTIVERSION void siluBackwardChunk(const T* px, const T* pdy, T* pdx, int64_t begin,
+                                       int64_t end) {
+#pragma omp simd
+    for (int64_t i = begin; i < end; ++i) {
+        const float x = loadValue(px[i]);
+        const float s = vmath::sigmoid(x);
+        storeValue(pdx[i], loadValue(pdy[i]) * s * (1.0f + x * (1.0f - s)));
+    }
+}
+
 template <typename T>
 void activationForwardKernel(Activation a, float alpha, const T* px, T* py, int64_t n) {
     if (a == Activation::ReLU) { // the common case gets a loop the compiler vectorises
@@ -120,6 +141,9 @@ void activationForwardKernel(Activation a, float alpha, const T* px, T* py, int6
     } else if (a == Activation::GELUTanh) {
         parallelChunks(
             n, [=](int64_t begin, int64_t end) { geluTanhForwardChunk(px, py, begin, end); }, 4096);
+    } else if (a == Activation::SiLU) {
+        parallelChunks(
+            n, [=](int64_t begin, int64_t end) { siluForwardChunk(px, py, begin, end); }, 4096);
     } else {
         parallelFor(
             n, [&](int64_t i) { storeValue(py[i], math::activate(a, alpha, loadValue(px[i]))); },
@@ -136,6 +160,10 @@ void activationBackwardKernel(Activation a, float alpha, const T* px, const T* p
     } else if (a == Activation::GELUTanh) {
         parallelChunks(
             n, [=](int64_t begin, int64_t end) { geluTanhBackwardChunk(px, pdy, pdx, begin, end); },
+            4096);
+    } else if (a == Activation::SiLU) {
+        parallelChunks(
+            n, [=](int64_t begin, int64_t end) { siluBackwardChunk(px, pdy, pdx, begin, end); },
             4096);
     } else {
         parallelFor(
@@ -317,14 +345,6 @@ void shortcutBackwardKernel(const E* pdy, E* pdx, const ShortcutGeometry& g,
                     out[(i * stride * w + j * stride) * os] = src[(i * ow + j) * es];
         },
         64);
-}
-
-// f(E{}) with E the unsigned integer as wide as t's elements (2 or 4 bytes).
-template <typename F> void withElementWidth(DType t, F f) {
-    if (dtypeSize(t) == 2)
-        f(uint16_t{});
-    else
-        f(uint32_t{});
 }
 
 } // namespace

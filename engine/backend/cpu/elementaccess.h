@@ -4,6 +4,7 @@
 // arithmetic.
 #pragma once
 
+#include "core/dtype.h"
 #include "core/half.h"
 
 #include <cstdint>
@@ -26,6 +27,14 @@ inline void storeValue(uint16_t& dst, float v) {
     const uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
     const uint32_t quietNan = (x >> 16) | 0x40u;
     dst = static_cast<uint16_t>((x & 0x7fffffffu) > 0x7f800000u ? quietNan : rounded);
+}
+
+// f(E{}) with E an unsigned integer of dtype's width, for kernels that only move values.
+template <typename F> void withElementWidth(DType t, F f) {
+    if (dtypeSize(t) == 2)
+        f(uint16_t{});
+    else
+        f(uint32_t{});
 }
 
 } // namespace tb

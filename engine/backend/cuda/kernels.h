@@ -39,6 +39,17 @@ void launchShortcutPadForward(const void* x, void* y, DType dtype, const Shortcu
 // dx(n, c, h, w) = dy's middle channels scattered back at ::stride, zero elsewhere.
 void launchShortcutPadBackward(const void* dy, void* dx, DType dtype, const ShortcutGeometry& g,
                                cudaStream_t stream);
+// Channels [srcFirst, srcFirst + c) of src(n, srcChannels, hw) to channels [dstFirst, dstFirst +
+// c) of dst(n, dstChannels, hw): one part of a join or split along channels. Any dtype.
+void launchChannelCopy(const void* src, int64_t srcChannels, int64_t srcFirst, void* dst,
+                       int64_t dstChannels, int64_t dstFirst, int64_t n, int64_t c, int64_t hw,
+                       DType dtype, cudaStream_t stream);
+// Nearest upsampling by `scale`: y(n, c, h s, w s) = x(n, c, h, w) repeated; backward dx(n, c,
+// h, w) = the sum of dy over each s x s block (one thread per dx value: deterministic).
+void launchUpsampleNearestForward(const void* x, void* y, DType dtype, int64_t nc, int64_t h,
+                                  int64_t w, int64_t scale, cudaStream_t stream);
+void launchUpsampleNearestBackward(const void* dy, void* dx, DType dtype, int64_t nc, int64_t h,
+                                   int64_t w, int64_t scale, cudaStream_t stream);
 // y(n, c, hw) += b(c) (b f32).
 void launchAddBias(void* y, const float* b, DType dtype, int64_t n, int64_t c, int64_t hw,
                    cudaStream_t stream);

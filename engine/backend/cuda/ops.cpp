@@ -18,6 +18,12 @@ const float* optionalF32(const Tensor* t) {
     return t ? t->data<float>() : nullptr;
 }
 
+void requireNeckShapes(bool ok, const char* op, const Tensor& a, const Tensor& b) {
+    if (!ok)
+        throw Error(std::string(op) + ": shapes " + a.shape().toString() + " and " +
+                    b.shape().toString() + " do not match");
+}
+
 } // namespace
 
 void CudaBackend::poolForward(const PoolDesc& d, const Tensor& x, Tensor& y, Tensor& indices) {
@@ -159,6 +165,78 @@ void CudaBackend::shortcutPadBackward(const Tensor& dy, int64_t stride, int64_t 
                              dy.dim(2), dy.dim(3), stride,    padC};
     DeviceScope scope(m_index);
     launchShortcutPadBackward(dy.raw(), dx.raw(), dy.dtype(), g, stream());
+}
+
+void CudaBackend::joinChannels(const std::vector<const Tensor*>& parts, Tensor& whole) {
+    requireDevice(whole, "joinChannels");
+    int64_t first = 0;
+    DeviceScope scope(m_index);
+    for (const Tensor* part : parts) {
+        requireDevice(*part, "joinChannels");
+        requireNeckShapes(part->shape().rank() == 4 && whole.shape().rank() == 4 &&
+                              part->dim(0) == whole.dim(0) && part->dim(2) == whole.dim(2) &&
+                              part->dim(3) == whole.dim(3) && part->dtype() == whole.dtype() &&
+                              first + part->dim(1) <= whole.dim(1),
+                          "joinChannels", *part, whole);
+        launchChannelCopy(part->raw(), part->dim(1), 0, whole.raw(), whole.dim(1), first,
+                          whole.dim(0), part->dim(1), whole.dim(2) * whole.dim(3), whole.dtype(),
+                          stream());
+        first += part->dim(1);
+    }
+    if (first != whole.dim(1))
+        throw Error("joinChannels: the parts hold " + std::to_string(first) +
+                    " channels, the whole " + std::to_string(whole.dim(1)));
+}
+
+void CudaBackend::splitChannels(const Tensor& whole, const std::vector<Tensor*>& parts,
+                                const std::vector<int64_t>& channels) {
+    requireDevice(whole, "splitChannels");
+    int64_t total = 0;
+    for (int64_t c : channels)
+        total += c;
+    if (channels.size() != parts.size() || whole.shape().rank() != 4 || total != whole.dim(1))
+        throw Error("splitChannels: the channels do not add up to " + whole.shape().toString());
+    int64_t first = 0;
+    DeviceScope scope(m_index);
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        if (Tensor* part = parts[k]) {
+            requireDevice(*part, "splitChannels");
+            requireNeckShapes(part->shape().rank() == 4 && part->dim(0) == whole.dim(0) &&
+                                  part->dim(1) == channels[k] && part->dim(2) == whole.dim(2) &&
+                                  part->dim(3) == whole.dim(3) && part->dtype() == whole.dtype(),
+                              "splitChannels", whole, *part);
+            launchChannelCopy(whole.raw(), whole.dim(1), first, part->raw(), channels[k], 0,
+                              whole.dim(0), channels[k], whole.dim(2) * whole.dim(3), whole.dtype(),
+                              stream());
+        }
+        first += channels[k];
+    }
+}
+
+void CudaBackend::upsampleNearestForward(const Tensor& x, int64_t scale, Tensor& y) {
+    requireDevice(x, "upsampleNearestForward");
+    requireDevice(y, "upsampleNearestForward");
+    requireNeckShapes(scale >= 1 && x.shape().rank() == 4 && y.shape().rank() == 4 &&
+                          y.dim(0) == x.dim(0) && y.dim(1) == x.dim(1) &&
+                          y.dim(2) == x.dim(2) * scale && y.dim(3) == x.dim(3) * scale &&
+                          x.dtype() == y.dtype(),
+                      "upsampleNearestForward", x, y);
+    DeviceScope scope(m_index);
+    launchUpsampleNearestForward(x.raw(), y.raw(), x.dtype(), x.dim(0) * x.dim(1), x.dim(2),
+                                 x.dim(3), scale, stream());
+}
+
+void CudaBackend::upsampleNearestBackward(const Tensor& dy, int64_t scale, Tensor& dx) {
+    requireDevice(dy, "upsampleNearestBackward");
+    requireDevice(dx, "upsampleNearestBackward");
+    requireNeckShapes(scale >= 1 && dx.shape().rank() == 4 && dy.shape().rank() == 4 &&
+                          dy.dim(0) == dx.dim(0) && dy.dim(1) == dx.dim(1) &&
+                          dy.dim(2) == dx.dim(2) * scale && dy.dim(3) == dx.dim(3) * scale &&
+                          dx.dtype() == dy.dtype(),
+                      "upsampleNearestBackward", dy, dx);
+    DeviceScope scope(m_index);
+    launchUpsampleNearestBackward(dy.raw(), dx.raw(), dy.dtype(), dx.dim(0) * dx.dim(1), dx.dim(2),
+                                  dx.dim(3), scale, stream());
 }
 
 void CudaBackend::softmaxCrossEntropy(const Tensor& logits, const Tensor& labels, float smoothing,

@@ -34,6 +34,18 @@ TB_HD float geluTanhGrad(float x) {
            0.5f * x * (1.0f - t * t) * kSqrt2OverPi * (1.0f + 3.0f * kGeluCubic * x * x);
 }
 
+// SiLU: x sigmoid(x); its derivative sigmoid(x) (1 + x (1 - sigmoid(x))).
+TB_HD float sigmoid(float x) {
+    return 1.0f / (1.0f + expf(-x));
+}
+TB_HD float silu(float x) {
+    return x * sigmoid(x);
+}
+TB_HD float siluGrad(float x) {
+    const float s = sigmoid(x);
+    return s * (1.0f + x * (1.0f - s));
+}
+
 TB_HD float activate(Activation a, float alpha, float x) {
     switch (a) {
     case Activation::ReLU:
@@ -46,6 +58,8 @@ TB_HD float activate(Activation a, float alpha, float x) {
         return geluTanh(x);
     case Activation::ReLU6:
         return x > 0.0f ? (x < 6.0f ? x : 6.0f) : 0.0f;
+    case Activation::SiLU:
+        return silu(x);
     }
     return x;
 }
@@ -63,6 +77,8 @@ TB_HD float activateBackward(Activation a, float alpha, float x, float dy) {
         return dy * geluTanhGrad(x);
     case Activation::ReLU6: // PyTorch's hardtanh: no gradient at either bound
         return x > 0.0f && x < 6.0f ? dy : 0.0f;
+    case Activation::SiLU:
+        return dy * siluGrad(x);
     }
     return dy;
 }
