@@ -31,8 +31,9 @@ if [[ "${TB_WITH_TORCH:-0}" == 1 ]]; then
   packages+=(python3-torchvision)     # torchvision's models: pretrained weights and their numerics
   packages+=(python3-onnx)            # exported models: onnx.checker with full checking
   packages+=(python3-opencv)          # exported models: OpenCV's DNN module as a second runtime
-  # exported models: ONNX Runtime (onnxruntime-node, below), unless a Node with npm is there
-  command -v npm >/dev/null || packages+=(nodejs npm)
+  # exported models: ONNX Runtime's Node package, fetched below from the npm registry and run
+  # by Debian's Node (npm itself would bring some 500 more packages)
+  packages+=(nodejs curl ca-certificates)
 fi
 
 missing=()
@@ -46,16 +47,37 @@ if ((${#missing[@]})); then
   apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# ONNX Runtime for the export tests: its Node package ships the CPU library. Its install script
-# only fetches GPU libraries (from outside the registry), hence --ignore-scripts. Without the npm
-# registry (offline, or a proxy whose certificate Node does not trust) the tests that need it
-# skip, saying why; nothing else depends on it.
+# ONNX Runtime for the export tests: the npm registry's onnxruntime-node, which ships the CPU
+# library, and onnxruntime-common, the one package it loads, unpacked as npm lays them out (its
+# install script, which only fetches GPU libraries from outside the registry, is not run), each
+# checked against its pinned SHA-512. Without the registry (offline, or a proxy curl does not
+# trust) the tests that need it skip, saying why; nothing else depends on it.
 ort_prefix=/usr/local/lib/trainbench-tests
-if [[ "${TB_WITH_TORCH:-0}" == 1 && ! -d $ort_prefix/node_modules/onnxruntime-node ]]; then
-  echo "installing: onnxruntime-node 1.20.1 (npm) into $ort_prefix"
-  mkdir -p "$ort_prefix"
-  npm install --prefix "$ort_prefix" --ignore-scripts --no-audit --no-fund \
-      onnxruntime-node@1.20.1 ||
-    echo "warning: onnxruntime-node could not be installed from the npm registry;" \
-      "the ONNX Runtime checks of tst_export_onnx will skip" >&2
+ort_packages=(
+  "onnxruntime-node 1.20.1 762fc8e070d7470f852e0abe4f21e64040ddddc129f62145666d2be2e27559dedbfd6135557b4a5a8f327a67b1df8edce86345ff73eff3a65f3e1216c4e46bd3"
+  "onnxruntime-common 1.20.1 622534b342336180be816bea0f51f32dce3a0eed6c5e94a2c3329beb73c008826be8b7cbdbb56c5d25d0bedebc1330f75740f905cd2fc894e398cc69d329508b"
+)
+fetch_npm_package() { # NAME VERSION SHA512: into $ort_prefix/node_modules/NAME
+  local name=$1 version=$2 sha=$3 tarball
+  tarball=$(mktemp)
+  curl -sSfL --retry 2 -o "$tarball" \
+      "https://registry.npmjs.org/$name/-/$name-$version.tgz" &&
+    echo "$sha  $tarball" | sha512sum -c --quiet - &&
+    mkdir -p "$ort_prefix/node_modules/$name" &&
+    tar -xzf "$tarball" -C "$ort_prefix/node_modules/$name" --strip-components=1
+  local status=$?
+  rm -f "$tarball"
+  return $status
+}
+if [[ "${TB_WITH_TORCH:-0}" == 1 && ! -f $ort_prefix/node_modules/onnxruntime-node/package.json ]]; then
+  echo "installing: onnxruntime-node 1.20.1 (npm registry) into $ort_prefix"
+  for entry in "${ort_packages[@]}"; do
+    # shellcheck disable=SC2086 # the entry is three words
+    fetch_npm_package $entry || {
+      rm -rf "$ort_prefix/node_modules"
+      echo "warning: onnxruntime-node could not be fetched from the npm registry;" \
+        "the ONNX Runtime checks of tst_export_onnx will skip" >&2
+      break
+    }
+  done
 fi
