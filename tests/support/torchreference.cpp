@@ -62,4 +62,21 @@ QJsonObject runTorchScript(const QString& script, const QStringList& args) {
     return doc.object();
 }
 
+QString fartherThanPyTorch(const QJsonObject& result, const QStringList& keys) {
+    constexpr double kRoundingFloor = 2e-7;
+    QString failed;
+    for (const QString& key : keys) {
+        const QJsonObject e = result[key].toObject();
+        const double ours = e["ours"].toDouble(), torch = e["torch32"].toDouble();
+        qInfo("%-9s relative error to float64: ours %.3g, PyTorch float32 %.3g (worst: %s)",
+              qPrintable(key), ours, torch, qPrintable(e["worst"].toString()));
+        if (!(ours <= 2.0 * torch + kRoundingFloor))
+            failed += QStringLiteral("%1%2: %3 vs PyTorch's %4")
+                          .arg(failed.isEmpty() ? "" : "; ", key)
+                          .arg(ours)
+                          .arg(torch);
+    }
+    return failed;
+}
+
 } // namespace tb::test

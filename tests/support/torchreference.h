@@ -17,4 +17,10 @@ QString torchUnavailableReason();
 // output. Throws std::runtime_error with the script's stderr when it fails or prints no JSON.
 QJsonObject runTorchScript(const QString& script, const QStringList& args);
 
+// For each of `keys`, result[key] holds relative errors to PyTorch's float64 run: "ours" and
+// "torch32" (PyTorch's own float32 run), and "worst" (where ours is worst). Ours must be as
+// close as PyTorch's float32: at most twice its error plus a few float32 roundings (2e-7). Logs
+// each; returns the keys that fail with their figures, or an empty string.
+QString fartherThanPyTorch(const QJsonObject& result, const QStringList& keys);
+
 } // namespace tb::test

@@ -71,18 +71,6 @@ def run(tensors, meta, dtype):
     return model, logits0, grads0, losses, final, clipped
 
 
-def worst(ours, torch32, reference):
-    """The largest relative error over the named tensors, for ours and PyTorch float32."""
-    err = tbtensors.relative_error
-    out = {"ours": 0.0, "torch32": 0.0, "worst": ""}
-    for name, ref in reference.items():
-        e = err(ours[name], ref.numpy())
-        if e >= out["ours"]:
-            out.update(ours=e, worst=name)
-        out["torch32"] = max(out["torch32"], err(torch32[name].double().numpy(), ref.numpy()))
-    return out
-
-
 def main():
     torch.set_num_threads(2)
     tensors, meta = tbtensors.read(sys.argv[1])
@@ -100,9 +88,10 @@ def main():
         "logits": {"ours": err(tensors["logits0"], logits64.numpy()),
                    "torch32": err(logits32.double().numpy(), logits64.numpy()),
                    "worst": "logits"},
-        "gradients": worst({n: tensors["grad0." + n] for n in grads64}, grads32, grads64),
+        "gradients": tbtensors.worst({n: tensors["grad0." + n] for n in grads64}, grads32,
+                                     grads64),
         "loss": {"ours": curve(ours_losses), "torch32": curve(losses32), "worst": "loss"},
-        "final": worst({n: tensors["final." + n] for n in final64}, final32, final64),
+        "final": tbtensors.worst({n: tensors["final." + n] for n in final64}, final32, final64),
         "clipped_steps": clipped,
         "ours_clipped_steps": int(tensors["clip"][1]),
     }))

@@ -38,6 +38,20 @@ def relative_error(value, reference):
     return float(diff / scale) if scale > 0 else float(diff)
 
 
+def worst(ours, torch32, reference):
+    """The largest relative error to `reference` (float64 torch tensors by name) over the named
+    tensors, of ours (numpy) and of PyTorch's float32 run (torch tensors), and the tensor where
+    ours is worst: {"ours", "torch32", "worst"}."""
+    out = {"ours": 0.0, "torch32": 0.0, "worst": ""}
+    for name, ref in reference.items():
+        e = relative_error(ours[name], ref.numpy())
+        if e >= out["ours"]:
+            out.update(ours=e, worst=name)
+        out["torch32"] = max(out["torch32"],
+                             relative_error(torch32[name].double().numpy(), ref.numpy()))
+    return out
+
+
 def write(path, tensors):
     """Writes {name: numpy array} as .safetensors (float arrays as F32, integers as I32)."""
     header, chunks, offset = {}, [], 0

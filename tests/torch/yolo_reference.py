@@ -40,18 +40,6 @@ def run(tensors, meta, dtype):
     return model, output.detach(), grads
 
 
-def worst(ours, torch32, reference):
-    """The largest relative error over the named tensors, for ours and PyTorch float32."""
-    err = tbtensors.relative_error
-    out = {"ours": 0.0, "torch32": 0.0, "worst": ""}
-    for name, ref in reference.items():
-        e = err(ours[name], ref.numpy())
-        if e >= out["ours"]:
-            out["ours"], out["worst"] = e, name
-        out["torch32"] = max(out["torch32"], err(torch32[name].numpy(), ref.numpy()))
-    return out
-
-
 def main():
     tensors, meta = tbtensors.read(sys.argv[1])
     torch.set_num_threads(2)
@@ -64,9 +52,9 @@ def main():
     print(json.dumps({
         "parameters": int(meta["parameters"]),
         "torch_parameters": sum(p.numel() for p in model.parameters() if p.requires_grad),
-        "output": worst({"output": tensors["output"]}, {"output": out32},
+        "output": tbtensors.worst({"output": tensors["output"]}, {"output": out32},
                         {"output": out64}),
-        "gradients": worst(ours_grads, grads32, grads64),
+        "gradients": tbtensors.worst(ours_grads, grads32, grads64),
     }))
 
 
