@@ -28,14 +28,14 @@ ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = {
     "whole run (2 epochs)": (["train", "--no-db", "--quiet"], "wall_s"),
     "mlp b128": (["bench", "--model", "mlp", "--steps", "60", "--warmup", "10"], "samples_per_s"),
-    "lenet5 b128": (["bench", "--model", "lenet5", "--input", "1,28,28", "--steps", "40",
+    "lenet5 b128": (["bench", "--model", "lenet5", "--input", "1x28x28", "--steps", "40",
                      "--warmup", "5"], "samples_per_s"),
-    "resnet20 b128 f32": (["bench", "--model", "resnet20", "--input", "3,32,32", "--steps",
+    "resnet20 b128 f32": (["bench", "--model", "resnet20", "--input", "3x32x32", "--steps",
                            "15", "--warmup", "3"], "samples_per_s"),
-    "resnet20 b128 bf16": (["bench", "--model", "resnet20", "--input", "3,32,32", "--steps",
+    "resnet20 b128 bf16": (["bench", "--model", "resnet20", "--input", "3x32x32", "--steps",
                             "15", "--warmup", "3", "--precision", "bf16-mixed"],
                            "samples_per_s"),
-    "resnet18 224px b16": (["bench", "--model", "resnet18", "--input", "3,224,224", "--batch",
+    "resnet18 224px b16": (["bench", "--model", "resnet18", "--input", "3x224x224", "--batch",
                             "16", "--steps", "5", "--warmup", "2"], "samples_per_s"),
     "gpt 4x128 ctx64 b32": (["bench", "--model", "gpt", "--n-layer", "4", "--n-embd", "128",
                              "--batch", "32", "--steps", "15", "--warmup", "3"],
@@ -59,7 +59,8 @@ def build(commit):
                 "CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime",
                 "ccache"]
     configure = ["cmake", "-S", str(src), "-B", str(out), "-G", "Ninja",
-                 "-DCMAKE_BUILD_TYPE=Release", "-DTB_CUDA=OFF"]
+                 "-DCMAKE_BUILD_TYPE=Release", "-DTB_CUDA=OFF", "-DTB_BUILD_TESTS=OFF",
+                 "-DTB_BUILD_BENCH=OFF"]
     if subprocess.run(["which", "ccache"], capture_output=True).returncode == 0:
         configure.append("-DCMAKE_CXX_COMPILER_LAUNCHER=" + ";".join(launcher))
     t0 = time.monotonic()
