@@ -14,6 +14,7 @@ packages=(
   libopenblas-openmp-dev              # tests/bench: the sgemm the dense layers are measured against
   libsqlite3-dev sqlite3 nlohmann-json3-dev zlib1g-dev libpng-dev libjpeg-dev
   libzip-dev                          # PyTorch checkpoints (.pth) are zip archives
+  libyaml-cpp-dev                     # detection sets: Ultralytics' data.yaml
   libbenchmark-dev                    # kernel benchmarks
   libdlib-dev                         # parameter importance: dlib's random forest regression
   libonnx-dev libprotobuf-dev         # ONNX export: the ONNX protobuf messages (onnx/onnx_pb.h)

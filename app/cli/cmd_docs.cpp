@@ -123,6 +123,8 @@ std::string roff(std::string text) {
             out += "\\e";
         else if (c == '-')
             out += "\\-";
+        else if (c == '|')
+            out += "|\\:"; // a place to break a long list of alternatives (groff's \:)
         else if ((c == '.' || c == '\'') && (i == 0 || text[i - 1] == '\n'))
             out += std::string("\\&") + c;
         else

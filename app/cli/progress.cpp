@@ -41,6 +41,14 @@ void ProgressPrinter::onEvent(const Event& event) {
                          static_cast<long long>(ep->epoch), at.c_str(), ep->trainLoss, ep->valLoss,
                          m_tokens.describeLoss(ep->valLoss).c_str(), m_tokens.unit.c_str(),
                          ep->valAcc * 100.0, ep->seconds, m_tokens.tokensPerSec(ep->samplesPerSec));
+        else if (const auto& d = ep->validation.detection) // Ultralytics' columns
+            std::fprintf(m_out,
+                         "epoch %lld%s: train loss %.4f, val loss %.4f (box %.3f, cls %.3f, dfl "
+                         "%.3f), P %.3f, R %.3f, mAP50 %.3f, mAP50-95 %.3f, %.1f s, %.0f "
+                         "images/s\n",
+                         static_cast<long long>(ep->epoch), at.c_str(), ep->trainLoss, ep->valLoss,
+                         d->boxLoss, d->clsLoss, d->dflLoss, d->precision, d->recall, d->map50,
+                         d->map5095, ep->seconds, ep->samplesPerSec);
         else
             std::fprintf(m_out,
                          "epoch %lld%s: train loss %.4f, train acc %.2f%%, val loss %.4f, val acc "

@@ -3,16 +3,20 @@
 
 #include "backend/backend.h"
 
+#include <algorithm>
+
 namespace tb {
 
 BatchPool::BatchPool(Backend& backend, bool pinned, int64_t batchSize, const Shape& sampleShape,
-                     int64_t targetsPerSample)
+                     const Shape& targetShape, DType targetType)
     : m_backend(backend), m_pinned(pinned), m_batchSize(batchSize), m_sampleShape(sampleShape),
-      m_targets(targetsPerSample) {
+      m_targetShape(targetShape), m_targetType(targetType) {
+    static_assert(sizeof(int32_t) == sizeof(float), "targets take a float's room each");
     const auto inputFloats = static_cast<std::size_t>(batchSize * sampleShape.numel());
     const std::size_t padded = (inputFloats + 15) / 16 * 16; // labels start 64-byte aligned
     m_labelsOffset = padded * sizeof(float);
-    m_floats = padded + static_cast<std::size_t>(batchSize * targetsPerSample);
+    m_floats =
+        padded + static_cast<std::size_t>(batchSize * std::max<int64_t>(1, targetShape.numel()));
 }
 
 Tensor BatchPool::allocate() {
@@ -54,8 +58,8 @@ BatchPool::Lease BatchPool::acquire(int64_t n) {
     });
     Lease lease;
     lease.inputs = Tensor(handle, m_sampleShape.withBatch(n), DType::F32, base);
-    lease.labels = Tensor(handle, m_targets == 1 ? Shape{n} : Shape{n, m_targets}, DType::I32,
-                          base + m_labelsOffset);
+    lease.labels = Tensor(handle, m_targetShape.rank() == 0 ? Shape{n} : m_targetShape.withBatch(n),
+                          m_targetType, base + m_labelsOffset);
     return lease;
 }
 

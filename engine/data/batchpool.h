@@ -17,14 +17,14 @@ class Backend;
 
 class BatchPool : public std::enable_shared_from_this<BatchPool> {
 public:
-    // Each buffer holds batchSize samples of sampleShape (f32) followed by their i32 labels,
-    // targetsPerSample of them a sample (Dataset::targetsPerSample()).
+    // Each buffer holds batchSize samples of sampleShape (f32) followed by their targets, each
+    // sample's of targetShape (empty: one label) and targetType (I32 labels, F32 boxes).
     BatchPool(Backend& backend, bool pinned, int64_t batchSize, const Shape& sampleShape,
-              int64_t targetsPerSample = 1);
+              const Shape& targetShape = {}, DType targetType = DType::I32);
 
     struct Lease {
         Tensor inputs; // f32 (n, sample shape...)
-        Tensor labels; // i32 (n), or (n, targets) when a sample has several
+        Tensor labels; // (n) or (n, target shape...)
     };
     // A buffer for n <= batchSize samples, from the free list or newly allocated. Thread-safe.
     Lease acquire(int64_t n);
@@ -42,7 +42,8 @@ private:
     bool m_pinned;
     int64_t m_batchSize;
     Shape m_sampleShape;
-    int64_t m_targets;
+    Shape m_targetShape;
+    DType m_targetType;
     std::size_t m_labelsOffset; // bytes from the start of a buffer to its labels, 64-aligned
     std::size_t m_floats;       // f32 elements per buffer (inputs, padding and labels)
     mutable std::mutex m_mutex;

@@ -1,6 +1,8 @@
 // What data a run trains on: the `dataset` and `data.*` keys of a RunConfig.
 #pragma once
 
+#include "data/detectaugment.h"
+
 #include <cstdint>
 #include <string>
 
@@ -11,9 +13,19 @@ inline constexpr int kMinImageSize = 8, kMaxImageSize = 512;
 inline constexpr int64_t kMinSyntheticSamples = 10, kMaxSyntheticSamples = 10'000'000;
 inline constexpr int kMaxSyntheticClasses = 16; // spirals and blobs; shapes draws at most 6
 inline constexpr int kMinBlockSize = 2, kMaxBlockSize = 4096;
+// Detection's input side: a multiple of the detector's largest stride (32), as Ultralytics rounds.
+inline constexpr int kMinDetectSize = 64, kMaxDetectSize = 640, kDetectStride = 32;
+// shapes-detect's input side unless data.imgsz says otherwise: its scenes are drawn at it.
+inline constexpr int kShapesDetectSize = 128;
+
+// The sets whose samples are images with boxes.
+inline bool isDetectionDataset(const std::string& name) {
+    return name == "shapes-detect" || name == "yolo" || name == "coco";
+}
 
 struct DataConfig {
-    // fashion-mnist, mnist, cifar10, cifar100, imagefolder, csv, spirals, blobs, shapes, text
+    // fashion-mnist, mnist, cifar10, cifar100, imagefolder, csv, spirals, blobs, shapes, text,
+    // and for detection shapes-detect, yolo (a data.yaml) and coco (instances JSON)
     std::string name = "fashion-mnist";
     // Folder (IDX, CIFAR, ImageFolder, text) or file (CSV, text); empty means the dataset's
     // default place.
@@ -41,6 +53,11 @@ struct DataConfig {
     // (the distinct characters of the corpus) or "byte" (all 256 byte values).
     int blockSize = 64;
     std::string vocabulary = "char";
+    // Detection: the square input side (Ultralytics' imgsz), its training augmentation, and the
+    // epochs at the end trained without mosaic (close_mosaic).
+    int detectSize = 640;
+    DetectAugmentOptions detectAugment;
+    int closeMosaic = 10;
 };
 
 } // namespace tb

@@ -72,15 +72,20 @@ struct DataLoader::Impl {
         BatchPool::Lease lease = pool->acquire(count);
         const int64_t stride = dataset->sampleShape().numel();
         const int64_t targets = dataset->targetsPerSample();
+        const int64_t boxFloats = dataset->maxBoxes() * kBoxColumns;
         float* in = lease.inputs.data<float>();
-        int32_t* labels = lease.labels.data<int32_t>();
         for (int64_t i = 0; i < count; ++i) {
             if (stop.stop_requested())
                 return false;
             const int64_t index = order[static_cast<std::size_t>(begin + i)];
             // The per-sample seed depends only on (seed, epoch, sample index): no worker count.
             const uint64_t seed = math::mix64(epochSeed, static_cast<uint64_t>(index));
-            dataset->sample(index, in + i * stride, labels + i * targets, seed);
+            if (boxFloats > 0)
+                dataset->sampleBoxes(index, in + i * stride,
+                                     lease.labels.data<float>() + i * boxFloats, seed);
+            else
+                dataset->sample(index, in + i * stride, lease.labels.data<int32_t>() + i * targets,
+                                seed);
         }
         out.inputs = std::move(lease.inputs);
         out.labels = std::move(lease.labels);
@@ -154,8 +159,15 @@ DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, const LoaderOptio
         options.dropLast ? n / options.batchSize : (n + options.batchSize - 1) / options.batchSize;
     d.capacity = int64_t{options.numWorkers} * options.prefetchFactor;
     d.pinned = options.pinMemory && hostAllocator.supportsPinnedMemory();
-    d.pool = std::make_shared<BatchPool>(hostAllocator, d.pinned, options.batchSize,
-                                         d.dataset->sampleShape(), d.dataset->targetsPerSample());
+    const Dataset& set = *d.dataset;
+    const int64_t targets = set.targetsPerSample();
+    d.pool = set.maxBoxes() > 0
+                 ? std::make_shared<BatchPool>(hostAllocator, d.pinned, options.batchSize,
+                                               set.sampleShape(),
+                                               Shape{set.maxBoxes(), kBoxColumns}, DType::F32)
+                 : std::make_shared<BatchPool>(hostAllocator, d.pinned, options.batchSize,
+                                               set.sampleShape(),
+                                               targets == 1 ? Shape{} : Shape{targets});
 }
 
 DataLoader::~DataLoader() {

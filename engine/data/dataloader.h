@@ -30,8 +30,10 @@ struct LoaderOptions {
 
 // One collated batch in host memory. Holding it keeps its buffer out of the loader's pool.
 struct Batch {
-    Tensor inputs;          // f32 (n, sample shape...)
-    Tensor labels;          // i32 (n), or (n, t): a text sample's target at each position
+    Tensor inputs; // f32 (n, sample shape...)
+    // i32 (n), or (n, t): a text sample's target at each position; for detection f32
+    // (n, maxBoxes, kBoxColumns): each sample's boxes (Dataset::sampleBoxes).
+    Tensor labels;
     int64_t index = 0;      // position in the epoch
     double waitMs = 0.0;    // how long next() blocked for it
     double produceMs = 0.0; // how long a worker took to decode, augment and collate it

@@ -1,5 +1,5 @@
 // A dataset: numbered samples, each a float tensor of sampleShape() and an integer label (or,
-// for text, one integer target per position).
+// for text, one integer target per position; for detection, rows of boxes).
 #pragma once
 
 #include "core/shape.h"
@@ -9,6 +9,9 @@
 #include <vector>
 
 namespace tb {
+
+// Columns of a detection target row: class, x1, y1, x2, y2, crowd (1 for COCO's iscrowd).
+inline constexpr int64_t kBoxColumns = 6;
 
 class Dataset {
 public:
@@ -31,6 +34,15 @@ public:
     // one label get() returns.
     virtual void sample(int64_t index, float* out, int32_t* targets, uint64_t seed) const {
         targets[0] = get(index, out, seed);
+    }
+    // Detection: rows of a sample's boxes (kBoxColumns floats each) that a batch holds for it,
+    // 0 for the other tasks. When above 0 the loader calls sampleBoxes() instead of sample().
+    virtual int64_t maxBoxes() const { return 0; }
+    // Writes sample `index` as get() does and its boxes, after the same augmentation, as
+    // maxBoxes() rows (class, x1, y1, x2, y2, crowd) in the input's pixels, unused rows with
+    // class -1. By default a sample has no boxes.
+    virtual void sampleBoxes(int64_t index, float* out, float* /*boxes*/, uint64_t seed) const {
+        get(index, out, seed);
     }
     // Short description for logs and the run record: "fashion-mnist train (60000 samples)".
     virtual std::string description() const = 0;

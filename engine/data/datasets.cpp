@@ -34,6 +34,9 @@ const std::vector<Family>& families() {
         {"blobs", "", openSyntheticSplits},
         {"shapes", "", openSyntheticSplits},
         {"text", "/usr/share/games/fortunes", openTextSplits},
+        {"shapes-detect", "", openDetectionSplits},
+        {"yolo", "", openDetectionSplits},
+        {"coco", "", openDetectionSplits},
     };
     return kFamilies;
 }
@@ -66,7 +69,8 @@ RawSplits openRawSplits(const DataConfig& config, uint64_t seed) {
         throw ConfigError("dataset",
                           "unknown dataset " + quoteUserData(config.name) + "; known: " + known);
     }
-    if (config.imageSize < kMinImageSize || config.imageSize > kMaxImageSize)
+    if (!isDetectionDataset(config.name) &&
+        (config.imageSize < kMinImageSize || config.imageSize > kMaxImageSize))
         throw ConfigError("data.image_size", "must be between " + std::to_string(kMinImageSize) +
                                                  " and " + std::to_string(kMaxImageSize));
     if (!(config.valFraction >= 0.0 && config.valFraction < 1.0))
@@ -75,8 +79,9 @@ RawSplits openRawSplits(const DataConfig& config, uint64_t seed) {
 }
 
 std::string resolveNormStats(const DataConfig& config, const Shape& sample, bool pretrained) {
-    if (!config.normalize || config.name == "text")
-        return {}; // token ids are not measurements: nothing to normalise
+    // Token ids are not measurements; detectors take pixels in [0, 1] as Ultralytics feeds them.
+    if (!config.normalize || config.name == "text" || isDetectionDataset(config.name))
+        return {};
     const bool rgb = sample.rank() == 3 && sample[0] == 3;
     if (config.normStats == "imagenet" && !rgb)
         throw ConfigError("data.norm_stats", "ImageNet's statistics are for RGB images; " +
@@ -89,7 +94,7 @@ std::string resolveNormStats(const DataConfig& config, const Shape& sample, bool
 
 DatasetSplits openDatasets(const DataConfig& config, uint64_t seed, bool pretrained) {
     RawSplits raw = openRawSplits(config, seed);
-    DatasetSplits out{raw.train, raw.validation, {}, {}, {}};
+    DatasetSplits out{raw.train, raw.validation, {}, {}, {}, raw.warnings};
     if (config.augment && raw.cropPadding > 0)
         out.train = std::make_shared<RandomCropFlipDataset>(out.train, raw.cropPadding, raw.flip);
     out.normStats = resolveNormStats(config, raw.train->sampleShape(), pretrained);

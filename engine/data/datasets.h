@@ -17,6 +17,9 @@ struct DatasetSplits {
     // inputs from elsewhere (a drawn digit) to be seen as the model saw its data.
     std::vector<float> mean, stdDev;
     std::string normStats; // "dataset" or "imagenet" (data.norm_stats resolved); empty when off
+    // What the readers skipped while opening, one line each (a box of zero size, a label file
+    // without its image): shown by the CLI and the window, never dropped silently.
+    std::vector<std::string> warnings;
 };
 
 // torchvision's ImageNet statistics (transforms.Normalize in its pretrained models' recipes).

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tb {
 
@@ -22,6 +23,8 @@ struct RawSplits {
     // Random crop padding and flip applied to train when augment is on (padding 0 = no crop).
     int cropPadding = 0;
     bool flip = false;
+    // What the readers skipped while opening (detection's labels), one line each.
+    std::vector<std::string> warnings;
 };
 
 // The families; each throws DatasetError for missing or malformed files.
@@ -31,6 +34,8 @@ RawSplits openImageFolderSplits(const DataConfig& config, uint64_t seed);
 RawSplits openCsvSplits(const DataConfig& config, uint64_t seed);
 RawSplits openSyntheticSplits(const DataConfig& config, uint64_t seed);
 RawSplits openTextSplits(const DataConfig& config, uint64_t seed);
+// shapes-detect, yolo and coco: DetectionDatasets (data/detectiondataset.h).
+RawSplits openDetectionSplits(const DataConfig& config, uint64_t seed);
 
 // Finds the family for config.name (ConfigError("dataset") listing the known names if none) and
 // opens its raw splits: no normalisation, no augmentation wrappers.

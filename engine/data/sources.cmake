@@ -13,6 +13,14 @@ set(TB_MODULE_SOURCES
     synthetic.cpp
     textdataset.cpp
     shapes.cpp
+    detectionsource.cpp
+    shapesdetect.cpp
+    detectaugment.cpp
+    detectiondataset.cpp
+    detectionfiles.cpp
+    yolofolder.cpp
+    cocojson.cpp
+    detectionsplits.cpp
     transforms.cpp
     channelstats.cpp
     batchpool.cpp

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -82,6 +83,24 @@ struct MisclassifiedSample {
     std::vector<float> pixels;
 };
 
+// A detector's validation, as COCO's evaluation and Ultralytics' report it: mAP at IoU 0.5 and
+// averaged over 0.50:0.95, precision and recall where the IoU-0.5 curve's F1 is best, the
+// validation loss's three terms, and each class's figures.
+struct DetectionClassResult {
+    std::string name;
+    int64_t instances = 0; // ground-truth boxes (crowd regions left out)
+    double ap50 = 0.0, ap5095 = 0.0;
+    double precision = 0.0, recall = 0.0;
+};
+
+struct DetectionReport {
+    double map50 = 0.0, map5095 = 0.0;
+    double precision = 0.0, recall = 0.0;
+    double boxLoss = 0.0, clsLoss = 0.0, dflLoss = 0.0;
+    int64_t images = 0, instances = 0;
+    std::vector<DetectionClassResult> classes; // the classes with ground truth
+};
+
 // What one validation pass got right and wrong, class by class.
 struct ValidationReport {
     int classes = 0;
@@ -91,6 +110,8 @@ struct ValidationReport {
     // The first misclassified samples in validation order (at most kKeptMisclassified).
     std::vector<MisclassifiedSample> misclassified;
     static constexpr std::size_t kKeptMisclassified = 48;
+    // A detector's figures (its report has no confusion matrix: classes stays 0).
+    std::optional<DetectionReport> detection;
 
     int64_t count(int label, int predicted) const {
         return confusion[static_cast<std::size_t>(label * classes + predicted)];

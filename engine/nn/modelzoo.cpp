@@ -5,6 +5,7 @@
 #include "io/jsontext.h"
 #include "nn/finetune.h"
 #include "nn/torchvisionzoo.h"
+#include "nn/yolozoo.h"
 #include "nn/zoospec.h"
 
 #include <cmath>
@@ -286,6 +287,13 @@ const std::vector<ZooEntry>& modelZoo() {
          "nanoGPT's GPT for text (dataset=text): model.n_layer blocks of causal self-attention "
          "and a GELU MLP, model.n_head heads, model.n_embd wide (default 4, 4, 128)",
          {64}},
+        {"yolov8n",
+         "Ultralytics' YOLOv8n detector (detection sets: shapes-detect, yolo, coco): C2f "
+         "backbone, SPPF, PAN neck, anchor-free head with DFL; 3.2M parameters at 80 classes",
+         {3, 640, 640}},
+        {"yolov8s",
+         "Ultralytics' YOLOv8s detector: YOLOv8n twice as wide (11.2M parameters)",
+         {3, 640, 640}},
     };
     return zoo;
 }
@@ -327,6 +335,8 @@ nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int 
         layers = vggSmall(options);
     else if (nameOrPath == "gpt")
         layers = gpt(input, options);
+    else if (nameOrPath == "yolov8n" || nameOrPath == "yolov8s")
+        layers = yoloV8Layers(nameOrPath, input, classes);
     else if (isModelSpecPath(nameOrPath)) {
         json spec = loadSpecFile(nameOrPath);
         // "CLASSES" stands for the dataset's class count (a text's vocabulary size), so one

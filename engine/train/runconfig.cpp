@@ -6,6 +6,7 @@
 #include "data/datasets.h"
 #include "data/synthetic.h"
 #include "nn/modelzoo.h"
+#include "nn/yolozoo.h"
 #include "train/configchecks.h"
 
 #include <algorithm>
@@ -273,8 +274,15 @@ std::vector<FieldBinding> group(ConfigGroup g, std::vector<FieldBinding> fields)
 
 std::vector<FieldBinding> makeBindings() {
     const Choices resnets{"resnet20", "resnet32", "resnet56"};
-    const Choices withHoldout{"imagefolder", "csv", "spirals", "blobs", "shapes", "text"};
-    const Choices synthetic{"spirals", "blobs", "shapes"};
+    const Choices withHoldout{"imagefolder", "csv",  "spirals",      "blobs",
+                              "shapes",      "text", "shapes-detect"};
+    const Choices synthetic{"spirals", "blobs", "shapes", "shapes-detect"};
+    const Choices syntheticClasses{"spirals", "blobs", "shapes"}; // shapes-detect has its five
+    const Choices detection{"shapes-detect", "yolo", "coco"};
+    Choices classification;
+    for (const std::string& name : datasetNames())
+        if (!isDetectionDataset(name))
+            classification.push_back(name);
     const Choices warmupSchedules{"constant", "step", "multistep", "cosine"};
     Choices zoo;
     for (const ZooEntry& e : modelZoo())
@@ -307,8 +315,38 @@ std::vector<FieldBinding> makeBindings() {
          when("dataset", withHoldout,
               TB_FLOAT("data.val_fraction", data.valFraction, 0.0, 0.9, false,
                        "held-out fraction for sets without a test split")),
-         TB_BOOL("data.augment", data.augment, "random crop + flip while training"),
-         TB_BOOL("data.normalize", data.normalize, "per-channel mean/std normalisation"),
+         when("dataset", classification,
+              TB_BOOL("data.augment", data.augment, "random crop + flip while training")),
+         when("dataset", classification,
+              TB_BOOL("data.normalize", data.normalize, "per-channel mean/std normalisation")),
+         when("dataset", detection,
+              TB_INT("data.imgsz", data.detectSize, kMinDetectSize, kMaxDetectSize,
+                     "detection: square input side in pixels, a multiple of 32 (Ultralytics' "
+                     "imgsz)")),
+         when("dataset", detection,
+              TB_FLOAT("data.mosaic", data.detectAugment.mosaic, 0.0, 1.0, false,
+                       "detection: probability of a 4-image mosaic")),
+         when("dataset", detection,
+              TB_INT("data.close_mosaic", data.closeMosaic, 0, 100000,
+                     "detection: last epochs trained without mosaic")),
+         when("dataset", detection,
+              TB_FLOAT("data.fliplr", data.detectAugment.fliplr, 0.0, 1.0, false,
+                       "detection: probability of a horizontal flip")),
+         when("dataset", detection,
+              TB_FLOAT("data.scale", data.detectAugment.scale, 0.0, 0.9, false,
+                       "detection: random scale gain, drawn from [1 - scale, 1 + scale]")),
+         when("dataset", detection,
+              TB_FLOAT("data.translate", data.detectAugment.translate, 0.0, 0.5, false,
+                       "detection: random shift, a fraction of the side")),
+         when("dataset", detection,
+              TB_FLOAT("data.hsv_h", data.detectAugment.hsvH, 0.0, 1.0, false,
+                       "detection: hue jitter, a fraction")),
+         when("dataset", detection,
+              TB_FLOAT("data.hsv_s", data.detectAugment.hsvS, 0.0, 1.0, false,
+                       "detection: saturation jitter, a fraction")),
+         when("dataset", detection,
+              TB_FLOAT("data.hsv_v", data.detectAugment.hsvV, 0.0, 1.0, false,
+                       "detection: value (brightness) jitter, a fraction")),
          when("data.normalize", {"true"},
               TB_CHOICE("data.norm_stats", data.normStats, (Choices{"auto", "dataset", "imagenet"}),
                         "whose mean/std: the dataset's, ImageNet's (what pretrained weights "
@@ -324,7 +362,7 @@ std::vector<FieldBinding> makeBindings() {
          when("dataset", synthetic,
               TB_INT("data.synthetic_samples", data.syntheticSamples, kMinSyntheticSamples,
                      kMaxSyntheticSamples, "training samples of a synthetic set")),
-         when("dataset", synthetic,
+         when("dataset", syntheticClasses,
               TB_INT("data.synthetic_classes", data.syntheticClasses, 2, kMaxSyntheticClasses,
                      "classes of a synthetic set (shapes has at most 6)")),
          when("dataset", {"text"},
@@ -576,10 +614,33 @@ void RunConfig::setJson(const std::string& key, const json& value) {
 }
 
 // A job of several ranks is data-parallel: asking for one says distributed=mpi too, so the
-// ddp.* keys apply (and show) at once.
+// ddp.* keys apply (and show) at once. A detection set asks for a detector, and a detector for
+// Ultralytics' recipe (its optimizer=auto for short runs: AdamW, warm-up, gradients clipped at
+// 10): each only where the other key is still at its default, so a key set on purpose stays.
 void RunConfig::impliedBy(const std::string& key) {
     if (key == "ranks" && ranks > 1 && distributed == "none")
         distributed = "mpi";
+    const RunConfig defaults;
+    auto atDefault = [&](const char* k) {
+        return binding(k).get(*this) == binding(k).get(defaults);
+    };
+    auto imply = [&](const char* k, const json& value) {
+        if (atDefault(k))
+            binding(k).assign(*this, value);
+    };
+    if (key == "dataset" && isDetectionDataset(data.name)) {
+        imply("model", "yolov8n");
+        // The built-in scenes are drawn at the input size: small enough to train on a CPU.
+        if (data.name == "shapes-detect")
+            imply("data.imgsz", kShapesDetectSize);
+    }
+    if ((key == "model" || key == "dataset") && isYoloV8(model)) {
+        imply("optimizer", "adamw");
+        imply("lr", 0.001);
+        imply("weight_decay", 0.0005);
+        imply("gradient_clip_val", 10.0);
+        imply("warmup_steps", 100);
+    }
 }
 
 void RunConfig::applyJson(const json& object, const std::string& prefix) {
@@ -611,6 +672,9 @@ void RunConfig::validate() const {
         bad("data.synthetic_classes", std::to_string(data.syntheticClasses) + " is more than the " +
                                           std::to_string(ShapesDataset::kMaxClasses) +
                                           " shapes the shapes dataset draws");
+    if (isDetectionDataset(data.name) && data.detectSize % kDetectStride != 0)
+        bad("data.imgsz", std::to_string(data.detectSize) + " is not a multiple of " +
+                              std::to_string(kDetectStride) + ", the detector's largest stride");
 }
 
 json RunConfig::toJson() const {

@@ -10,14 +10,18 @@
 #include "core/textformat.h"
 #include "data/dataloader.h"
 #include "data/datasets.h"
+#include "data/detectiondataset.h"
 #include "data/textdataset.h"
 #include "dist/dataparallel.h"
 #include "dist/mpicommunicator.h"
 #include "nn/finetune.h"
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
+#include "nn/yolozoo.h"
 #include "train/advisor.h"
 #include "train/checkpointer.h"
+#include "train/detectionobjective.h"
+#include "train/detectionvalidation.h"
 #include "train/devicebatchslots.h"
 #include "train/lossrows.h"
 #include "train/memoryestimate.h"
@@ -178,8 +182,12 @@ struct Trainer::State {
     std::unique_ptr<Checkpointer> checkpointer;
     std::unique_ptr<Advisor> advisor;
     std::unique_ptr<TextGenerator> sampler; // a language model's: its text after each epoch
-    std::unique_ptr<DataParallel> dp;       // distributed=mpi
-    bool jobStopRequested = false;          // a rank of the job was asked to stop (stopping())
+    // A detector's loss and validation, and its training set (close_mosaic turns its mosaic off).
+    std::unique_ptr<DetectionObjective> detection;
+    const DetectionDataset* detectionTrain = nullptr;
+    Tensor detectionLoss, detectionLossDevice; // a micro-batch's loss, added to lossSum
+    std::unique_ptr<DataParallel> dp;          // distributed=mpi
+    bool jobStopRequested = false;             // a rank of the job was asked to stop (stopping())
     Tensor lossSum, lossHost, deviceInputs, deviceLabels; // the latter two: validation's
     std::unique_ptr<DeviceBatchSlots> batchSlots;         // training batches, double-buffered
     Tensor skippedSteps; // device count of steps the GradScaler skipped in this interval
@@ -227,6 +235,23 @@ struct Trainer::State {
     void continueOnAnotherJobShape();
     bool trainEpoch(std::stop_token& stop);
     void logInterval(Interval& interval, float lr, const std::stop_token& stop);
+    // A detector's micro-batch: YOLOv8's loss on the host (DetectionObjective), its gradient
+    // scaled as the cross-entropy's is (1/k, the loss scale), its mean added to lossSum[0].
+    void addDetectionLoss(const Tensor& head, const Tensor& boxRows, Tensor& dhead, int k) {
+        const double scale = (scaler ? scaler->scale() : 1.0) / k;
+        const detect::DetectionLossTerms terms =
+            detection->loss(*backend, head, boxRows, &dhead, scale);
+        detectionLoss.data<float>()[0] = static_cast<float>(terms.total());
+        detectionLoss.data<float>()[1] = 0.0f;
+        if (backend->device() == Device::cpu()) {
+            backend->add(lossSum, detectionLoss, lossSum);
+            return;
+        }
+        if (!detectionLossDevice.defined())
+            detectionLossDevice = backend->empty({2}, DType::F32);
+        backend->copy(detectionLoss, detectionLossDevice);
+        backend->add(lossSum, detectionLossDevice, lossSum);
+    }
     void waitWhilePaused(Interval& interval, float lr, std::stop_token& stop);
     // After an optimizer step (or early, at the end of an epoch): a finished profile reported.
     void profileStepDone(bool early);
@@ -234,10 +259,18 @@ struct Trainer::State {
         // Each rank of a job validates alone; one that stopped early would leave the others
         // waiting in the next epoch's collectives, so a job's validation runs to its end.
         std::stop_token whole;
+        if (detection)
+            return validateDetection(*backend, *graph, *valLoader, *detection, deviceInputs, epoch,
+                                     dp ? whole : stop);
         return validate(*backend, *graph, *valLoader, config.batchSize, deviceInputs, deviceLabels,
                         epoch, dp ? whole : stop);
     }
     bool isRankZero() const { return !dp || dp->rank() == 0; }
+    ConfigError detectorOnClasses() const {
+        return ConfigError("model", config.model + " is a detector: it trains on a detection set "
+                                                   "(shapes-detect, yolo, coco), not on " +
+                                        config.data.name);
+    }
     // Whether the run stops after this step. A data-parallel job's ranks must stop after the
     // same step, so there a rank's request counts once the job has agreed on it: with the
     // figures of each logged interval (a stop waits at most log_every_n_steps steps).
@@ -298,6 +331,9 @@ void Trainer::State::setup() {
     const auto* text = dynamic_cast<const TextDataset*>(data.train.get());
     if (text)
         checkpointer->setVocabulary({text->corpus().tokens, text->corpus().byteLevel});
+    detectionTrain = dynamic_cast<const DetectionDataset*>(data.train.get());
+    if (!detectionTrain && isYoloV8(config.model)) // before its spec refuses the sample shape
+        throw detectorOnClasses();
     const nlohmann::json spec = modelSpec(config.model, data.train->sampleShape(),
                                           data.train->numClasses(), config.modelOptions);
     const DType actDtype = activationDtypeOf(config.precision);
@@ -311,6 +347,18 @@ void Trainer::State::setup() {
     if (text)
         sampler = std::make_unique<TextGenerator>(*graph, text->corpus().tokens,
                                                   text->corpus().byteLevel);
+    if (detectionTrain && !graph->detectHead())
+        throw ConfigError("model", config.data.name + " is a detection set (images with boxes): "
+                                                      "train a detector on it (yolov8n, yolov8s)");
+    if (!detectionTrain && graph->detectHead())
+        throw detectorOnClasses();
+    if (detectionTrain) {
+        detection =
+            std::make_unique<DetectionObjective>(*graph->detectHead(), detectionTrain->imageSize());
+        detectionLoss = Tensor::host({2}, DType::F32);
+        for (const std::string& warning : data.warnings)
+            log(LogLevel::Warning, warning);
+    }
     if (!(graph->inputShape() == data.train->sampleShape()))
         throw ConfigError("model", "the model takes " + graph->inputShape().toString() +
                                        " samples but " + config.data.name + " has " +
@@ -445,6 +493,17 @@ void Trainer::State::continueOnAnotherJobShape() {
 
 // One epoch (or what is left of it after a resume). Returns false when stopped.
 bool Trainer::State::trainEpoch(std::stop_token& stop) {
+    if (detectionTrain) {
+        // Ultralytics' close_mosaic: the last epochs see whole images, as validation does.
+        const bool closing = config.maxEpochs > 0 && config.data.closeMosaic > 0 &&
+                             pos.epoch >= config.maxEpochs - config.data.closeMosaic;
+        if (closing && detectionTrain->mosaic())
+            log(LogLevel::Info,
+                "close_mosaic: the last " +
+                    std::to_string(std::min<int64_t>(config.data.closeMosaic, config.maxEpochs)) +
+                    " epochs train without mosaic");
+        detectionTrain->setMosaic(!closing && config.data.detectAugment.mosaic > 0);
+    }
     trainLoader->startEpoch(pos.epoch, pos.batchInEpoch);
     const int k = config.accumulateGradBatches;
     int pending = 0;
@@ -475,10 +534,14 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
             const Tensor& logits = graph->forward(x, true);
             ev.forwarded = backend->recordEvent();
             Tensor& dlogits = graph->logitsGrad();
-            Tensor dlogitRows = logitRows(dlogits);
-            backend->softmaxCrossEntropy(logitRows(logits), labelRows(y), config.labelSmoothing,
-                                         lossSum, &dlogitRows, scaler ? &scaler->state() : nullptr,
-                                         static_cast<float>(k));
+            if (detection) {
+                addDetectionLoss(logits, batch->labels, dlogits, k);
+            } else {
+                Tensor dlogitRows = logitRows(dlogits);
+                backend->softmaxCrossEntropy(
+                    logitRows(logits), labelRows(y), config.labelSmoothing, lossSum, &dlogitRows,
+                    scaler ? &scaler->state() : nullptr, static_cast<float>(k));
+            }
             if (timeline)
                 timeline->mark("loss", SpanKind::Phase);
             if (dp && pending + 1 == k)

@@ -1,0 +1,114 @@
+// validateDetection(): batches through the model, detections and boxes collected on the host,
+// one COCO evaluation at the end.
+#include "train/detectionvalidation.h"
+
+#include "detect/cocoeval.h"
+#include "train/validation.h"
+
+#include <numeric>
+
+namespace tb {
+
+namespace {
+
+detect::Box cocoBox(float x1, float y1, float x2, float y2) {
+    return {x1, y1, x2 - x1, y2 - y1};
+}
+
+// Precision and recall at the recall point where F1 is best on a 101-point curve (precision
+// is 0 beyond the recall the detections reach).
+std::pair<double, double> bestF1(const std::vector<double>& precision) {
+    const std::vector<double>& recall = detect::cocoRecallPoints();
+    double best = -1, p = 0, r = 0;
+    for (std::size_t i = 0; i < precision.size() && i < recall.size(); ++i) {
+        const double f1 = 2 * precision[i] * recall[i] / (precision[i] + recall[i] + 1e-16);
+        if (f1 > best) {
+            best = f1;
+            p = precision[i];
+            r = recall[i];
+        }
+    }
+    return {p, r};
+}
+
+} // namespace
+
+DetectionReport detectionReport(const detect::CocoEvalResult& result,
+                                const std::vector<std::string>& classNames) {
+    DetectionReport report;
+    report.map50 = std::max(0.0, result.map50);
+    report.map5095 = std::max(0.0, result.map5095);
+    for (const detect::ClassResult& c : result.classes) {
+        if (c.ap.empty())
+            continue; // no ground truth: not in the means
+        DetectionClassResult row;
+        row.name = c.category < std::ssize(classNames)
+                       ? classNames[static_cast<std::size_t>(c.category)]
+                       : std::to_string(c.category);
+        row.instances = c.groundTruths;
+        row.ap50 = c.ap50();
+        row.ap5095 = c.ap5095();
+        std::tie(row.precision, row.recall) = bestF1(c.precision50);
+        report.instances += c.groundTruths;
+        report.classes.push_back(std::move(row));
+    }
+    if (!report.classes.empty()) {
+        const auto n = static_cast<double>(report.classes.size());
+        for (const DetectionClassResult& c : report.classes) {
+            report.precision += c.precision / n;
+            report.recall += c.recall / n;
+        }
+    }
+    return report;
+}
+
+bool validateDetection(Backend& backend, Graph& graph, DataLoader& loader,
+                       DetectionObjective& objective, Tensor& deviceInputs, EpochEvent& epoch,
+                       std::stop_token& stop) {
+    loader.startEpoch(0);
+    std::vector<detect::GroundTruth> truth;
+    std::vector<detect::Detection> found;
+    detect::DetectionLossTerms sum;
+    int64_t images = 0, batches = 0;
+    while (auto batch = loader.next()) {
+        if (stop.stop_requested())
+            return false;
+        const Tensor& x = stageOnDevice(backend, batch->inputs, deviceInputs);
+        const Tensor& head = graph.forward(x, false);
+        const detect::DetectionLossTerms terms = objective.loss(backend, head, batch->labels);
+        sum.box += terms.box;
+        sum.cls += terms.cls;
+        sum.dfl += terms.dfl;
+        ++batches;
+        const auto detections = objective.detections(backend, head, detect::NmsOptions{});
+        const int64_t n = batch->labels.dim(0), rows = batch->labels.dim(1);
+        for (int64_t i = 0; i < n; ++i, ++images) {
+            const float* r = batch->labels.data<float>() + i * rows * kBoxColumns;
+            for (int64_t k = 0; k < rows; ++k, r += kBoxColumns)
+                if (r[0] >= 0)
+                    truth.push_back({images, static_cast<int>(r[0]),
+                                     cocoBox(r[1], r[2], r[3], r[4]), r[5] != 0.0f});
+            for (const detect::ScoredBox& d : detections[static_cast<std::size_t>(i)])
+                found.push_back(
+                    {images, d.category, cocoBox(d.box.x1, d.box.y1, d.box.x2, d.box.y2), d.score});
+        }
+    }
+    std::vector<int64_t> imageIds(static_cast<std::size_t>(images));
+    std::iota(imageIds.begin(), imageIds.end(), int64_t{0});
+    std::vector<int> categories(static_cast<std::size_t>(objective.classes()));
+    std::iota(categories.begin(), categories.end(), 0);
+    DetectionReport report = detectionReport(
+        detect::evaluateCoco(truth, found, imageIds, categories), loader.dataset().classNames());
+    const double b = std::max<int64_t>(batches, 1);
+    report.boxLoss = sum.box / b;
+    report.clsLoss = sum.cls / b;
+    report.dflLoss = sum.dfl / b;
+    report.images = images;
+    epoch.valLoss = report.boxLoss + report.clsLoss + report.dflLoss;
+    epoch.valAcc = report.map5095;
+    epoch.validation = {};
+    epoch.validation.detection = std::move(report);
+    return true;
+}
+
+} // namespace tb

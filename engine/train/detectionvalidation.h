@@ -1,0 +1,28 @@
+// A detector's validation pass: the loss's terms over the split, every image's detections
+// (NMS as Ultralytics validates: confidence 0.001, IoU 0.7, at most 300) scored by COCO's
+// evaluation against the split's boxes in the network's input pixels (crowd regions ignored
+// as COCO ignores them).
+#pragma once
+
+#include "data/dataloader.h"
+#include "detect/cocoeval.h"
+#include "events/events.h"
+#include "nn/graph.h"
+#include "train/detectionobjective.h"
+
+#include <stop_token>
+
+namespace tb {
+
+// Fills epoch.valLoss (the mean of box + cls + dfl over batches), epoch.valAcc (mAP50-95) and
+// epoch.validation.detection. Returns false when stopped before the end.
+bool validateDetection(Backend& backend, Graph& graph, DataLoader& loader,
+                       DetectionObjective& objective, Tensor& deviceInputs, EpochEvent& epoch,
+                       std::stop_token& stop);
+
+// The report of COCO's evaluation (detect/cocoeval.h) with Ultralytics' precision and recall:
+// where the IoU-0.5 precision-recall curve's F1 is best, per class and averaged.
+DetectionReport detectionReport(const detect::CocoEvalResult& result,
+                                const std::vector<std::string>& classNames);
+
+} // namespace tb
