@@ -124,6 +124,7 @@ std::string Checkpointer::save(const Position& pos, Graph& graph, Optimizer& opt
                                     {"samples_seen", pos.samplesSeen},
                                     {"best_val_acc", pos.bestValAcc},
                                     {"best_epoch", pos.bestEpoch},
+                                    {"best_fitness", pos.bestFitness},
                                     {"ranks", pos.ranks},
                                     {"batch_size", pos.batchSize},
                                     {"optimizer_steps", optimizer.steps()},
@@ -237,6 +238,7 @@ Position Checkpointer::load(const std::string& path, Graph& graph, Optimizer& op
         pos.samplesSeen = p.at("samples_seen");
         pos.bestValAcc = p.at("best_val_acc");
         pos.bestEpoch = p.at("best_epoch");
+        pos.bestFitness = p.value("best_fitness", pos.bestValAcc); // older checkpoints: accuracy
         pos.ranks = p.value("ranks", 1);
         pos.batchSize =
             p.contains("batch_size") ? p.at("batch_size").get<int64_t>() : configOf(path).batchSize;

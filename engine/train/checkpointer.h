@@ -20,6 +20,9 @@ struct Position {
     int64_t samplesSeen = 0;
     double bestValAcc = 0.0;
     int64_t bestEpoch = 0;
+    // What picked the best epoch: its validation accuracy, or a detector's fitness
+    // (0.1 mAP50 + 0.9 mAP50-95, as Ultralytics picks best.pt).
+    double bestFitness = 0.0;
     // The shape of the job that got here: its ranks and per-rank micro-batch, which say where
     // batchInEpoch lies in the epoch's order (checkpoints before data-parallel runs: 1 and 0,
     // the run's own batch size).

@@ -6,8 +6,10 @@
 
 namespace tb {
 
-DetectionObjective::DetectionObjective(const DetectOutput& head, int64_t side)
-    : m_regMax(static_cast<int>(head.regMax())), m_classes(static_cast<int>(head.classes())) {
+DetectionObjective::DetectionObjective(const DetectOutput& head, int64_t side,
+                                       const detect::DetectionLossOptions& options)
+    : m_regMax(static_cast<int>(head.regMax())), m_classes(static_cast<int>(head.classes())),
+      m_options(options) {
     std::vector<int64_t> sizes;
     for (int64_t stride : head.strides())
         sizes.push_back(side / stride);

@@ -16,8 +16,10 @@ namespace tb {
 
 class DetectionObjective {
 public:
-    // `head`: the model's DetectOutput; `side`: the square input's side in pixels.
-    DetectionObjective(const DetectOutput& head, int64_t side);
+    // `head`: the model's DetectOutput; `side`: the square input's side in pixels; `options`:
+    // the loss's gains and the assigner's settings.
+    DetectionObjective(const DetectOutput& head, int64_t side,
+                       const detect::DetectionLossOptions& options = {});
 
     // The batch's loss terms for `head` (the model's output on the device, any float dtype)
     // against `boxRows` (host f32 (N, rows, 6): class, x1, y1, x2, y2, crowd; class -1 unused).

@@ -33,6 +33,11 @@ std::pair<double, double> bestF1(const std::vector<double>& precision) {
 
 } // namespace
 
+double fitnessOf(const EpochEvent& epoch) {
+    const auto& d = epoch.validation.detection;
+    return d ? 0.1 * d->map50 + 0.9 * d->map5095 : epoch.valAcc;
+}
+
 DetectionReport detectionReport(const detect::CocoEvalResult& result,
                                 const std::vector<std::string>& classNames) {
     DetectionReport report;

@@ -20,6 +20,10 @@ bool validateDetection(Backend& backend, Graph& graph, DataLoader& loader,
                        DetectionObjective& objective, Tensor& deviceInputs, EpochEvent& epoch,
                        std::stop_token& stop);
 
+// What picks the best epoch (and best.safetensors): a detector's fitness as Ultralytics picks
+// best.pt, 0.1 mAP50 + 0.9 mAP50-95; any other model's validation accuracy.
+double fitnessOf(const EpochEvent& epoch);
+
 // The report of COCO's evaluation (detect/cocoeval.h) with Ultralytics' precision and recall:
 // where the IoU-0.5 precision-recall curve's F1 is best, per class and averaged.
 DetectionReport detectionReport(const detect::CocoEvalResult& result,

@@ -279,6 +279,7 @@ std::vector<FieldBinding> makeBindings() {
     const Choices synthetic{"spirals", "blobs", "shapes", "shapes-detect"};
     const Choices syntheticClasses{"spirals", "blobs", "shapes"}; // shapes-detect has its five
     const Choices detection{"shapes-detect", "yolo", "coco"};
+    const Choices detectors{"yolov8n", "yolov8s"};
     Choices classification;
     for (const std::string& name : datasetNames())
         if (!isDetectionDataset(name))
@@ -459,6 +460,15 @@ std::vector<FieldBinding> makeBindings() {
                        "cosine schedule floor; exponential's first lr (the LR finder's sweep)")),
          TB_FLOAT("label_smoothing", labelSmoothing, 0.0, 0.99, false,
                   "cross-entropy label smoothing"),
+         when("model", detectors,
+              TB_FLOAT("loss.box", detectionGains.box, 0.0, 1000.0, false,
+                       "detector: the CIoU box loss's gain (Ultralytics' box)")),
+         when("model", detectors,
+              TB_FLOAT("loss.cls", detectionGains.cls, 0.0, 1000.0, false,
+                       "detector: the classification BCE's gain (Ultralytics' cls)")),
+         when("model", detectors,
+              TB_FLOAT("loss.dfl", detectionGains.dfl, 0.0, 1000.0, false,
+                       "detector: the distribution focal loss's gain (Ultralytics' dfl)")),
          TB_FLOAT("gradient_clip_val", gradientClipVal, 0.0, 1e9, false,
                   "clip the gradients' global L2 norm to this before each optimizer step "
                   "(clip_grad_norm_); 0 = off"),

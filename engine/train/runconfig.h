@@ -41,6 +41,10 @@ struct RunConfig {
     ScheduleConfig schedule;
     float labelSmoothing = 0.0f;
     float gradientClipVal = 0.0f; // global gradient norm clipped to this; 0 = off
+    // A detector's loss gains (Ultralytics' box, cls, dfl).
+    struct {
+        float box = 7.5f, cls = 0.5f, dfl = 1.5f;
+    } detectionGains;
     uint64_t seed = 0;
     std::string device = "auto";
     bool deterministic = false; // GPU: deterministic cuDNN algorithms (the CPU always is)

@@ -267,8 +267,9 @@ struct Trainer::State {
     }
     bool isRankZero() const { return !dp || dp->rank() == 0; }
     ConfigError detectorOnClasses() const {
-        return ConfigError("model", config.model + " is a detector: it trains on a detection set "
-                                                   "(shapes-detect, yolo, coco), not on " +
+        return ConfigError("model", config.model +
+                                        " is a detector: it trains on a detection set "
+                                        "(shapes-detect, yolo, coco), not on " +
                                         config.data.name);
     }
     // Whether the run stops after this step. A data-parallel job's ranks must stop after the
@@ -353,8 +354,12 @@ void Trainer::State::setup() {
     if (!detectionTrain && graph->detectHead())
         throw detectorOnClasses();
     if (detectionTrain) {
-        detection =
-            std::make_unique<DetectionObjective>(*graph->detectHead(), detectionTrain->imageSize());
+        detection = std::make_unique<DetectionObjective>(
+            *graph->detectHead(), detectionTrain->imageSize(),
+            detect::DetectionLossOptions{config.detectionGains.box,
+                                         config.detectionGains.cls,
+                                         config.detectionGains.dfl,
+                                         {}});
         detectionLoss = Tensor::host({2}, DType::F32);
         for (const std::string& warning : data.warnings)
             log(LogLevel::Warning, warning);
@@ -806,9 +811,11 @@ RunFinishedEvent Trainer::run(std::stop_token stop) {
                 o.seed = static_cast<uint64_t>(epoch.epoch);
                 epoch.sample = s.sampler->generate(o);
             }
-            if (epoch.valAcc > s.summary.bestValAcc || s.summary.bestEpoch == 0) {
+            const double fitness = fitnessOf(epoch);
+            if (fitness > s.pos.bestFitness || s.summary.bestEpoch == 0) {
                 s.summary.bestValAcc = epoch.valAcc;
                 s.summary.bestEpoch = epoch.epoch;
+                s.pos.bestFitness = fitness;
             }
             s.pos.bestValAcc = s.summary.bestValAcc;
             s.pos.bestEpoch = s.summary.bestEpoch;

@@ -58,7 +58,8 @@ private slots:
         c.set("max_epochs", "6");
         c.set("data.close_mosaic", "1");
         test::RunLog log;
-        QCOMPARE(status(Trainer(c, log).run().status), QString("completed"));
+        const RunFinishedEvent finished = Trainer(c, log).run();
+        QCOMPARE(status(finished.status), QString("completed"));
         QCOMPARE(log.starts.at(0).config.at("model").get<std::string>(), std::string("yolov8n"));
         const std::vector<double> losses = log.losses();
         QCOMPARE(losses.size(), std::size_t{48});
@@ -85,6 +86,28 @@ private slots:
             QVERIFY(d.boxLoss > 0 && d.clsLoss > 0 && d.dflLoss > 0);
             QCOMPARE(e.validation.classes, 0); // no confusion matrix for boxes
         }
+        // The best epoch is the fittest as Ultralytics picks best.pt: 0.1 mAP50 + 0.9 mAP50-95.
+        const auto fittest = std::max_element(
+            log.epochs.begin(), log.epochs.end(),
+            [](const EpochEvent& a, const EpochEvent& b) { return fitnessOf(a) < fitnessOf(b); });
+        QCOMPARE(finished.summary.bestEpoch, fittest->epoch);
+        QCOMPARE(finished.summary.bestValAcc, fittest->valAcc);
+        QCOMPARE(fitnessOf(*fittest), 0.1 * fittest->validation.detection->map50 +
+                                          0.9 * fittest->validation.detection->map5095);
+    }
+
+    // loss.box, loss.cls and loss.dfl are the terms' gains: 0 removes a term.
+    void lossGainsAreConfigKeys() {
+        QTemporaryDir dir;
+        RunConfig c = detectionConfig(dir.path());
+        c.set("max_epochs", "1");
+        c.set("loss.cls", "0");
+        c.set("loss.dfl", "3");
+        test::RunLog log;
+        QCOMPARE(status(Trainer(c, log).run().status), QString("completed"));
+        const DetectionReport& d = *log.epochs.at(0).validation.detection;
+        QCOMPARE(d.clsLoss, 0.0);
+        QVERIFY(d.boxLoss > 0 && d.dflLoss > 0);
     }
 
     void sameLossesForAnyWorkerCount() {
