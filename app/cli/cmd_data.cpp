@@ -77,18 +77,72 @@ int cmdDatasets(const Argv& argv) {
     return 0;
 }
 
+namespace {
+
+// A detection set's counts, split by split, and its classes.
+void printDetectionInfo(const DatasetInfo& info) {
+    const auto& d = *info.detection;
+    std::printf("input        %d x %d px (data.imgsz; box sizes below are measured there)\n\n",
+                d.inputSize, d.inputSize);
+    std::printf("%-28s %12s %12s\n", "", "TRAIN", "VALIDATION");
+    auto row = [](const char* what, double a, double b, const char* format) {
+        std::printf("%-28s ", what);
+        std::printf(format, a);
+        std::printf(" ");
+        std::printf(format, b);
+        std::printf("\n");
+    };
+    const DetectionSplitStats& t = d.train;
+    const DetectionSplitStats& v = d.validation;
+    auto perImage = [](const DetectionSplitStats& s) {
+        return s.images ? static_cast<double>(s.boxes) / static_cast<double>(s.images) : 0.0;
+    };
+    row("images", t.images, v.images, "%12.0f");
+    row("boxes", t.boxes, v.boxes, "%12.0f");
+    row("boxes per image", perImage(t), perImage(v), "%12.2f");
+    row("most boxes in an image", t.mostBoxes, v.mostBoxes, "%12.0f");
+    row("background images", t.background, v.background, "%12.0f");
+    row("crowd regions (not trained)", t.crowd, v.crowd, "%12.0f");
+    row("small boxes (< 32^2 px)", t.small, v.small, "%12.0f");
+    row("medium (< 96^2 px)", t.medium, v.medium, "%12.0f");
+    row("large", t.large, v.large, "%12.0f");
+    std::printf("\n%-4s %-20s %10s %10s %10s %10s\n", "ID", "CLASS", "BOXES", "IMAGES", "VAL BOXES",
+                "VAL IMAGES");
+    for (std::size_t k = 0; k < info.classNames.size(); ++k)
+        std::printf("%-4zu %-20s %10lld %10lld %10lld %10lld\n", k, info.classNames[k].c_str(),
+                    static_cast<long long>(t.boxesPerClass[k]),
+                    static_cast<long long>(t.imagesPerClass[k]),
+                    static_cast<long long>(v.boxesPerClass[k]),
+                    static_cast<long long>(v.imagesPerClass[k]));
+    if (!d.warnings.empty()) {
+        std::printf("\n%zu label problems skipped:\n", d.warnings.size());
+        for (std::size_t i = 0; i < d.warnings.size() && i < 20; ++i)
+            std::printf("  %s\n", d.warnings[i].c_str());
+        if (d.warnings.size() > 20)
+            std::printf("  ... and %zu more (--json lists them all)\n", d.warnings.size() - 20);
+    }
+}
+
+} // namespace
+
 int cmdDatasetInfo(const Argv& argv) {
     const Args args(argv, specOf("dataset-info"));
     if (args.flag("help") || !args.value("dataset")) {
-        std::puts("usage: trainbench-cli dataset-info --dataset NAME [--set data.KEY=VALUE ...] "
-                  "[--grid out.png] [--json]");
+        std::puts(
+            "usage: trainbench-cli dataset-info --dataset NAME [--set data.KEY=VALUE ...] "
+            "[--grid out.png] [--augmented] [--json]\n\n"
+            "--grid (or --out) writes a PNG of training samples; a detection set's with their "
+            "boxes and\nclass names, and with --augmented as training sees them (mosaic, "
+            "scale and shift,\nHSV, flip; the samples of the first epoch).");
         return args.flag("help") ? 0 : 2;
     }
     const DataConfig config = dataConfigFrom(args);
     const DatasetInfo info = describeDataset(config);
-    const auto grid = args.value("grid");
+    const auto grid = args.value("grid") ? args.value("grid") : args.value("out");
+    if (args.flag("augmented") && !grid)
+        throw ConfigError("--augmented", "shows samples in the grid: add --grid FILE.png");
     if (grid)
-        writeSampleGrid(config, *grid);
+        writeSampleGrid(config, *grid, 10, 8, 0, args.flag("augmented"));
     if (args.flag("json")) {
         nlohmann::json out = datasetInfoToJson(info);
         if (grid)
@@ -102,6 +156,12 @@ int cmdDatasetInfo(const Argv& argv) {
     std::printf("validation   %lld samples (%s)\n", static_cast<long long>(info.validationSize),
                 info.validationDescription.c_str());
     std::printf("sample shape %s\n", joinDims(info.sampleShape).c_str());
+    if (info.detection) {
+        printDetectionInfo(info);
+        if (grid)
+            std::printf("\nsample grid written to %s\n", grid->c_str());
+        return 0;
+    }
     std::string mean, sd;
     for (std::size_t c = 0; c < info.stats.mean.size(); ++c) {
         char buf[64];
@@ -203,22 +263,64 @@ int cmdBenchData(const Argv& argv) {
     return 0;
 }
 
+namespace {
+
+int exportDetectionSet(const Args& args, const DataConfig& data) {
+    const std::string format = args.valueOr("format", "yolo");
+    const std::string folder = args.positional()[1];
+    const auto start = std::chrono::steady_clock::now();
+    const DetectionExportResult r =
+        exportDetection(data, folder, format, args.intValue("limit", 1).value_or(0));
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (args.flag("json")) {
+        std::puts(nlohmann::json{{"dataset", data.name},
+                                 {"folder", folder},
+                                 {"format", format},
+                                 {"images", r.images},
+                                 {"boxes", r.boxes},
+                                 {"bytes", r.bytes},
+                                 {"seconds", seconds}}
+                      .dump(2)
+                      .c_str());
+        return 0;
+    }
+    std::printf("wrote %s images with %s boxes (%s) in %s's layout to %s in %s\n",
+                formatCount(r.images).c_str(), formatCount(r.boxes).c_str(),
+                formatBytes(r.bytes).c_str(), format == "yolo" ? "Ultralytics YOLO" : "COCO",
+                folder.c_str(), formatDuration(seconds).c_str());
+    std::printf("train on it: trainbench-cli train --set dataset=%s --set data.root=%s\n",
+                format.c_str(), folder.c_str());
+    return 0;
+}
+
+} // namespace
+
 int cmdDatasetExport(const Argv& argv) {
     const Args args(argv, specOf("dataset-export"));
     if (args.flag("help") || args.positional().size() != 2) {
         std::puts(
-            "usage: trainbench-cli dataset-export NAME DIR [--format jpeg|png] [--size PX]\n"
+            "usage: trainbench-cli dataset-export NAME DIR [--format jpeg|png|yolo|coco] [--size "
+            "PX]\n"
             "         [--quality 1-100] [--limit N] [--set data.KEY=VALUE ...] [--json]\n\n"
             "Writes the train split of dataset NAME into DIR (new or empty) as an ImageFolder:\n"
             "one folder per class, the images resized to PX x PX (default: their own size).\n"
             "Train on it with --set dataset=imagefolder --set data.root=DIR: every sample is\n"
-            "then a file to decode, as a folder of photos is, and num_workers shows its effect.");
+            "then a file to decode, as a folder of photos is, and num_workers shows its effect.\n\n"
+            "A detection set (shapes-detect, yolo, coco) exports both splits with their boxes:\n"
+            "--format yolo writes Ultralytics' layout (data.yaml, images/, labels/), --format "
+            "coco\n"
+            "COCO's instances JSON beside images/; --limit N takes the first N of each split.\n"
+            "Read them back with --set dataset=yolo (or coco) --set data.root=DIR.");
         return args.flag("help") ? 0 : 2;
     }
     Argv dataArgs{"--dataset", args.positional()[0]};
     for (const std::string& kv : args.values("set"))
         dataArgs.insert(dataArgs.end(), {"--set", kv});
     const DataConfig data = dataConfigFrom(Args(dataArgs, specOf("dataset-info")));
+    if (isDetectionDataset(data.name) || args.valueOr("format", "") == "yolo" ||
+        args.valueOr("format", "") == "coco")
+        return exportDetectionSet(args, data);
     DatasetExportOptions options;
     options.format = args.valueOr("format", "jpeg");
     options.size = static_cast<int>(args.intValue("size", 1, 100000).value_or(0));

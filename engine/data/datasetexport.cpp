@@ -33,20 +33,6 @@ std::string folderName(const std::vector<std::string>& names, int label) {
     return name;
 }
 
-void requireEmptyFolder(const std::string& folder) {
-    std::error_code ec;
-    if (fs::exists(folder, ec)) {
-        if (!fs::is_directory(folder, ec))
-            throw Error(folder + " exists and is not a folder");
-        if (!fs::is_empty(folder, ec))
-            throw Error(folder + " is not empty: dataset-export writes only into a new or "
-                                 "empty folder, so nothing is overwritten");
-    }
-    fs::create_directories(folder, ec);
-    if (ec)
-        throw Error("cannot create " + folder + ": " + ec.message());
-}
-
 // One sample, {C, H, W} floats in [0, 1], as 8-bit pixels of side `size` (C 1 or 3).
 void toPixels(const std::vector<float>& sample, const Shape& shape, int size, RgbImage& rgb,
               std::vector<float>& resized, std::vector<uint8_t>& out) {
@@ -75,6 +61,20 @@ void toPixels(const std::vector<float>& sample, const Shape& shape, int size, Rg
 
 } // namespace
 
+void requireEmptyExportFolder(const std::string& folder) {
+    std::error_code ec;
+    if (fs::exists(folder, ec)) {
+        if (!fs::is_directory(folder, ec))
+            throw Error(folder + " exists and is not a folder");
+        if (!fs::is_empty(folder, ec))
+            throw Error(folder + " is not empty: dataset-export writes only into a new or "
+                                 "empty folder, so nothing is overwritten");
+    }
+    fs::create_directories(folder, ec);
+    if (ec)
+        throw Error("cannot create " + folder + ": " + ec.message());
+}
+
 DatasetExportResult exportImageFolder(const DataConfig& data, const std::string& folder,
                                       const DatasetExportOptions& options) {
     if (options.format != "jpeg" && options.format != "png")
@@ -96,7 +96,7 @@ DatasetExportResult exportImageFolder(const DataConfig& data, const std::string&
     DatasetExportResult result;
     result.size = options.size ? options.size : static_cast<int>(shape[2]);
     result.images = options.limit > 0 ? std::min(options.limit, train.size()) : train.size();
-    requireEmptyFolder(folder);
+    requireEmptyExportFolder(folder);
     // A folder for each class the written samples hold (ImageFolder refuses an empty one).
     const std::vector<std::string> names = train.classNames();
     std::vector<bool> present(static_cast<std::size_t>(train.numClasses()), false);

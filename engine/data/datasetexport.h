@@ -34,4 +34,23 @@ struct DatasetExportResult {
 DatasetExportResult exportImageFolder(const DataConfig& data, const std::string& folder,
                                       const DatasetExportOptions& options);
 
+struct DetectionExportResult {
+    int64_t images = 0; // both splits
+    int64_t boxes = 0;
+    uint64_t bytes = 0;
+};
+
+// Writes both splits of a detection set (data.name shapes-detect, yolo or coco) into `folder`
+// (new or empty) for other tools: `format` "yolo" (data.yaml, images/{train,val}/*.png,
+// labels/{train,val}/*.txt) or "coco" (annotations/instances_{train,val}.json, images/{train,
+// val}/*.png; categories 1..n, crowd regions kept with iscrowd 1). Images as PNG at their own
+// size, boxes exactly as the reader holds them. `limit`: the first N images of each split (0:
+// all). Both formats read back with dataset=yolo / dataset=coco and data.root=folder.
+DetectionExportResult exportDetection(const DataConfig& data, const std::string& folder,
+                                      const std::string& format, int64_t limit = 0);
+
+// Creates `folder`, or accepts it when it is an empty folder; throws Error otherwise, so that
+// an export overwrites nothing.
+void requireEmptyExportFolder(const std::string& folder);
+
 } // namespace tb

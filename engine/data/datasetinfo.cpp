@@ -95,7 +95,7 @@ std::vector<DatasetAvailability> datasetAvailability() {
             a.found = fs::is_directory(root);
             a.note =
                 a.found ? "found (or data.root)" : "missing: apt install fortunes, or data.root";
-        } else if (name == "imagefolder" || name == "csv") {
+        } else if (name == "imagefolder" || name == "csv" || name == "yolo" || name == "coco") {
             a.note = "needs data.root";
         } else {
             a.found = true;
@@ -121,6 +121,15 @@ DatasetInfo describeDataset(const DataConfig& config, uint64_t seed) {
     info.classNames = raw.train->classNames();
     info.trainHistogram = histogram(*raw.train);
     info.validationHistogram = histogram(*raw.validation);
+    if (const auto* train = dynamic_cast<const DetectionDataset*>(raw.train.get())) {
+        const auto& val = dynamic_cast<const DetectionDataset&>(*raw.validation);
+        info.detection = DatasetInfo::Detection{
+            config.detectSize, detectionStats(train->source(), config.detectSize),
+            detectionStats(val.source(), config.detectSize), raw.warnings};
+        info.trainHistogram = info.detection->train.boxesPerClass;
+        info.validationHistogram = info.detection->validation.boxesPerClass;
+        return info; // pixels in [0, 1] as the detector takes them: no statistics to show
+    }
     if (config.name != "text") // token ids are not measurements: no statistics to show
         info.stats = cachedChannelStats(raw.statsSource ? *raw.statsSource : *raw.train,
                                         raw.statsKey, raw.statsSamples);
@@ -134,22 +143,39 @@ nlohmann::json datasetInfoToJson(const DatasetInfo& info) {
                            {"name", info.classNames[k]},
                            {"train", info.trainHistogram[k]},
                            {"validation", info.validationHistogram[k]}});
-    return {{"name", info.name},
-            {"train", {{"samples", info.trainSize}, {"description", info.trainDescription}}},
-            {"validation",
-             {{"samples", info.validationSize}, {"description", info.validationDescription}}},
-            {"sample_shape", info.sampleShape.dims()},
-            {"classes", classes},
-            {"mean", info.stats.mean},
-            {"std", info.stats.stdDev}};
+    nlohmann::json out = {
+        {"name", info.name},
+        {"train", {{"samples", info.trainSize}, {"description", info.trainDescription}}},
+        {"validation",
+         {{"samples", info.validationSize}, {"description", info.validationDescription}}},
+        {"sample_shape", info.sampleShape.dims()},
+        {"classes", classes},
+        {"mean", info.stats.mean},
+        {"std", info.stats.stdDev}};
+    if (info.detection) {
+        out["detection"] = {
+            {"imgsz", info.detection->inputSize},
+            {"train", detectionStatsToJson(info.detection->train, info.classNames)},
+            {"validation", detectionStatsToJson(info.detection->validation, info.classNames)},
+            {"warnings", info.detection->warnings}};
+    }
+    return out;
 }
 
 void writeSampleGrid(const DataConfig& config, const std::string& path, int columns, int rows,
-                     uint64_t seed) {
+                     uint64_t seed, bool augmented) {
     if (config.name == "text")
         throw ConfigError("--grid", "text samples are windows of characters, not images");
     const RawSplits raw = openRawSplits(config, seed);
     const Dataset& ds = *raw.train;
+    if (const auto* detection = dynamic_cast<const DetectionDataset*>(&ds)) {
+        writeDetectionGrid(*detection, path, std::min(columns, 6), std::min(rows, 4),
+                           std::min(config.detectSize, 160), augmented, seed);
+        return;
+    }
+    if (augmented)
+        throw ConfigError("--augmented", "shows a detection set's training transform; " +
+                                             config.name + " is not one");
     const Shape s = ds.sampleShape();
     if (s.rank() != 3 || (s[0] != 1 && s[0] != 3)) {
         writeScatter(ds, path);

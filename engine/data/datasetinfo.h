@@ -6,10 +6,12 @@
 #include "data/channelstats.h"
 #include "data/dataconfig.h"
 #include "data/dataset.h"
+#include "data/detectioninfo.h"
 
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,13 @@ struct DatasetInfo {
     std::vector<int64_t> trainHistogram; // samples per class
     std::vector<int64_t> validationHistogram;
     ChannelStats stats; // of the train set, from the cache when present
+    // A detection set's: histograms then count boxes, and these say the rest.
+    struct Detection {
+        int inputSize = 0; // data.imgsz
+        DetectionSplitStats train, validation;
+        std::vector<std::string> warnings; // what the readers skipped
+    };
+    std::optional<Detection> detection;
 };
 
 // Opens the dataset (errors as openDatasets) and gathers its description.
@@ -44,7 +53,10 @@ nlohmann::json datasetInfoToJson(const DatasetInfo& info);
 
 // Writes a PNG of samples from the un-normalised train split of config: a rows x columns grid
 // of images, or for feature vectors a scatter plot of the first two features coloured by class.
+// A detection set's images (at most 6 x 4, 160 px tiles) have their boxes and class names
+// drawn; `augmented` shows them as training sees them (mosaic, affine, HSV, flip), which only
+// detection sets support here.
 void writeSampleGrid(const DataConfig& config, const std::string& path, int columns = 10,
-                     int rows = 8, uint64_t seed = 0);
+                     int rows = 8, uint64_t seed = 0, bool augmented = false);
 
 } // namespace tb

@@ -78,7 +78,9 @@ RgbImage warpPixels(const RgbImage& in, const Affine& m, int width, int height) 
         x = std::clamp(x, 0, sw - 1);
         y = std::clamp(y, 0, sh - 1);
         return src[(static_cast<std::size_t>(y) * static_cast<std::size_t>(sw) +
-                    static_cast<std::size_t>(x)) * 3 + static_cast<std::size_t>(ch)];
+                    static_cast<std::size_t>(x)) *
+                       3 +
+                   static_cast<std::size_t>(ch)];
     };
     for (int y = 0; y < height; ++y) {
         uint8_t* row = out.pixels.data() + static_cast<std::size_t>(y) * width * 3;

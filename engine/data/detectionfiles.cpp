@@ -28,6 +28,13 @@ const ImageLabels& FileDetectionSource::labels(int64_t index) const {
     return m_entries[static_cast<std::size_t>(index)].labels;
 }
 
+std::pair<int, int> FileDetectionSource::imageSize(int64_t index) const {
+    const Entry& e = m_entries[static_cast<std::size_t>(index)];
+    if (e.labels.width > 0 && e.labels.height > 0)
+        return {e.labels.width, e.labels.height};
+    return storedImageSize(readWholeFile(e.path), e.path);
+}
+
 std::string FileDetectionSource::imageName(int64_t index) const {
     const std::string& path = m_entries[static_cast<std::size_t>(index)].path;
     std::error_code ec;

@@ -35,6 +35,8 @@ public:
     std::vector<std::string> classNames() const override { return m_names; }
     LabeledImage load(int64_t index) const override;
     const ImageLabels& labels(int64_t index) const override;
+    // From the file's header where the labels do not say (YOLO's).
+    std::pair<int, int> imageSize(int64_t index) const override;
     std::string imageName(int64_t index) const override;
     std::string description() const override { return m_description; }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tb {
@@ -22,6 +23,10 @@ public:
     virtual LabeledImage load(int64_t index) const = 0;
     // Image `index`'s boxes as fractions of its size, without decoding it.
     virtual const ImageLabels& labels(int64_t index) const = 0;
+    // Its width and height: the labels' where the reader knows them (COCO, generated scenes).
+    virtual std::pair<int, int> imageSize(int64_t index) const {
+        return {labels(index).width, labels(index).height};
+    }
     // The image's file (or, for generated scenes, a name to export it as): "images/val/7.jpg".
     virtual std::string imageName(int64_t index) const = 0;
     // "shapes-detect train (2000 images)", "yolo /data/coco128/data.yaml train (128 images)".

@@ -165,6 +165,32 @@ void decodeImageInto(std::span<const uint8_t> bytes, const std::string& name, Rg
     throw DatasetError(name, 0, "not a PNG or JPEG image");
 }
 
+std::pair<int, int> storedImageSize(std::span<const uint8_t> bytes, const std::string& name) {
+    auto be16 = [&](std::size_t at) { return bytes[at] << 8 | bytes[at + 1]; };
+    static const uint8_t kPng[8] = {0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a};
+    if (bytes.size() >= 24 && std::memcmp(bytes.data(), kPng, 8) == 0) // IHDR comes first
+        return {be16(16) << 16 | be16(18), be16(20) << 16 | be16(22)};
+    if (bytes.size() >= 3 && bytes[0] == 0xff && bytes[1] == 0xd8) {
+        // Markers until a start of frame (SOF0-15 but DHT C4, JPG C8 and DAC CC): precision,
+        // then height and width.
+        for (std::size_t at = 2; at + 9 <= bytes.size();) {
+            if (bytes[at] != 0xff)
+                break;
+            const uint8_t marker = bytes[at + 1];
+            if (marker == 0xff) {
+                ++at; // fill byte
+                continue;
+            }
+            if (marker >= 0xc0 && marker <= 0xcf && marker != 0xc4 && marker != 0xc8 &&
+                marker != 0xcc)
+                return {be16(at + 7), be16(at + 5)};
+            at += 2 + static_cast<std::size_t>(be16(at + 2));
+        }
+        throw DatasetError(name, -1, "a JPEG without a frame header");
+    }
+    throw DatasetError(name, 0, "not a PNG or JPEG image");
+}
+
 RgbImage decodeImage(std::span<const uint8_t> bytes, const std::string& name) {
     RgbImage out;
     decodeImageInto(bytes, name, out);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tb {
@@ -41,6 +42,9 @@ RgbImage decodeImage(std::span<const uint8_t> bytes, const std::string& name);
 // image), at the scale `scale` chooses when one is given.
 void decodeImageInto(std::span<const uint8_t> bytes, const std::string& name, RgbImage& out,
                      const DecodeScale& scale = {});
+
+// The width and height a PNG or JPEG stores, from its header, without decoding it.
+std::pair<int, int> storedImageSize(std::span<const uint8_t> bytes, const std::string& name);
 
 // Reads a whole file; throws DatasetError(path, -1, ...) when it is missing or unreadable.
 std::vector<uint8_t> readWholeFile(const std::string& path);

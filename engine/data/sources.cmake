@@ -21,6 +21,9 @@ set(TB_MODULE_SOURCES
     yolofolder.cpp
     cocojson.cpp
     detectionsplits.cpp
+    detectioninfo.cpp
+    detectionexport.cpp
+    bitmapfont.cpp
     transforms.cpp
     channelstats.cpp
     batchpool.cpp

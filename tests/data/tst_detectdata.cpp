@@ -4,10 +4,14 @@
 // samples and the DataLoader's box targets, and the config keys.
 #include "backend/backend.h"
 #include "core/errors.h"
+#include "data/bitmapfont.h"
 #include "data/dataloader.h"
+#include "data/datasetexport.h"
+#include "data/datasetinfo.h"
 #include "data/datasets.h"
 #include "data/detectiondataset.h"
 #include "data/detectionfiles.h"
+#include "data/rawsplits.h"
 #include "data/shapesdetect.h"
 #include "imagefiles.h"
 #include "support/testdata.h"
@@ -469,6 +473,111 @@ private slots:
         DataConfig d;
         d.name = "yolo";
         QVERIFY(errorOf([&] { openDatasets(d, 0); }).contains("data.root"));
+    }
+
+    // dataset-export writes both splits in YOLO's and COCO's layouts; our readers get the same
+    // images and boxes back.
+    void exportRoundTrips_data() {
+        QTest::addColumn<QString>("format");
+        QTest::newRow("yolo") << "yolo";
+        QTest::newRow("coco") << "coco";
+    }
+    void exportRoundTrips() {
+        QFETCH(QString, format);
+        QTemporaryDir dir;
+        DataConfig config;
+        config.name = "shapes-detect";
+        config.detectSize = 96;
+        config.syntheticSamples = 30;
+        const std::string folder = (dir.path() + "/out").toStdString();
+        const DetectionExportResult r = exportDetection(config, folder, format.toStdString());
+        QCOMPARE(r.images, int64_t{33}); // 30 train, 3 validation
+        const RawSplits original = openRawSplits(config, 0);
+        for (const char* split : {"train", "val"}) {
+            const auto back = format == "yolo"
+                                  ? openYoloSplit(folder, split)
+                                  : std::shared_ptr<DetectionSource>(openCocoSplit(folder, split));
+            const auto& set = dynamic_cast<const DetectionDataset&>(
+                std::string(split) == "train" ? *original.train : *original.validation);
+            QCOMPARE(back->size(), set.source().size());
+            QCOMPARE(back->classNames(), set.source().classNames());
+            QVERIFY(back->warnings().empty());
+            for (int64_t i = 0; i < back->size(); ++i) {
+                QCOMPARE(back->load(i).image.pixels, set.source().load(i).image.pixels);
+                const auto& a = back->labels(i).boxes;
+                const auto& b = set.source().labels(i).boxes;
+                QCOMPARE(a.size(), b.size());
+                for (std::size_t k = 0; k < a.size(); ++k) {
+                    QCOMPARE(a[k].category, b[k].category);
+                    QVERIFY(std::abs(a[k].x1 - b[k].x1) < 1e-6f &&
+                            std::abs(a[k].y2 - b[k].y2) < 1e-6f);
+                }
+            }
+        }
+        QVERIFY(errorOf([&] {
+                    exportDetection(config, folder, format.toStdString());
+                }).contains("is not empty"));
+        config.name = "shapes";
+        QVERIFY(errorOf([&] {
+                    exportDetection(config, folder + "2", "yolo");
+                }).contains("not a detection set"));
+    }
+
+    // dataset-info's counts agree with the labels; the grids are PNGs of the tiles asked for.
+    void describesAndDrawsTheSet() {
+        QTemporaryDir dir;
+        DataConfig config;
+        config.name = "shapes-detect";
+        config.detectSize = 128;
+        config.syntheticSamples = 50;
+        const DatasetInfo info = describeDataset(config);
+        QVERIFY(info.detection.has_value());
+        const DetectionSplitStats& t = info.detection->train;
+        QCOMPARE(t.images, int64_t{50});
+        int64_t boxes = 0;
+        for (int64_t k : t.boxesPerClass)
+            boxes += k;
+        QCOMPARE(boxes, t.boxes);
+        QCOMPARE(t.small + t.medium + t.large, t.boxes);
+        QVERIFY(t.small > 0 && t.medium > 0); // radius 4% to 26% of 128 px
+        QCOMPARE(info.trainHistogram, t.boxesPerClass);
+        for (bool augmented : {false, true}) {
+            const QString png = dir.path() + (augmented ? "/batch.png" : "/grid.png");
+            writeSampleGrid(config, png.toStdString(), 10, 8, 0, augmented);
+            const auto [w, h] = storedImageSize(readWholeFile(png.toStdString()), "grid");
+            QCOMPARE(w, 6 * (128 + 4) + 4); // detection tiles: at most 6 x 4
+            QCOMPARE(h, 4 * (128 + 4) + 4);
+        }
+        config.name = "shapes";
+        config.imageSize = 16;
+        QVERIFY(errorOf([&] {
+                    writeSampleGrid(config, "/tmp/x.png", 10, 8, 0, true);
+                }).contains("--augmented"));
+    }
+
+    void readsImageSizesFromHeaders() {
+        QTemporaryDir dir;
+        const std::string png = (dir.path() + "/a.png").toStdString();
+        const std::string jpg = (dir.path() + "/b.jpg").toStdString();
+        writeSolidPng(png, 37, 21, 3, {1, 2, 3});
+        writeGreyJpeg(jpg, 45, 17);
+        QCOMPARE(storedImageSize(readWholeFile(png), png), std::make_pair(37, 21));
+        QCOMPARE(storedImageSize(readWholeFile(jpg), jpg), std::make_pair(45, 17));
+        const std::vector<uint8_t> text{'h', 'i'};
+        QVERIFY(errorOf([&] { storedImageSize(text, "t"); }).contains("not a PNG or JPEG"));
+    }
+
+    void drawsText() {
+        std::vector<uint8_t> rgb(20 * 10 * 3, 0);
+        const uint8_t white[3] = {255, 255, 255};
+        drawText(rgb, 20, 10, 1, 1, "l1", white);
+        QCOMPARE(textWidth("l1"), 11);
+        int lit = 0;
+        for (int y = 0; y < 10; ++y)
+            for (int x = 0; x < 20; ++x)
+                lit += rgb[(y * 20 + x) * 3] == 255;
+        QCOMPARE(lit, 7 + 4 + 10);                     // L: 7 down and 4 along; 1: its 10 pixels
+        QCOMPARE(rgb[(1 * 20 + 1) * 3], uint8_t{255}); // L's top-left
     }
 
 private:
