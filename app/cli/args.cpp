@@ -2,6 +2,7 @@
 #include "args.h"
 
 #include "core/errors.h"
+#include "core/textformat.h"
 
 #include <algorithm>
 #include <charconv>
@@ -134,6 +135,18 @@ std::optional<long long> Args::intValue(const std::string& name, long long min,
                               (max == std::numeric_limits<long long>::max()
                                    ? ">= " + std::to_string(min)
                                    : "from " + std::to_string(min) + " to " + std::to_string(max)));
+    return v;
+}
+
+std::optional<double> Args::floatValue(const std::string& name, double min, double max) const {
+    const auto text = value(name);
+    if (!text)
+        return std::nullopt;
+    double v = 0;
+    const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+    if (ec != std::errc() || end != text->data() + text->size() || !(v >= min && v <= max))
+        throw ConfigError("--" + name, "'" + *text + "' is not a number from " +
+                                           formatString("%g to %g", min, max));
     return v;
 }
 

@@ -36,6 +36,10 @@ public:
     std::optional<long long> intValue(const std::string& name, long long min = 0,
                                       long long max = std::numeric_limits<long long>::max()) const;
 
+    // Number option; throws ConfigError naming the option when it is not a finite number in
+    // [min, max].
+    std::optional<double> floatValue(const std::string& name, double min, double max) const;
+
     // The zoo's model options given as flags: --hidden, --shortcut and the GPT's --n-layer,
     // --n-head, --n-embd (whole numbers), for bench and summary.
     nlohmann::json modelOptions() const;

@@ -5,14 +5,19 @@
 #include "storedcheckpoint.h"
 
 #include "core/errors.h"
+#include "data/datasetexport.h"
+#include "data/detectioninfo.h"
+#include "data/imagecodec.h"
 #include "data/imagesample.h"
 #include "export/onnxmodelfile.h"
 #include "store/runstore.h"
+#include "train/detector.h"
 #include "train/predictor.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
 
 namespace tb::cli {
 
@@ -24,6 +29,78 @@ nlohmann::json toJson(const std::vector<Prediction>& top) {
         out.push_back(
             {{"class", p.className}, {"index", p.classIndex}, {"probability", p.probability}});
     return out;
+}
+
+// A detector's answer: every box of every image, and with --draw the images with their boxes.
+int predictBoxes(const Args& args, const std::string& modelPath,
+                 const std::vector<std::string>& files) {
+    const float conf = static_cast<float>(args.floatValue("conf", 0.0, 1.0).value_or(0.25));
+    const float iou = static_cast<float>(args.floatValue("iou", 0.0, 1.0).value_or(0.7));
+    const auto batch = static_cast<std::size_t>(args.intValue("batch", 1, 4096).value_or(16));
+    const auto draw = args.value("draw");
+    if (draw)
+        requireEmptyExportFolder(*draw);
+    Detector detector(modelPath);
+    nlohmann::json rows = nlohmann::json::array();
+    int failed = 0;
+    std::vector<std::string> pending;
+    std::vector<RgbImage> images;
+    const auto flush = [&] {
+        const auto answers = detector.detect(images, predictionNms(conf, iou));
+        for (std::size_t i = 0; i < pending.size(); ++i) {
+            nlohmann::json boxes = nlohmann::json::array();
+            if (!args.flag("json"))
+                std::printf("%s: %zu boxes\n", pending[i].c_str(), answers[i].size());
+            LabeledImage drawn{images[i], {}};
+            for (const DetectedBox& b : answers[i]) {
+                boxes.push_back({{"class", b.className},
+                                 {"index", b.classIndex},
+                                 {"confidence", b.confidence},
+                                 {"box", {b.x1, b.y1, b.x2, b.y2}}});
+                if (!args.flag("json"))
+                    std::printf("  %-16s %5.1f%%  %7.1f %7.1f %7.1f %7.1f\n", b.className.c_str(),
+                                100.0 * b.confidence, b.x1, b.y1, b.x2, b.y2);
+                drawn.boxes.push_back({b.classIndex, b.x1, b.y1, b.x2, b.y2});
+            }
+            if (draw) {
+                drawBoxes(drawn, detector.classNames());
+                const std::string out =
+                    (std::filesystem::path(*draw) /
+                     std::filesystem::path(pending[i]).filename().replace_extension(".png"))
+                        .string();
+                writePng(out, drawn.image.width, drawn.image.height, 3, drawn.image.pixels);
+            }
+            rows.push_back({{"file", pending[i]}, {"boxes", boxes}});
+        }
+        pending.clear();
+        images.clear();
+    };
+    for (const std::string& file : files) {
+        try {
+            images.push_back(decodeImage(readWholeFile(file), file));
+            pending.push_back(file);
+        } catch (const DatasetError& e) {
+            ++failed;
+            std::fprintf(stderr, "trainbench-cli predict: error: %s (skipped)\n", e.what());
+            rows.push_back({{"file", file}, {"error", e.what()}});
+        }
+        if (images.size() == batch)
+            flush();
+    }
+    if (!images.empty())
+        flush();
+    if (args.flag("json"))
+        std::printf("%s\n", nlohmann::json{{"model", modelPath},
+                                           {"classes", detector.classNames()},
+                                           {"imgsz", detector.imageSize()},
+                                           {"conf", conf},
+                                           {"iou", iou},
+                                           {"predictions", rows}}
+                                .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                                .c_str());
+    else if (draw)
+        std::printf("images with their boxes written to %s\n", draw->c_str());
+    return failed ? 1 : 0;
 }
 
 void printRow(const std::string& file, const std::vector<Prediction>& top) {
@@ -40,14 +117,19 @@ int cmdPredict(const Argv& argv) {
     if (args.flag("help") || args.positional().size() < 2) {
         std::puts(
             "usage: trainbench-cli predict RUN_ID|CHECKPOINT|MODEL.onnx IMAGE... [--top 5]\n"
-            "                              [--batch 64] [--db PATH] [--no-db] [--json]\n\n"
+            "                              [--batch 64] [--db PATH] [--no-db] [--json]\n"
+            "                              [--conf 0.25] [--iou 0.7] [--draw DIR]\n\n"
             "The most probable classes of each image (PNG or JPEG), as the model was trained to\n"
             "see them: a 1-channel model reads greyscale images, a 3-channel one RGB; an image\n"
             "of another size is resized and centre-cropped as ImageFolder validation does. The\n"
             "model is a run's newest checkpoint, a checkpoint file, or an ONNX file `export`\n"
             "wrote (computed from the file's own weights). Files go through the model --batch\n"
             "at a time. A file that cannot be read is reported and skipped; the exit code is\n"
-            "then 1. A language model's run continues text with `generate` instead.");
+            "then 1. A language model's run continues text with `generate` instead.\n\n"
+            "A detector's run (yolov8n, yolov8s) prints each image's boxes instead: class,\n"
+            "confidence and x1 y1 x2 y2 in the image's own pixels (--json: a list per file),\n"
+            "keeping those above --conf (default 0.25) after per-class suppression at --iou\n"
+            "(0.7), as Ultralytics predicts; --draw DIR writes each image with its boxes.");
         return args.flag("help") ? 0 : 2;
     }
     const std::string& source = args.positional()[0];
@@ -57,12 +139,14 @@ int cmdPredict(const Argv& argv) {
             args.flag("no-db") ? std::string() : args.valueOr("db", defaultDatabasePath());
         modelPath = findCheckpoint(source, databasePath, "RUN").checkpoint;
     }
+    const std::vector<std::string> files(args.positional().begin() + 1, args.positional().end());
+    if (Detector::holdsDetector(modelPath))
+        return predictBoxes(args, modelPath, files);
     const int top = static_cast<int>(args.intValue("top", 1, 1 << 20).value_or(5));
     const auto batch = static_cast<std::size_t>(args.intValue("batch", 1, 4096).value_or(64));
     Predictor predictor(modelPath);
     const bool imageFolderModel = predictor.card().dataset == "imagefolder";
 
-    const std::vector<std::string> files(args.positional().begin() + 1, args.positional().end());
     nlohmann::json rows = nlohmann::json::array();
     int failed = 0;
     std::vector<std::string> pending;

@@ -43,6 +43,7 @@ int cmdGenerate(const Argv& argv);
 int cmdExport(const Argv& argv);
 int cmdSweep(const Argv& argv);
 int cmdPredict(const Argv& argv);
+int cmdEvaluate(const Argv& argv);
 int cmdBatchFind(const Argv& argv);
 int cmdCompletion(const Argv& argv);
 int cmdMan(const Argv& argv);

@@ -120,22 +120,17 @@ LabeledImage resizeLongSide(const LabeledImage& in, int size) {
                       nw, nh);
 }
 
-LabeledImage letterbox(const LabeledImage& in, int size, double* scale, double* padX,
-                       double* padY) {
+LabeledImage letterbox(const LabeledImage& in, int size, Affine* map) {
     const int w = in.image.width, h = in.image.height;
     const double r = std::min(static_cast<double>(size) / w, static_cast<double>(size) / h);
     const auto nw = static_cast<int>(std::lround(w * r)), nh = static_cast<int>(std::lround(h * r));
     // Ultralytics' LetterBox: half the padding each side, the odd pixel right and below.
     const double left = std::lround((size - nw) / 2.0 - 0.1);
     const double top = std::lround((size - nh) / 2.0 - 0.1);
-    const double sx = static_cast<double>(nw) / w, sy = static_cast<double>(nh) / h;
-    if (scale)
-        *scale = sx;
-    if (padX)
-        *padX = left;
-    if (padY)
-        *padY = top;
-    return warpAffine(in, {sx, 0, left, 0, sy, top}, size, size);
+    const Affine m{static_cast<double>(nw) / w, 0, left, 0, static_cast<double>(nh) / h, top};
+    if (map)
+        *map = m;
+    return warpAffine(in, m, size, size);
 }
 
 LabeledImage mosaic4(std::span<const LabeledImage> images, int size, int xc, int yc) {

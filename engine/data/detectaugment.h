@@ -36,9 +36,8 @@ LabeledImage warpAffine(const LabeledImage& in, const Affine& map, int width, in
 LabeledImage resizeLongSide(const LabeledImage& in, int size);
 
 // Resized to fit size x size, aspect kept, and centred on a grey square (the validation input).
-// `scale` and `padX`, `padY` receive the mapping from the image's pixels to the square's.
-LabeledImage letterbox(const LabeledImage& in, int size, double* scale = nullptr,
-                       double* padX = nullptr, double* padY = nullptr);
+// `map` receives the mapping from the image's pixels to the square's (scale and padding).
+LabeledImage letterbox(const LabeledImage& in, int size, Affine* map = nullptr);
 
 // Ultralytics' 4-image mosaic: each image resized to a longer side of `size`, placed around the
 // centre (centreX, centreY) of a 2 size square (top-left, top-right, bottom-left, bottom-right),

@@ -295,6 +295,19 @@ const std::map<std::string, Emitter>& emitters() {
                             g.ints(name + ".ends", {intOf(l, "end")}), g.ints(name + ".axes", {1})},
                            name);
          }},
+        // The head's raw output, as the engine returns it: each scale's map flattened to
+        // (N, 4 reg_max + classes, H_i W_i) and joined along the anchors (decoding it is the
+        // caller's: README, "A detector's ONNX output").
+        {"detect_output",
+         [](auto& g, const auto& l) {
+             const std::string& name = l.layer.name();
+             const std::string shape = g.ints(name + ".flat_shape", {0, 0, -1});
+             std::vector<std::string> flat;
+             for (std::size_t i = 0; i < l.inputs.size(); ++i)
+                 flat.push_back(
+                     g.node("Reshape", {l.inputs[i], shape}, name + ".flat" + std::to_string(i)));
+             return g.node("Concat", flat, name, {Attr::integer("axis", 2)});
+         }},
         {"embedding", embedding},
         {"position_embedding", positionEmbedding},
         {"layer_norm", layerNorm},

@@ -67,48 +67,61 @@ DetectionReport detectionReport(const detect::CocoEvalResult& result,
     return report;
 }
 
-bool validateDetection(Backend& backend, Graph& graph, DataLoader& loader,
-                       DetectionObjective& objective, Tensor& deviceInputs, EpochEvent& epoch,
-                       std::stop_token& stop) {
+std::optional<DetectionPass> detectionPass(Backend& backend, Graph& graph, DataLoader& loader,
+                                           DetectionObjective& objective, Tensor& deviceInputs,
+                                           std::stop_token& stop) {
     loader.startEpoch(0);
-    std::vector<detect::GroundTruth> truth;
-    std::vector<detect::Detection> found;
-    detect::DetectionLossTerms sum;
-    int64_t images = 0, batches = 0;
+    DetectionPass pass;
     while (auto batch = loader.next()) {
         if (stop.stop_requested())
-            return false;
+            return std::nullopt;
         const Tensor& x = stageOnDevice(backend, batch->inputs, deviceInputs);
         const Tensor& head = graph.forward(x, false);
         const detect::DetectionLossTerms terms = objective.loss(backend, head, batch->labels);
-        sum.box += terms.box;
-        sum.cls += terms.cls;
-        sum.dfl += terms.dfl;
-        ++batches;
+        pass.lossSum.box += terms.box;
+        pass.lossSum.cls += terms.cls;
+        pass.lossSum.dfl += terms.dfl;
+        ++pass.batches;
         const auto detections = objective.detections(backend, head, detect::NmsOptions{});
         const int64_t n = batch->labels.dim(0), rows = batch->labels.dim(1);
-        for (int64_t i = 0; i < n; ++i, ++images) {
+        for (int64_t i = 0; i < n; ++i, ++pass.images) {
             const float* r = batch->labels.data<float>() + i * rows * kBoxColumns;
             for (int64_t k = 0; k < rows; ++k, r += kBoxColumns)
                 if (r[0] >= 0)
-                    truth.push_back({images, static_cast<int>(r[0]),
-                                     cocoBox(r[1], r[2], r[3], r[4]), r[5] != 0.0f});
+                    pass.truth.push_back({pass.images, static_cast<int>(r[0]),
+                                          cocoBox(r[1], r[2], r[3], r[4]), r[5] != 0.0f});
             for (const detect::ScoredBox& d : detections[static_cast<std::size_t>(i)])
-                found.push_back(
-                    {images, d.category, cocoBox(d.box.x1, d.box.y1, d.box.x2, d.box.y2), d.score});
+                pass.detections.push_back({pass.images, d.category,
+                                           cocoBox(d.box.x1, d.box.y1, d.box.x2, d.box.y2),
+                                           d.score});
         }
     }
-    std::vector<int64_t> imageIds(static_cast<std::size_t>(images));
+    return pass;
+}
+
+DetectionReport reportOf(const DetectionPass& pass, const std::vector<std::string>& classNames) {
+    std::vector<int64_t> imageIds(static_cast<std::size_t>(pass.images));
     std::iota(imageIds.begin(), imageIds.end(), int64_t{0});
-    std::vector<int> categories(static_cast<std::size_t>(objective.classes()));
+    std::vector<int> categories(classNames.size());
     std::iota(categories.begin(), categories.end(), 0);
     DetectionReport report = detectionReport(
-        detect::evaluateCoco(truth, found, imageIds, categories), loader.dataset().classNames());
-    const double b = std::max<int64_t>(batches, 1);
-    report.boxLoss = sum.box / b;
-    report.clsLoss = sum.cls / b;
-    report.dflLoss = sum.dfl / b;
-    report.images = images;
+        detect::evaluateCoco(pass.truth, pass.detections, imageIds, categories), classNames);
+    const auto b = static_cast<double>(std::max<int64_t>(pass.batches, 1));
+    report.boxLoss = pass.lossSum.box / b;
+    report.clsLoss = pass.lossSum.cls / b;
+    report.dflLoss = pass.lossSum.dfl / b;
+    report.images = pass.images;
+    return report;
+}
+
+bool validateDetection(Backend& backend, Graph& graph, DataLoader& loader,
+                       DetectionObjective& objective, Tensor& deviceInputs, EpochEvent& epoch,
+                       std::stop_token& stop) {
+    const std::optional<DetectionPass> pass =
+        detectionPass(backend, graph, loader, objective, deviceInputs, stop);
+    if (!pass)
+        return false;
+    DetectionReport report = reportOf(*pass, loader.dataset().classNames());
     epoch.valLoss = report.boxLoss + report.clsLoss + report.dflLoss;
     epoch.valAcc = report.map5095;
     epoch.validation = {};

@@ -10,9 +10,28 @@
 #include "nn/graph.h"
 #include "train/detectionobjective.h"
 
+#include <optional>
 #include <stop_token>
 
 namespace tb {
+
+// What a pass over a split collects: its boxes and the model's detections, in the network's
+// input pixels, images numbered from 0 in the split's order, and the loss's terms summed over
+// its batches.
+struct DetectionPass {
+    std::vector<detect::GroundTruth> truth;
+    std::vector<detect::Detection> detections;
+    int64_t images = 0, batches = 0;
+    detect::DetectionLossTerms lossSum;
+};
+
+// Runs `loader`'s split through the model (eval mode). nullopt when stopped before the end.
+std::optional<DetectionPass> detectionPass(Backend& backend, Graph& graph, DataLoader& loader,
+                                           DetectionObjective& objective, Tensor& deviceInputs,
+                                           std::stop_token& stop);
+
+// COCO's evaluation of a pass, as its report.
+DetectionReport reportOf(const DetectionPass& pass, const std::vector<std::string>& classNames);
 
 // Fills epoch.valLoss (the mean of box + cls + dfl over batches), epoch.valAcc (mAP50-95) and
 // epoch.validation.detection. Returns false when stopped before the end.

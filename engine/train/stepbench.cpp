@@ -9,11 +9,13 @@
 #include "backend/kernels/random_math.h"
 #include "core/datadirectory.h"
 #include "core/processmemory.h"
+#include "data/dataset.h"
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
 #include "optim/gradscaler.h"
 #include "optim/optimizer.h"
 #include "telemetry/hostinfo.h"
+#include "train/detectionobjective.h"
 #include "train/devicebatchslots.h"
 #include "train/lossrows.h"
 #include "train/memoryestimate.h"
@@ -74,13 +76,17 @@ void measureInputCopy(Backend& backend, const Tensor& hostX, const Tensor& hostY
 } // namespace
 
 void trainingStep(Graph& graph, Optimizer& optimizer, GradScaler* scaler, const Tensor& x,
-                  const Tensor& labels, Tensor& lossSum, float lr) {
+                  const Tensor& labels, Tensor& lossSum, float lr, DetectionObjective* detection) {
     Backend& backend = graph.backend();
     const Tensor& logits = graph.forward(x, true);
     Tensor& dlogits = graph.logitsGrad();
-    Tensor dlogitRows = logitRows(dlogits);
-    backend.softmaxCrossEntropy(logitRows(logits), labelRows(labels), 0.0f, lossSum, &dlogitRows,
-                                scaler ? &scaler->state() : nullptr, 1.0f);
+    if (detection) {
+        detection->loss(backend, logits, labels, &dlogits, scaler ? scaler->scale() : 1.0);
+    } else {
+        Tensor dlogitRows = logitRows(dlogits);
+        backend.softmaxCrossEntropy(logitRows(logits), labelRows(labels), 0.0f, lossSum,
+                                    &dlogitRows, scaler ? &scaler->state() : nullptr, 1.0f);
+    }
     graph.backward(dlogits);
     if (scaler)
         scaler->checkGradients(graph.params());
@@ -88,6 +94,29 @@ void trainingStep(Graph& graph, Optimizer& optimizer, GradScaler* scaler, const 
     if (scaler)
         scaler->update();
     graph.zeroGrad();
+}
+
+Tensor syntheticBoxRows(int64_t batch, int64_t side, int classes, uint64_t seed) {
+    constexpr int64_t kBoxes = 4;
+    Tensor rows = Tensor::host({batch, kBoxes, kBoxColumns}, DType::F32);
+    float* r = rows.data<float>();
+    for (int64_t i = 0; i < batch * kBoxes; ++i, r += kBoxColumns) {
+        auto draw = [&](uint64_t k) {
+            return math::uniform01(seed, static_cast<uint64_t>(i) * 8 + k);
+        };
+        const float w = static_cast<float>(side) * (0.05f + 0.4f * draw(0));
+        const float h = static_cast<float>(side) * (0.05f + 0.4f * draw(1));
+        const float x = (static_cast<float>(side) - w) * draw(2);
+        const float y = (static_cast<float>(side) - h) * draw(3);
+        r[0] =
+            static_cast<float>(static_cast<int>(draw(4) * static_cast<float>(classes)) % classes);
+        r[1] = x;
+        r[2] = y;
+        r[3] = x + w;
+        r[4] = y + h;
+        r[5] = 0.0f;
+    }
+    return rows;
 }
 
 StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
@@ -128,8 +157,18 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
     backend->copy(hostX, x);
     backend->copy(hostY, y);
     Tensor loss = backend->empty({2}, DType::F32);
+    // A detector learns boxes: four an image, its loss on the host as the trainer computes it.
+    std::unique_ptr<DetectionObjective> detection;
+    Tensor boxes;
+    if (graph.detectHead()) {
+        detection = std::make_unique<DetectionObjective>(*graph.detectHead(), sample[1]);
+        boxes = syntheticBoxRows(o.batch, sample[1], classes, 3);
+    }
+    const Tensor& targets = detection ? boxes : y;
 
-    const auto step = [&] { trainingStep(graph, optimizer, scaler.get(), x, y, loss); };
+    const auto step = [&] {
+        trainingStep(graph, optimizer, scaler.get(), x, targets, loss, 0.01f, detection.get());
+    };
     graph.zeroGrad(); // gradients accumulate: start from zero, not from uninitialised memory
     using Clock = std::chrono::steady_clock;
     const auto msSince = [](Clock::time_point t0) {

@@ -10,6 +10,8 @@
 
 namespace tb {
 
+class DetectionObjective;
+
 class Graph;
 class GradScaler;
 class Optimizer;
@@ -84,8 +86,14 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& options);
 
 // One full step on a batch already on the graph's device: forward, loss (added to lossSum),
 // backward, the GradScaler's check when there is one, an SGD/AdamW update at `lr`, and zeroed
-// gradients. Issues work only: nothing waits for the device.
+// gradients. Issues work only: nothing waits for the device (but a detector's loss, which
+// reads the head back: `detection` given, `labels` are its host box rows).
 void trainingStep(Graph& graph, Optimizer& optimizer, GradScaler* scaler, const Tensor& x,
-                  const Tensor& labels, Tensor& lossSum, float lr = 0.01f);
+                  const Tensor& labels, Tensor& lossSum, float lr = 0.01f,
+                  DetectionObjective* detection = nullptr);
+
+// A detector's synthetic targets for benchmarks and tests: (batch, 4, 6) host rows of four
+// boxes an image, of `classes` classes, placed by `seed` inside a side x side input.
+Tensor syntheticBoxRows(int64_t batch, int64_t side, int classes, uint64_t seed);
 
 } // namespace tb

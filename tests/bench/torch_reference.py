@@ -11,12 +11,18 @@ back for at least 3 s (PyTorch at its best: cudnn.benchmark on, autocast + GradS
 """
 import argparse
 import json
+import os
+import sys
 import statistics
 import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "torch"))
+import detectloss_reference  # noqa: E402
+import torch_yolo  # noqa: E402
 
 
 def mlp():
@@ -157,7 +163,21 @@ MODELS = {
        for name in ("resnet18", "resnet34", "resnet50", "mobilenet_v2", "vgg11_bn")},
     # Token windows: --block-size ids each, next-token targets over a 65-character vocabulary.
     "gpt": (GPT, None),
+    # YOLOv8n (tests/bench/torch_yolo.py) on --image-size px images, 10 classes, four random
+    # boxes an image, with YOLOv8's loss (tests/torch/detectloss_reference.py) as the step's.
+    "yolov8n": (lambda: torch_yolo.yolov8("n", classes=10), None),
 }
+
+
+def detection_targets(batch, side, classes, gen):
+    """(batch * 4, 6) rows: image, class, x1, y1, x2, y2 in pixels (sides 5% to 45%)."""
+    rows = []
+    for i in range(batch):
+        for _ in range(4):
+            w, h = (side * (0.05 + 0.4 * torch.rand(2, generator=gen))).tolist()
+            x, y = ((side - w) * torch.rand(1, generator=gen)).item(), ((side - h) * torch.rand(1, generator=gen)).item()
+            rows.append([i, int(torch.randint(classes, (1,), generator=gen)), x, y, x + w, y + h])
+    return torch.tensor(rows, dtype=torch.float32)
 
 
 def main():
@@ -173,6 +193,7 @@ def main():
     ap.add_argument("--n-head", type=int, default=4)
     ap.add_argument("--n-embd", type=int, default=128)
     ap.add_argument("--block-size", type=int, default=64)
+    ap.add_argument("--image-size", type=int, default=320, help="yolov8n's input side")
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -187,6 +208,14 @@ def main():
         model = GPT(65, args.block_size, args.n_layer, args.n_head, args.n_embd).to(args.device)
         x = torch.randint(0, 65, (args.batch, args.block_size), device=args.device)
         y = torch.randint(0, 65, (args.batch, args.block_size), device=args.device)
+    elif args.model == "yolov8n":
+        model = build().to(args.device)
+        side = args.image_size
+        x = torch.rand(args.batch, 3, side, side, device=args.device)
+        y = detection_targets(args.batch, side, 10, torch.Generator().manual_seed(3))
+        maps = [side // s for s in (8, 16, 32)]
+        meta = {"heights": ",".join(map(str, maps)), "widths": ",".join(map(str, maps)),
+                "strides": "8,16,32", "reg_max": "16", "gains": "7.5,0.5,1.5"}
     else:
         model = build().to(args.device)
         x = torch.randn(args.batch, *shape, device=args.device)
@@ -200,8 +229,12 @@ def main():
     def step():
         opt.zero_grad(set_to_none=False)
         with torch.autocast(args.device, dtype=amp_dtype, enabled=amp_dtype is not None):
-            logits = model(x)
-            loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1))
+            if args.model == "yolov8n":
+                head = torch_yolo.Detect.flatten(model(x)).float()
+                loss = detectloss_reference.v8_detection_loss(head, y, meta, torch.float32)[1]
+            else:
+                logits = model(x)
+                loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1))
         if scaler:
             scaler.scale(loss).backward()
             scaler.step(opt)

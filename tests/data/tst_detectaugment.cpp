@@ -95,8 +95,9 @@ private slots:
         QFETCH(int, size);
         const LabeledImage in =
             imageWithSquare(width, height, width / 4, height / 3, width / 2, height * 2 / 3, kRed);
-        double scale = 0, padX = -1, padY = -1;
-        const LabeledImage out = letterbox(in, size, &scale, &padX, &padY);
+        Affine map{};
+        const LabeledImage out = letterbox(in, size, &map);
+        const double scale = map[0], padX = map[2], padY = map[5];
         QCOMPARE(out.image.width, size);
         QCOMPARE(out.image.height, size);
         QCOMPARE(out.boxes.size(), std::size_t{1});

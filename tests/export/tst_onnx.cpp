@@ -70,6 +70,7 @@ const std::vector<ZooCase>& zooCases() {
         {"vgg11_bn", "vgg11_bn", {3, 32, 32}, 10},
         {"every-layer", "every-layer", {3, 16, 16}, 5},
         {"gpt", "gpt", {16}, 20, {{"n_layer", 2}, {"n_head", 2}, {"n_embd", 32}}},
+        {"yolov8n", "yolov8n", {3, 64, 64}, 5}, // the raw head: (N, 64 + 5, 84 anchors)
     };
     return cases;
 }

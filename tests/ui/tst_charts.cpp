@@ -203,6 +203,38 @@ private slots:
         QVERIFY(!chart.bestMarker()->visible());
     }
 
+    // A detector's epochs: mAP50-95 on the accuracy line beside mAP50, the axis and legend say
+    // so, and the best epoch is the fittest (0.1 mAP50 + 0.9 mAP50-95), as its checkpoint.
+    void detectorEpochsShowMap() {
+        ValidationChart chart;
+        chart.resize(600, 400);
+        chart.show();
+        auto detected = [](int64_t n, double map50, double map5095) {
+            EpochEvent e = epoch(n, map5095);
+            DetectionReport d;
+            d.map50 = map50;
+            d.map5095 = map5095;
+            e.validation.detection = d;
+            return e;
+        };
+        QVERIFY(!chart.showsDetection());
+        QVERIFY(!chart.map50Graph()->visible());
+        chart.addEpochs(
+            {detected(1, 0.30, 0.10), detected(2, 0.90, 0.40), detected(3, 0.50, 0.41)});
+        QVERIFY(chart.replotIfDirty());
+        QVERIFY(chart.showsDetection());
+        QVERIFY(chart.map50Graph()->visible());
+        QCOMPARE(chart.valAccGraph()->name(), QStringLiteral("mAP50-95"));
+        QCOMPARE(chart.plot()->yAxis2->label(), QStringLiteral("mAP (%)"));
+        QCOMPARE(values(chart.map50Graph()), (std::vector<double>{30.0, 90.0, 50.0}));
+        // Epoch 3 has the higher mAP50-95, epoch 2 the higher fitness (0.450 against 0.419).
+        QCOMPARE(chart.bestEpoch(), int64_t{2});
+        QVERIFY(chart.bestLabel()->text().contains(QStringLiteral("best mAP50-95 40.0%")));
+        chart.reset(); // the next run may be a classifier's
+        QVERIFY(!chart.showsDetection());
+        QCOMPARE(chart.valAccGraph()->name(), QStringLiteral("val acc"));
+    }
+
     // gradient_clip_val: the logged steps whose interval clipped are marked on the loss, with a
     // legend to name the marks; a run that does not clip has neither.
     void clippedStepsAreMarkedOnTheLoss() {

@@ -4,6 +4,7 @@
 
 #include "charts/chartstyle.h"
 #include "charts/csvfield.h"
+#include "train/detectionvalidation.h"
 
 #include <QTextStream>
 #include <qcustomplot.h>
@@ -31,6 +32,7 @@ ValidationChart::ValidationChart(QWidget* parent)
       m_trainLoss(
           epochGraph(plot(), plot()->yAxis, tr("train loss"), seriesColor(0), Qt::DashLine)),
       m_valAcc(epochGraph(plot(), plot()->yAxis2, tr("val acc"), seriesColor(2), Qt::SolidLine)),
+      m_map50(epochGraph(plot(), plot()->yAxis2, tr("mAP50"), seriesColor(4), Qt::DotLine)),
       m_bestMarker(new QCPItemTracer(plot())), m_bestLabel(new QCPItemText(plot())) {
     plot()->xAxis->setLabel(tr("epoch"));
     plot()->yAxis->setLabel(tr("loss"));
@@ -56,13 +58,25 @@ ValidationChart::ValidationChart(QWidget* parent)
     reset();
 }
 
+// A detector's epochs: accuracy becomes COCO's mAP50-95 beside its mAP50, both in percent.
+void ValidationChart::showDetection(bool on) {
+    m_detection = on;
+    m_valAcc->setName(on ? tr("mAP50-95") : tr("val acc"));
+    m_map50->setVisible(on);
+    m_map50->removeFromLegend();
+    if (on)
+        m_map50->addToLegend();
+    plot()->yAxis2->setLabel(on ? tr("mAP (%)") : tr("accuracy (%)"));
+}
+
 void ValidationChart::reset() {
+    showDetection(false);
     m_epochs.clear();
     m_bestIndex = -1;
     m_epochExtent = {};
     m_lossExtent = {};
     m_accExtent = {};
-    for (QCPGraph* g : {m_valLoss, m_trainLoss, m_valAcc})
+    for (QCPGraph* g : {m_valLoss, m_trainLoss, m_valAcc, m_map50})
         g->data()->clear();
     placeBestMarker();
     markDirty();
@@ -72,24 +86,31 @@ void ValidationChart::reset() {
 void ValidationChart::addEpochs(const std::vector<EpochEvent>& epochs) {
     if (epochs.empty())
         return;
-    QVector<QCPGraphData> valLoss, trainLoss, valAcc;
+    if (epochs.front().validation.detection && !m_detection)
+        showDetection(true);
+    QVector<QCPGraphData> valLoss, trainLoss, valAcc, map50;
     for (const EpochEvent& e : epochs) {
         const double key = static_cast<double>(e.epoch);
         const double acc = e.valAcc * 100.0;
         valLoss.append({key, e.valLoss});
         trainLoss.append({key, e.trainLoss});
         valAcc.append({key, acc});
+        if (e.validation.detection) {
+            map50.append({key, e.validation.detection->map50 * 100.0});
+            m_accExtent.include(map50.back().value);
+        }
         m_epochExtent.include(key);
         m_lossExtent.include(e.valLoss);
         m_lossExtent.include(e.trainLoss);
         m_accExtent.include(acc);
         m_epochs.push_back(e);
-        if (m_bestIndex < 0 || e.valAcc > m_epochs[m_bestIndex].valAcc)
+        if (m_bestIndex < 0 || fitnessOf(e) > fitnessOf(m_epochs[m_bestIndex]))
             m_bestIndex = static_cast<std::ptrdiff_t>(m_epochs.size()) - 1;
     }
     m_valLoss->data()->add(valLoss, true);
     m_trainLoss->data()->add(trainLoss, true);
     m_valAcc->data()->add(valAcc, true);
+    m_map50->data()->add(map50, true);
     placeBestMarker();
     markDirty();
 }
@@ -106,7 +127,9 @@ void ValidationChart::placeBestMarker() {
     const EpochEvent& best = m_epochs[m_bestIndex];
     m_bestMarker->setGraphKey(static_cast<double>(best.epoch));
     m_bestLabel->setText(
-        tr("best %1% (epoch %2)").arg(best.valAcc * 100.0, 0, 'f', 1).arg(best.epoch));
+        (m_detection ? tr("best mAP50-95 %1% (epoch %2)") : tr("best %1% (epoch %2)"))
+            .arg(best.valAcc * 100.0, 0, 'f', 1)
+            .arg(best.epoch));
     // The label leans towards the middle of the chart so it is never cut off at either end.
     const bool rightHalf =
         2.0 * static_cast<double>(best.epoch) > m_epochExtent.lo + m_epochExtent.hi;
@@ -129,10 +152,16 @@ void ValidationChart::fitToData() {
 }
 
 void ValidationChart::writeCsv(QTextStream& out) const {
-    out << "epoch,step,train_loss,val_loss,val_acc_percent\n";
-    for (const EpochEvent& e : m_epochs)
+    out << (m_detection ? "epoch,step,train_loss,val_loss,map50_95_percent,map50_percent\n"
+                        : "epoch,step,train_loss,val_loss,val_acc_percent\n");
+    for (const EpochEvent& e : m_epochs) {
         out << e.epoch << ',' << e.step << ',' << csvField(e.trainLoss) << ','
-            << csvField(e.valLoss) << ',' << csvField(e.valAcc * 100.0) << '\n';
+            << csvField(e.valLoss) << ',' << csvField(e.valAcc * 100.0);
+        if (m_detection)
+            out << ','
+                << csvField(e.validation.detection ? e.validation.detection->map50 * 100.0 : 0.0);
+        out << '\n';
+    }
 }
 
 } // namespace tb::ui

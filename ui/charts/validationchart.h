@@ -23,12 +23,16 @@ public:
     void reset();
     void addEpochs(const std::vector<EpochEvent>& epochs);
 
-    // The epoch with the highest validation accuracy (the first of equals); 0 before any.
+    // The epoch with the highest validation accuracy (a detector's: the best fitness, 0.1 mAP50
+    // + 0.9 mAP50-95, as its best checkpoint) (the first of equals); 0 before any.
     int64_t bestEpoch() const { return m_bestIndex < 0 ? 0 : m_epochs[m_bestIndex].epoch; }
 
     QCPGraph* valLossGraph() const { return m_valLoss; }
     QCPGraph* trainLossGraph() const { return m_trainLoss; }
     QCPGraph* valAccGraph() const { return m_valAcc; }
+    // A detector's mAP50 (its val acc line is mAP50-95); empty for other runs.
+    QCPGraph* map50Graph() const { return m_map50; }
+    bool showsDetection() const { return m_detection; }
     QCPItemTracer* bestMarker() const { return m_bestMarker; }
     QCPItemText* bestLabel() const { return m_bestLabel; }
 
@@ -38,10 +42,13 @@ protected:
 
 private:
     void placeBestMarker();
+    void showDetection(bool on);
 
     QCPGraph* m_valLoss;
     QCPGraph* m_trainLoss;
     QCPGraph* m_valAcc;
+    QCPGraph* m_map50;
+    bool m_detection = false;
     QCPItemTracer* m_bestMarker;
     QCPItemText* m_bestLabel;
     std::vector<EpochEvent> m_epochs;

@@ -1,0 +1,91 @@
+// trainbench-cli evaluate: a detector's checkpoint on its validation split, COCO's figures per
+// class as Ultralytics' val prints them, and the two COCO files that reproduce them.
+#include "args.h"
+#include "commands.h"
+#include "storedcheckpoint.h"
+
+#include "core/errors.h"
+#include "store/runstore.h"
+#include "train/detectorevaluation.h"
+
+#include <cstdio>
+#include <fstream>
+
+namespace tb::cli {
+
+namespace {
+
+void writeJson(const std::string& path, const nlohmann::json& json) {
+    std::ofstream out(path, std::ios::binary);
+    out << json.dump() << '\n';
+    if (!out.flush())
+        throw Error("cannot write " + path);
+}
+
+nlohmann::json reportJson(const DetectorEvaluation& e) {
+    const DetectionReport& r = e.report;
+    nlohmann::json classes = nlohmann::json::array();
+    for (const DetectionClassResult& c : r.classes)
+        classes.push_back({{"class", c.name},
+                           {"instances", c.instances},
+                           {"precision", c.precision},
+                           {"recall", c.recall},
+                           {"map50", c.ap50},
+                           {"map50_95", c.ap5095}});
+    return {{"checkpoint", e.checkpoint}, {"imgsz", e.imageSize},     {"images", r.images},
+            {"instances", r.instances},   {"precision", r.precision}, {"recall", r.recall},
+            {"map50", r.map50},           {"map50_95", r.map5095},    {"classes", classes}};
+}
+
+} // namespace
+
+int cmdEvaluate(const Argv& argv) {
+    const Args args(argv, specOf("evaluate"));
+    if (args.flag("help") || args.positional().size() != 1) {
+        std::puts(
+            "usage: trainbench-cli evaluate RUN_ID|CHECKPOINT [--batch 16] [--threads N]\n"
+            "                               [--coco-gt FILE.json] [--coco-results FILE.json]\n"
+            "                               [--db PATH] [--no-db] [--json]\n\n"
+            "Measures a detector (a run's newest checkpoint, or a checkpoint file) on its run's\n"
+            "validation split as each epoch's validation does: NMS at conf 0.001 and IoU 0.7,\n"
+            "then COCO's evaluation (mAP50, mAP50-95 over IoU 0.50:0.05:0.95, 101-point\n"
+            "precision, crowd regions ignored), precision and recall where F1 is best. --coco-gt\n"
+            "writes the split's boxes as COCO instances JSON and --coco-results the detections\n"
+            "in COCO's results format, both in the network's input pixels (images letterboxed\n"
+            "to data.imgsz; image ids from 1, category ids class + 1), so that pycocotools or\n"
+            "any COCO evaluator recomputes the same mAP.");
+        return args.flag("help") ? 0 : 2;
+    }
+    const std::string databasePath =
+        args.flag("no-db") ? std::string() : args.valueOr("db", defaultDatabasePath());
+    const std::string checkpoint =
+        findCheckpoint(args.positional()[0], databasePath, "RUN").checkpoint;
+    const DetectorEvaluation e =
+        evaluateDetector(checkpoint, args.intValue("batch", 1, 4096).value_or(16),
+                         static_cast<int>(args.intValue("threads", 0, 4096).value_or(0)));
+    if (const auto gt = args.value("coco-gt"))
+        writeJson(*gt, cocoGroundTruth(e));
+    if (const auto results = args.value("coco-results"))
+        writeJson(*results, cocoResults(e));
+    if (args.flag("json")) {
+        std::puts(reportJson(e).dump(2).c_str());
+        return 0;
+    }
+    const DetectionReport& r = e.report;
+    std::printf("%s at %d px\n\n%-20s %8s %10s %8s %8s %8s %9s\n", checkpoint.c_str(), e.imageSize,
+                "Class", "Images", "Instances", "P", "R", "mAP50", "mAP50-95");
+    std::printf("%-20s %8lld %10lld %8.3f %8.3f %8.3f %9.3f\n", "all",
+                static_cast<long long>(r.images), static_cast<long long>(r.instances), r.precision,
+                r.recall, r.map50, r.map5095);
+    for (const DetectionClassResult& c : r.classes)
+        std::printf("%-20s %8s %10lld %8.3f %8.3f %8.3f %9.3f\n", c.name.c_str(), "",
+                    static_cast<long long>(c.instances), c.precision, c.recall, c.ap50, c.ap5095);
+    for (const char* option : {"coco-gt", "coco-results"})
+        if (const auto path = args.value(option))
+            std::printf("\n--%s written to %s", option, path->c_str());
+    if (args.value("coco-gt") || args.value("coco-results"))
+        std::printf("\n");
+    return 0;
+}
+
+} // namespace tb::cli
