@@ -130,6 +130,36 @@ private slots:
         QVERIFY(d.boxLoss > 0 && d.dflLoss > 0);
     }
 
+    // The run's other knobs train a detector too: mixed precision (16-mixed's GradScaler
+    // scaling the host-computed gradient), accumulation, pinned batches.
+    void knobsKeepWorking_data() {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("value");
+        QTest::newRow("bf16-mixed") << "precision"
+                                    << "bf16-mixed";
+        QTest::newRow("16-mixed") << "precision"
+                                  << "16-mixed";
+        QTest::newRow("accumulation") << "accumulate_grad_batches"
+                                      << "2";
+        QTest::newRow("pinned") << "pin_memory"
+                                << "true";
+    }
+    void knobsKeepWorking() {
+        QFETCH(QString, key);
+        QFETCH(QString, value);
+        QTemporaryDir dir;
+        RunConfig c = detectionConfig(dir.path());
+        c.set("max_epochs", "1");
+        c.set(key.toStdString(), value.toStdString());
+        test::RunLog log;
+        QCOMPARE(status(Trainer(c, log).run().status), QString("completed"));
+        QVERIFY(!log.losses().empty());
+        for (double l : log.losses())
+            QVERIFY(std::isfinite(l) && l > 0);
+        QVERIFY(log.epochs.at(0).validation.detection.has_value());
+        QVERIFY(std::isfinite(log.epochs.at(0).valLoss));
+    }
+
     void sameLossesForAnyWorkerCount() {
         QTemporaryDir d1, d2;
         RunConfig a = detectionConfig(d1.path()), b = detectionConfig(d2.path());
