@@ -15,13 +15,18 @@ inline constexpr int kMaxSyntheticClasses = 16; // spirals and blobs; shapes dra
 inline constexpr int kMinBlockSize = 2, kMaxBlockSize = 4096;
 // Detection's input side: a multiple of the detector's largest stride (32), as Ultralytics rounds.
 inline constexpr int kMinDetectSize = 64, kMaxDetectSize = 640, kDetectStride = 32;
-// shapes-detect's input side unless data.imgsz says otherwise: its scenes are drawn at it.
-inline constexpr int kShapesDetectSize = 128;
+// data.imgsz 0 means the set's own: shapes-detect's scenes are drawn at 128 px, small enough to
+// train on a CPU; files are letterboxed to Ultralytics' 640.
+inline constexpr int kShapesDetectSize = 128, kFilesDetectSize = 640;
 
 // The sets whose samples are images with boxes.
 inline bool isDetectionDataset(const std::string& name) {
     return name == "shapes-detect" || name == "yolo" || name == "coco";
 }
+
+struct DataConfig;
+// A detection set's input side: data.imgsz, or where that is 0 the set's own.
+int inputSizeOf(const DataConfig& config);
 
 struct DataConfig {
     // fashion-mnist, mnist, cifar10, cifar100, imagefolder, csv, spirals, blobs, shapes, text,
@@ -55,9 +60,15 @@ struct DataConfig {
     std::string vocabulary = "char";
     // Detection: the square input side (Ultralytics' imgsz), its training augmentation, and the
     // epochs at the end trained without mosaic (close_mosaic).
-    int detectSize = 640;
+    int detectSize = 0; // 0: the set's own (inputSizeOf)
     DetectAugmentOptions detectAugment;
     int closeMosaic = 10;
 };
+
+inline int inputSizeOf(const DataConfig& config) {
+    if (config.detectSize > 0)
+        return config.detectSize;
+    return config.name == "shapes-detect" ? kShapesDetectSize : kFilesDetectSize;
+}
 
 } // namespace tb

@@ -124,8 +124,8 @@ DatasetInfo describeDataset(const DataConfig& config, uint64_t seed) {
     if (const auto* train = dynamic_cast<const DetectionDataset*>(raw.train.get())) {
         const auto& val = dynamic_cast<const DetectionDataset&>(*raw.validation);
         info.detection = DatasetInfo::Detection{
-            config.detectSize, detectionStats(train->source(), config.detectSize),
-            detectionStats(val.source(), config.detectSize), raw.warnings};
+            train->imageSize(), detectionStats(train->source(), train->imageSize()),
+            detectionStats(val.source(), train->imageSize()), raw.warnings};
         info.trainHistogram = info.detection->train.boxesPerClass;
         info.validationHistogram = info.detection->validation.boxesPerClass;
         return info; // pixels in [0, 1] as the detector takes them: no statistics to show
@@ -170,7 +170,7 @@ void writeSampleGrid(const DataConfig& config, const std::string& path, int colu
     const Dataset& ds = *raw.train;
     if (const auto* detection = dynamic_cast<const DetectionDataset*>(&ds)) {
         writeDetectionGrid(*detection, path, std::min(columns, 6), std::min(rows, 4),
-                           std::min(config.detectSize, 160), augmented, seed);
+                           std::min(detection->imageSize(), 160), augmented, seed);
         return;
     }
     if (augmented)

@@ -30,7 +30,7 @@ void checkAugment(const DetectAugmentOptions& o) {
 } // namespace
 
 RawSplits openDetectionSplits(const DataConfig& config, uint64_t seed) {
-    const int size = config.detectSize;
+    const int size = inputSizeOf(config);
     if (size < kMinDetectSize || size > kMaxDetectSize || size % kDetectStride != 0)
         throw ConfigError("data.imgsz", "must be a multiple of " + std::to_string(kDetectStride) +
                                             " from " + std::to_string(kMinDetectSize) + " to " +

@@ -321,9 +321,10 @@ std::vector<FieldBinding> makeBindings() {
          when("dataset", classification,
               TB_BOOL("data.normalize", data.normalize, "per-channel mean/std normalisation")),
          when("dataset", detection,
-              TB_INT("data.imgsz", data.detectSize, kMinDetectSize, kMaxDetectSize,
-                     "detection: square input side in pixels, a multiple of 32 (Ultralytics' "
-                     "imgsz)")),
+              TB_INT("data.imgsz", data.detectSize, 0, kMaxDetectSize,
+                     "detection: square input side in pixels, a multiple of 32 from 64 "
+                     "(Ultralytics' imgsz); 0 = the set's own: 128 for shapes-detect, 640 for "
+                     "yolo and coco")),
          when("dataset", detection,
               TB_FLOAT("data.mosaic", data.detectAugment.mosaic, 0.0, 1.0, false,
                        "detection: probability of a 4-image mosaic")),
@@ -640,9 +641,6 @@ void RunConfig::impliedBy(const std::string& key) {
     };
     if (key == "dataset" && isDetectionDataset(data.name)) {
         imply("model", "yolov8n");
-        // The built-in scenes are drawn at the input size: small enough to train on a CPU.
-        if (data.name == "shapes-detect")
-            imply("data.imgsz", kShapesDetectSize);
     }
     if ((key == "model" || key == "dataset") && isYoloV8(model)) {
         imply("optimizer", "adamw");
@@ -682,9 +680,13 @@ void RunConfig::validate() const {
         bad("data.synthetic_classes", std::to_string(data.syntheticClasses) + " is more than the " +
                                           std::to_string(ShapesDataset::kMaxClasses) +
                                           " shapes the shapes dataset draws");
-    if (isDetectionDataset(data.name) && data.detectSize % kDetectStride != 0)
+    if (isDetectionDataset(data.name) && data.detectSize != 0 &&
+        (data.detectSize % kDetectStride != 0 || data.detectSize < kMinDetectSize))
         bad("data.imgsz", std::to_string(data.detectSize) + " is not a multiple of " +
-                              std::to_string(kDetectStride) + ", the detector's largest stride");
+                              std::to_string(kDetectStride) +
+                              " (the detector's largest stride) from " +
+                              std::to_string(kMinDetectSize) + " to " +
+                              std::to_string(kMaxDetectSize) + ", or 0 for the set's own");
 }
 
 json RunConfig::toJson() const {

@@ -461,7 +461,7 @@ private slots:
         QCOMPARE(plain.optimizer.name, std::string("adamw"));
         QCOMPARE(plain.lr, 0.001f);
         QCOMPARE(plain.gradientClipVal, 10.0f);
-        QCOMPARE(plain.data.detectSize, kShapesDetectSize);
+        QCOMPARE(inputSizeOf(plain.data), kShapesDetectSize);
         RunConfig chosen;
         chosen.set("lr", "0.01");
         chosen.set("model", "yolov8s");
@@ -469,7 +469,12 @@ private slots:
         QCOMPARE(chosen.model, std::string("yolov8s"));
         QCOMPARE(chosen.lr, 0.01f);
         QCOMPARE(chosen.optimizer.name, std::string("adamw"));
-        QCOMPARE(chosen.data.detectSize, 640); // Ultralytics' imgsz for files
+        QCOMPARE(inputSizeOf(chosen.data), 640); // Ultralytics' imgsz for files
+        // An explicit 640 stays 640 whatever comes after it (an experiment's arm sets both).
+        RunConfig explicitSize;
+        explicitSize.set("data.imgsz", "640");
+        explicitSize.set("dataset", "shapes-detect");
+        QCOMPARE(inputSizeOf(explicitSize.data), 640);
         DataConfig d;
         d.name = "yolo";
         QVERIFY(errorOf([&] { openDatasets(d, 0); }).contains("data.root"));

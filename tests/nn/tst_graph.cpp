@@ -44,12 +44,24 @@ private slots:
             const Shape input = test::testSampleShape(m.defaultInput);
             Graph g(modelSpec(m.name, input, 10), *m_backend, DType::F32, 1);
             Tensor x = test::randomTensor(input.withBatch(2), 5);
-            const bool tokens = g.positions() > 1; // a language model: ids, a prediction each
+            // A language model: ids, a prediction each (a detector's anchors are positions too).
+            const bool tokens = g.positions() > 1 && !g.detectHead();
             if (tokens)
                 for (int64_t i = 0; i < x.numel(); ++i)
                     x.data<float>()[i] = static_cast<float>(i % 10);
             const Tensor& logits = g.forward(x, true);
-            QCOMPARE(logits.shape(), tokens ? (Shape{2, input[0], 10}) : (Shape{2, 10}));
+            // A detector's head: 64 box bins and 10 class logits at each anchor point (cells
+            // of the 8, 16 and 32 px maps).
+            const int64_t anchors = g.detectHead() ? (input[1] / 8) * (input[2] / 8) +
+                                                         (input[1] / 16) * (input[2] / 16) +
+                                                         (input[1] / 32) * (input[2] / 32)
+                                                   : 0;
+            const Shape want = tokens           ? Shape{2, input[0], 10}
+                               : g.detectHead() ? Shape{2, 64 + 10, anchors}
+                                                : Shape{2, 10};
+            QVERIFY2(logits.shape() == want,
+                     qPrintable(QString::fromStdString(m.name + ": " + logits.shape().toString() +
+                                                       ", not " + want.toString())));
             Tensor& d = g.logitsGrad();
             m_backend->fill(d, 0.1f);
             g.zeroGrad();
