@@ -59,7 +59,7 @@ std::span<const Point> corners(int category) {
 }
 
 // Whether (u, v), in the shape's frame at radius 1, is inside it.
-bool inside(int category, float u, float v) {
+bool insideShape(int category, float u, float v) {
     const float au = std::fabs(u), av = std::fabs(v);
     switch (category) {
     case 0:
@@ -221,7 +221,7 @@ LabeledImage ShapesDetectSource::load(int64_t index) const {
                 for (int sub = 0; sub < 4; ++sub) {
                     const float px = static_cast<float>(x) + 0.25f + 0.5f * (sub & 1) - s.cx;
                     const float py = static_cast<float>(y) + 0.25f + 0.5f * (sub >> 1) - s.cy;
-                    hits += inside(s.category, c * px + sn * py, -sn * px + c * py) ? 1 : 0;
+                    hits += insideShape(s.category, c * px + sn * py, -sn * px + c * py) ? 1 : 0;
                 }
                 const float cover = 0.25f * static_cast<float>(hits);
                 for (std::size_t ch = 0; ch < 3; ++ch) {
