@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <csetjmp>
 #include <cstring>
@@ -163,6 +164,16 @@ void decodeImageInto(std::span<const uint8_t> bytes, const std::string& name, Rg
         return;
     }
     throw DatasetError(name, 0, "not a PNG or JPEG image");
+}
+
+bool isDecodableImageName(const std::string& path) {
+    const std::size_t dot = path.rfind('.');
+    if (dot == std::string::npos || path.find('/', dot) != std::string::npos)
+        return false;
+    std::string ext = path.substr(dot);
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return ext == ".png" || ext == ".jpg" || ext == ".jpeg";
 }
 
 std::pair<int, int> storedImageSize(std::span<const uint8_t> bytes, const std::string& name) {

@@ -43,6 +43,9 @@ RgbImage decodeImage(std::span<const uint8_t> bytes, const std::string& name);
 void decodeImageInto(std::span<const uint8_t> bytes, const std::string& name, RgbImage& out,
                      const DecodeScale& scale = {});
 
+// Whether a file name ends in what decodeImage reads: .png, .jpg or .jpeg, in any case.
+bool isDecodableImageName(const std::string& path);
+
 // The width and height a PNG or JPEG stores, from its header, without decoding it.
 std::pair<int, int> storedImageSize(std::span<const uint8_t> bytes, const std::string& name);
 

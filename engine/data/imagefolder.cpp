@@ -4,6 +4,7 @@
 #include "backend/kernels/random_math.h"
 #include "core/errors.h"
 #include "data/channelstats.h"
+#include "data/imagecodec.h"
 #include "data/rawsplits.h"
 #include "data/transforms.h"
 
@@ -16,13 +17,6 @@ namespace tb {
 namespace fs = std::filesystem;
 
 namespace {
-
-bool isImageName(const fs::path& p) {
-    std::string ext = p.extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
-    return ext == ".png" || ext == ".jpg" || ext == ".jpeg";
-}
 
 std::vector<fs::path> sortedEntries(const fs::path& dir, bool folders) {
     std::vector<fs::path> out;
@@ -37,7 +31,8 @@ std::vector<fs::path> sortedEntries(const fs::path& dir, bool folders) {
         if (p.filename().string().starts_with("."))
             continue;
         std::error_code typeEc;
-        if (folders ? it->is_directory(typeEc) : (it->is_regular_file(typeEc) && isImageName(p)))
+        if (folders ? it->is_directory(typeEc)
+                    : (it->is_regular_file(typeEc) && isDecodableImageName(p.string())))
             out.push_back(p);
     }
     std::sort(out.begin(), out.end());

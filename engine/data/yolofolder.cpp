@@ -5,6 +5,7 @@
 #include "data/detectionfiles.h"
 
 #include "core/errors.h"
+#include "data/imagecodec.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -27,11 +28,6 @@ std::string lowerExtension(const fs::path& p) {
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return ext;
-}
-
-bool isDecodable(const fs::path& p) {
-    const std::string ext = lowerExtension(p);
-    return ext == ".png" || ext == ".jpg" || ext == ".jpeg";
 }
 
 // Formats Ultralytics reads that we do not decode: listed so they are reported, not ignored.
@@ -131,7 +127,7 @@ YoloSpec readSpec(const std::string& where, const std::string& split) {
 std::vector<fs::path> listImages(const YoloSpec& spec, std::vector<std::string>& warnings) {
     std::vector<fs::path> out;
     auto consider = [&](const fs::path& p) {
-        if (isDecodable(p))
+        if (isDecodableImageName(p.string()))
             out.push_back(p);
         else if (isOtherImage(p))
             warnings.push_back(p.string() + ": skipped, only PNG and JPEG images are read");
