@@ -25,6 +25,12 @@ LrSchedule::LrSchedule(const ScheduleConfig& config, float baseLr, int64_t total
                                     "must be above 0 and below lr");
 }
 
+float LrSchedule::warmupFraction(int64_t step) const {
+    if (m_config.name != "onecycle" && step < m_config.warmupSteps)
+        return static_cast<float>(step + 1) / static_cast<float>(m_config.warmupSteps);
+    return 1.0f;
+}
+
 float LrSchedule::lr(int64_t step) const {
     if (m_config.name != "onecycle" && step < m_config.warmupSteps)
         return m_base * static_cast<float>(step + 1) / static_cast<float>(m_config.warmupSteps);

@@ -26,6 +26,9 @@ public:
     LrSchedule(const ScheduleConfig& config, float baseLr, int64_t totalSteps);
     // Learning rate for optimizer step `step` (0-based: the rate the first update uses is lr(0)).
     float lr(int64_t step) const;
+    // How far the warm-up is at `step`: (step + 1) / warmup_steps during it, 1 after it (and for
+    // one-cycle, whose rise is its own).
+    float warmupFraction(int64_t step) const;
 
 private:
     float afterWarmup(int64_t step) const;

@@ -36,15 +36,28 @@ Optimizer::Optimizer(Backend& backend, std::vector<ParamGroup> groups,
     m_skippedHost = Tensor::host({1}, DType::F32);
 }
 
-void Optimizer::step(float lr, const Tensor* scaleState, const Tensor* foundInf) {
+float Optimizer::biasLr(float lr, float warmupLeft) const {
+    // np.interp(step, [0, warmup], [warmup_bias_lr, lr]) as Ultralytics writes it: the schedule's
+    // warm-up rate is lr * (1 - warmupLeft).
+    return lr + m_config.warmupBiasLr * warmupLeft;
+}
+
+float Optimizer::momentum(float warmupLeft) const {
+    if (m_config.warmupMomentum <= 0.0f)
+        return m_config.momentum;
+    return m_config.momentum - (m_config.momentum - m_config.warmupMomentum) * warmupLeft;
+}
+
+void Optimizer::step(float lr, const Tensor* scaleState, const Tensor* foundInf, float warmupLeft) {
     ++m_calls;
     std::size_t group = 0;
+    const float momentumNow = momentum(warmupLeft);
     for (std::size_t i = 0; i < m_params.size(); ++i) {
         Param& p = *m_params[i];
         const float decay = p.decay ? m_config.weightDecay : 0.0f;
-        const float groupLr = lr * m_lrMult[i];
+        const float groupLr = (p.name == "bias" ? biasLr(lr, warmupLeft) : lr) * m_lrMult[i];
         if (m_config.name == "sgd") {
-            SgdParams sp{groupLr, m_config.momentum, decay, m_config.nesterov};
+            SgdParams sp{groupLr, momentumNow, decay, m_config.nesterov};
             m_backend.sgdStep(p.value, p.grad, m_buf1.empty() ? nullptr : &m_buf1[i], sp,
                               scaleState, foundInf);
         } else {

@@ -18,6 +18,12 @@ struct OptimizerConfig {
     bool nesterov = false;
     float weightDecay = 0.0f;
     float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
+    // Ultralytics' warm-up (warmup_bias_lr, warmup_momentum): while the rate warms up from 0,
+    // the biases' rate falls from warmupBiasLr to it and SGD's momentum rises from
+    // warmupMomentum to `momentum`. 0 leaves the biases with the others' rate and the momentum
+    // at `momentum` throughout.
+    float warmupBiasLr = 0.0f;
+    float warmupMomentum = 0.0f;
 };
 
 // Parameters that share a learning rate: lr(step) * lrMult.
@@ -37,8 +43,12 @@ public:
     // the update is skipped when foundInf[0] != 0 (both device scalars; no host sync). A skipped
     // update does not count as a step, as with PyTorch's GradScaler, which does not call
     // optimizer.step() then: the count of skipped ones stays on the device for AdamW's bias
-    // correction.
-    void step(float lr, const Tensor* scaleState, const Tensor* foundInf);
+    // correction. warmupLeft is the share of the warm-up still ahead (1 - the schedule's
+    // warmupFraction), for the config's warm-up of the biases' rate and the momentum.
+    void step(float lr, const Tensor* scaleState, const Tensor* foundInf, float warmupLeft = 0.0f);
+    // What the update at warmupLeft uses for a bias's rate and for SGD's momentum.
+    float biasLr(float lr, float warmupLeft) const;
+    float momentum(float warmupLeft) const;
     const std::vector<ParamGroup>& groups() const { return m_groups; }
     // A profile's timeline (null: none): a span is marked after each group's updates, named
     // by spanName().

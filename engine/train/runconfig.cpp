@@ -451,6 +451,14 @@ std::vector<FieldBinding> makeBindings() {
          when("lr_schedule", warmupSchedules,
               TB_INT("warmup_steps", schedule.warmupSteps, 0, kMaxStepCount,
                      "linear warm-up steps")),
+         when("lr_schedule", warmupSchedules,
+              TB_FLOAT("warmup_bias_lr", optimizer.warmupBiasLr, 0.0, 10.0, false,
+                       "during the warm-up the biases' rate falls from this to the others' "
+                       "(Ultralytics' warmup_bias_lr; 0 = the same warm-up as the weights)")),
+         when("optimizer", {"sgd"},
+              TB_FLOAT("warmup_momentum", optimizer.warmupMomentum, 0.0, 0.999, false,
+                       "during the warm-up SGD's momentum rises from this to momentum "
+                       "(Ultralytics' warmup_momentum; 0 = momentum throughout)")),
          when("lr_schedule", {"step"},
               TB_INT("lr_step_size", schedule.stepSize, 1, kMaxStepCount, "step schedule period")),
          when("lr_schedule", {"multistep"}, milestones),
@@ -649,17 +657,37 @@ void RunConfig::impliedBy(const std::string& key) {
         imply("gradient_clip_val", 10.0);
         imply("warmup_steps", 100);
     }
+    // Ultralytics' SGD (optimizer=SGD): Nesterov momentum 0.937, warmed up from 0.8, and the
+    // biases' rate warmed down from 0.1. Its AdamW (optimizer=auto) warms the biases like the
+    // rest, as the defaults do.
+    if ((key == "optimizer" || key == "model" || key == "dataset") && isYoloV8(model) &&
+        optimizer.name == "sgd") {
+        imply("momentum", 0.937);
+        imply("nesterov", true);
+        imply("warmup_momentum", 0.8);
+        imply("warmup_bias_lr", 0.1);
+    }
 }
 
 void RunConfig::applyJson(const json& object, const std::string& prefix) {
+    applyJsonKeys(object, prefix, true);
+    // The object's own values win over what its other keys implied: the keys come in the
+    // object's (alphabetical) order, so a saved "lr": 0.1 would otherwise give way to the
+    // detector's 0.001 that "model" implies after it.
+    applyJsonKeys(object, prefix, false);
+}
+
+void RunConfig::applyJsonKeys(const json& object, const std::string& prefix, bool implying) {
     if (!object.is_object())
         bad(prefix.empty() ? "config" : prefix, "must be a JSON object");
     for (const auto& [k, v] : object.items()) {
         const std::string key = prefix.empty() ? k : prefix + "." + k;
         if (v.is_object())
-            applyJson(v, key);
-        else
+            applyJsonKeys(v, key, implying);
+        else if (implying)
             setJson(key, v);
+        else
+            binding(key).assign(*this, checkValue(binding(key), v));
     }
 }
 

@@ -84,6 +84,8 @@ struct RunConfig {
 private:
     // What setting `key` implies for another key (ranks > 1: distributed=mpi).
     void impliedBy(const std::string& key);
+    // applyJson's passes: each key set with what it implies, then each set as it is.
+    void applyJsonKeys(const nlohmann::json& object, const std::string& prefix, bool implying);
 };
 
 // The section of a form (and of `train --help`) a key belongs to.

@@ -584,7 +584,8 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
                     timeline->mark("grad-clip", SpanKind::Phase);
             }
             optimizer->step(lr, scaler ? &scaler->state() : nullptr,
-                            scaler ? &scaler->foundInf() : nullptr);
+                            scaler ? &scaler->foundInf() : nullptr,
+                            1.0f - schedule->warmupFraction(pos.step));
             if (scaler) {
                 backend->add(skippedSteps, scaler->foundInf(), skippedSteps);
                 scaler->update();

@@ -19,6 +19,9 @@ private slots:
         QCOMPARE(s.lr(0), 0.1f);
         QCOMPARE(s.lr(3), 0.4f);
         QCOMPARE(s.lr(50), 0.4f);
+        QCOMPARE(s.warmupFraction(0), 0.25f);
+        QCOMPARE(s.warmupFraction(3), 1.0f);
+        QCOMPARE(s.warmupFraction(50), 1.0f);
     }
     void stepAndMultistep() {
         ScheduleConfig c;

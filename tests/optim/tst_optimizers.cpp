@@ -55,6 +55,37 @@ private slots:
         QVERIFY(std::fabs(x.w() - (1.0f - 0.095f)) < 1e-6f);
     }
 
+    // Ultralytics' warm-up: with 3 of 4 warm-up steps ahead (the rate at 1/4 of lr), a bias
+    // learns at lr/4 + 0.1 * 3/4 and SGD's momentum is 0.937 - (0.937 - 0.8) * 3/4; a weight
+    // at the schedule's rate. With nothing ahead both are the configured values.
+    void ultralyticsWarmup() {
+        OneParam weight(*m_b, 1.0f, 0.5f), bias(*m_b, 1.0f, 0.5f);
+        bias.p.name = "bias";
+        OptimizerConfig c{"sgd", 0.937f, false, 0.0f};
+        c.warmupBiasLr = 0.1f;
+        c.warmupMomentum = 0.8f;
+        Optimizer opt(*m_b, std::vector<Param*>{&weight.p, &bias.p}, c);
+        const float lr = 0.01f / 4, left = 0.75f;
+        QCOMPARE(opt.biasLr(lr, left), lr + 0.1f * 0.75f);
+        QCOMPARE(opt.momentum(left), 0.937f - (0.937f - 0.8f) * 0.75f);
+        QCOMPARE(opt.biasLr(lr, 0.0f), lr);
+        QCOMPARE(opt.momentum(0.0f), 0.937f);
+        opt.step(lr, nullptr, nullptr, left); // the first step: buf = g
+        QVERIFY(std::fabs(weight.w() - (1.0f - lr * 0.5f)) < 1e-7f);
+        QVERIFY(std::fabs(bias.w() - (1.0f - (lr + 0.075f) * 0.5f)) < 1e-7f);
+        // The second: buf = m(left) * g + g, each parameter at its rate.
+        const float m = opt.momentum(0.5f), w1 = weight.w(), b1 = bias.w();
+        opt.step(2 * lr, nullptr, nullptr, 0.5f);
+        QVERIFY(std::fabs(weight.w() - (w1 - 2 * lr * (m * 0.5f + 0.5f))) < 1e-6f);
+        QVERIFY(std::fabs(bias.w() - (b1 - opt.biasLr(2 * lr, 0.5f) * (m * 0.5f + 0.5f))) < 1e-6f);
+        // Without the keys, a bias warms up as a weight does.
+        OneParam plain(*m_b, 1.0f, 0.5f);
+        plain.p.name = "bias";
+        Optimizer off(*m_b, {&plain.p}, {"sgd", 0.0f, false, 0.0f});
+        off.step(lr, nullptr, nullptr, left);
+        QCOMPARE(plain.w(), 1.0f - lr * 0.5f);
+    }
+
     void adamw() {
         // Step 1: m = 0.1 g, v = 0.001 g^2; m_hat = g, v_hat = g^2; w = w(1 - lr wd) - lr.
         OneParam x(*m_b, 1.0f, 0.5f);

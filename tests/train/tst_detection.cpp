@@ -160,6 +160,26 @@ private slots:
         QVERIFY(std::isfinite(log.epochs.at(0).valLoss));
     }
 
+    // optimizer=sgd trains with Ultralytics' SGD recipe, its warm-up of the biases' rate and of
+    // the momentum included (the run is inside its 10 warm-up steps throughout).
+    void ultralyticsSgdTrains() {
+        QTemporaryDir dir;
+        RunConfig c = detectionConfig(dir.path());
+        c.set("max_epochs", "1");
+        c.set("optimizer", "sgd");
+        c.set("lr", "0.01");
+        c.set("warmup_steps", "10");
+        test::RunLog log;
+        QCOMPARE(status(Trainer(c, log).run().status), QString("completed"));
+        const nlohmann::json& config = log.starts.at(0).config;
+        QCOMPARE(config.at("warmup_bias_lr").get<double>(), 0.1);
+        QCOMPARE(config.at("warmup_momentum").get<double>(), 0.8);
+        QCOMPARE(config.at("momentum").get<double>(), 0.937);
+        QVERIFY(!log.losses().empty());
+        for (double l : log.losses())
+            QVERIFY(std::isfinite(l) && l > 0);
+    }
+
     void sameLossesForAnyWorkerCount() {
         QTemporaryDir d1, d2;
         RunConfig a = detectionConfig(d1.path()), b = detectionConfig(d2.path());

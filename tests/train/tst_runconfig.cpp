@@ -167,6 +167,38 @@ private slots:
         QCOMPARE(d.tags.size(), std::size_t{2});
     }
 
+    // A detector implies Ultralytics' recipe where a key is at its default: AdamW by default,
+    // and with optimizer=sgd its SGD (Nesterov 0.937 warmed up from 0.8, biases warmed down
+    // from 0.1). A saved config reloads as it was, even where it holds a default value that a
+    // key after it would otherwise replace.
+    void detectorRecipes() {
+        RunConfig c;
+        c.set("dataset", "shapes-detect");
+        QCOMPARE(c.model, std::string("yolov8n"));
+        QCOMPARE(c.optimizer.name, std::string("adamw"));
+        QCOMPARE(c.optimizer.warmupBiasLr, 0.0f); // Ultralytics' auto: no bias warm-up for Adam
+        c.set("optimizer", "sgd");
+        QCOMPARE(c.optimizer.momentum, 0.937f);
+        QVERIFY(c.optimizer.nesterov);
+        QCOMPARE(c.optimizer.warmupMomentum, 0.8f);
+        QCOMPARE(c.optimizer.warmupBiasLr, 0.1f);
+        RunConfig chosen;
+        chosen.set("dataset", "shapes-detect");
+        chosen.set("momentum", "0.95"); // set on purpose: kept
+        chosen.set("optimizer", "sgd");
+        QCOMPARE(chosen.optimizer.momentum, 0.95f);
+
+        RunConfig explicitDefaults;
+        explicitDefaults.set("dataset", "shapes-detect");
+        explicitDefaults.set("optimizer", "sgd");
+        explicitDefaults.set("lr", "0.1");       // the default, chosen on purpose
+        explicitDefaults.set("momentum", "0.9"); // likewise
+        const RunConfig back = RunConfig::fromJson(explicitDefaults.toJson());
+        QCOMPARE(back.toJson(), explicitDefaults.toJson());
+        QCOMPARE(back.lr, 0.1f);
+        QCOMPARE(back.optimizer.momentum, 0.9f);
+    }
+
     void nestedConfigFiles() {
         RunConfig c;
         c.applyJson(nlohmann::json::parse(R"({"data": {"root": "/x", "augment": true},
