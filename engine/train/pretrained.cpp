@@ -6,6 +6,7 @@
 #include "core/half.h"
 #include "io/safetensors.h"
 #include "io/torchcheckpoint.h"
+#include "nn/detecthead.h"
 #include "nn/graph.h"
 
 #include <fstream>
@@ -76,8 +77,12 @@ bool isTrainingState(const std::string& key) {
     return startsWith(key, "optimizer.") || startsWith(key, "scaler.");
 }
 
-// The classifier: the last layer with parameters, whose shape follows the class count.
+// The classifier: the last layer with parameters, whose shape follows the class count; for a
+// detector its class branch (YOLOv8's Detect.cv3, whose widths follow the class count too, as
+// Ultralytics' intersect_dicts leaves it behind for another dataset).
 std::string headLayerOf(const Graph& graph) {
+    if (const DetectOutput* detect = graph.detectHead())
+        return detect->name() + ".cv3";
     std::string head;
     for (Layer* layer : graph.layers())
         if (!layer->params().empty())
@@ -160,21 +165,27 @@ PretrainedLoad loadPretrained(const std::string& path, Graph& graph, bool strict
 
     // Shapes first, so a mismatch fails before anything is copied.
     bool headDiffers = false;
+    int differing = 0;
     for (const auto& [name, tensor] : matched) {
         const Shape& want = model[name]->shape();
         if (tensor->shape() == want)
             continue;
         if (!head.empty() && startsWith(name, head + ".")) {
+            // The first two differences name it; a detector's branch has dozens.
+            if (++differing <= 2)
+                load.replacedHead += (load.replacedHead.empty() ? head + ": " : ", ") +
+                                     name.substr(head.size() + 1) + " " +
+                                     tensor->shape().toString() + " in the file, " +
+                                     want.toString() + " here";
             headDiffers = true;
-            load.replacedHead += (load.replacedHead.empty() ? head + ": " : ", ") +
-                                 name.substr(head.size() + 1) + " " + tensor->shape().toString() +
-                                 " in the file, " + want.toString() + " here";
             continue;
         }
         throw ConfigError(kField, path + ": tensor '" + name + "' has shape " +
                                       tensor->shape().toString() + " in the file; the model's is " +
                                       want.toString());
     }
+    if (differing > 2)
+        load.replacedHead += " and " + std::to_string(differing - 2) + " more tensors";
     Backend& backend = graph.backend();
     for (const auto& [name, tensor] : matched) {
         if (headDiffers && startsWith(name, head + "."))

@@ -21,8 +21,9 @@ struct PretrainedLoad {
     int64_t ignored = 0;
     std::vector<std::string> missing;    // the model's tensors the file lacks: kept initialised
     std::vector<std::string> unexpected; // the file's tensors the model has no place for
-    // The classifier head, kept freshly initialised because its shape differs from the file's
-    // (another class count): "fc: weight 1000x512 in the file, 10x512 here".
+    // The classifier head (a detector's class branch), kept freshly initialised because its
+    // shape differs from the file's (another class count): "fc: weight 1000x512 in the file,
+    // 10x512 here".
     std::string replacedHead;
 };
 

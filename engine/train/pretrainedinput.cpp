@@ -5,6 +5,7 @@
 #include "data/datasets.h"
 #include "io/jsontext.h"
 #include "io/safetensors.h"
+#include "nn/yolozoo.h"
 
 #include <optional>
 
@@ -20,6 +21,8 @@ struct TrainedInput {
 
 // The side of the images a run's dataset gives (0 when not square images of a known size).
 int imageSideOf(const DataConfig& data) {
+    if (isDetectionDataset(data.name))
+        return inputSizeOf(data);
     if (data.name == "imagefolder" || data.name == "shapes")
         return data.imageSize;
     if (data.name == "cifar10" || data.name == "cifar100")
@@ -29,8 +32,14 @@ int imageSideOf(const DataConfig& data) {
     return 0;
 }
 
-std::optional<TrainedInput> trainedInputOf(const std::string& path, const Shape& sample) {
-    const TrainedInput imageNet{"torchvision's ImageNet weights", 224, "imagenet"};
+// A PyTorch file is torchvision's ImageNet classifier or, for a detector, Ultralytics' COCO one
+// (images letterboxed to 640 px, pixels over 255 without normalisation); a safetensors file
+// says what it learned from in its config, or else is taken for the same.
+std::optional<TrainedInput> trainedInputOf(const std::string& path, const Shape& sample,
+                                           bool detector) {
+    const TrainedInput imageNet =
+        detector ? TrainedInput{"Ultralytics' COCO weights", 640, ""}
+                 : TrainedInput{"torchvision's ImageNet weights", 224, "imagenet"};
     if (!path.ends_with(".safetensors"))
         return imageNet;
     try {
@@ -63,7 +72,8 @@ std::vector<std::string> pretrainedInputWarnings(const RunConfig& config, const 
     const std::string path = config.modelOptions.value("pretrained", "");
     if (path.empty() || sample.rank() != 3)
         return {};
-    const std::optional<TrainedInput> trained = trainedInputOf(path, sample);
+    const std::optional<TrainedInput> trained =
+        trainedInputOf(path, sample, isYoloV8(config.model));
     if (!trained)
         return {};
     std::vector<std::string> warnings;
@@ -76,6 +86,8 @@ std::vector<std::string> pretrainedInputWarnings(const RunConfig& config, const 
             " px, so their filters see objects at another scale" +
             (config.data.name == "imagefolder"
                  ? " (data.image_size=" + std::to_string(trained->imageSide) + " matches them)"
+             : isDetectionDataset(config.data.name)
+                 ? " (data.imgsz=" + std::to_string(trained->imageSide) + " matches them)"
                  : std::string()));
     std::string stats;
     try {

@@ -12,6 +12,7 @@
 #include "nn/yolozoo.h"
 #include "support/testdata.h"
 #include "support/torchreference.h"
+#include "train/pretrained.h"
 
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -148,6 +149,55 @@ private slots:
         QCOMPARE(result["parameters"].toInt(), result["torch_parameters"].toInt());
         const QString failed = test::fartherThanPyTorch(result, {"output", "gradients"});
         QVERIFY2(failed.isEmpty(), qPrintable(failed));
+    }
+
+    // model.pretrained with what Ultralytics users export, YOLOv8's state dict saved by
+    // torch.save: for the same classes every tensor loads (batch-norm statistics included);
+    // for COCO's 80 classes on a 5-class set, all but the class branch (Detect.cv3, whose
+    // widths follow the class count), which stays initialised as Ultralytics leaves it.
+    void loadsUltralyticsStateDicts_data() {
+        QTest::addColumn<int>("fileClasses");
+        QTest::newRow("same classes") << 5;
+        QTest::newRow("COCO's 80") << 80;
+    }
+    void loadsUltralyticsStateDicts() {
+        QFETCH(int, fileClasses);
+        if (const QString why = test::torchUnavailableReason(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        QTemporaryDir dir;
+        const QString path = dir.filePath("yolov8n.pth");
+        const QJsonObject sums =
+            test::runTorchScript("yolo_state_dict.py", {path, "n", QString::number(fileClasses)});
+        CpuBackend backend(2);
+        Graph graph(yoloSpec("yolov8n", {3, 64, 64}, 5), backend, DType::F32, 3);
+        const PretrainedLoad load = loadPretrained(path.toStdString(), graph, false);
+        QVERIFY(load.missing.empty());
+        QVERIFY(load.unexpected.empty());
+        QCOMPARE(load.prefix, std::string());
+        int64_t checked = 0, classBranch = 0;
+        for (const NamedTensor& t : graph.stateDict()) {
+            const bool inClassBranch = t.name.rfind("model.22.cv3.", 0) == 0;
+            classBranch += inClassBranch;
+            if (inClassBranch && fileClasses != 5)
+                continue;
+            const Tensor host = hostCopy(backend, *t.tensor);
+            double sum = 0;
+            for (int64_t i = 0; i < host.numel(); ++i)
+                sum += host.data<float>()[i];
+            const double want = sums[QString::fromStdString(t.name)].toObject()["sum"].toDouble();
+            QVERIFY2(std::abs(sum - want) <= 1e-4 * std::max(1.0, std::abs(want)),
+                     qPrintable(QString("%1: %2 vs %3").arg(t.name.c_str()).arg(sum).arg(want)));
+            ++checked;
+        }
+        QVERIFY(classBranch > 0);
+        if (fileClasses == 5) {
+            QVERIFY(load.replacedHead.empty());
+            QCOMPARE(load.loaded, checked);
+        } else {
+            QVERIFY2(load.replacedHead.rfind("model.22.cv3: ", 0) == 0, load.replacedHead.c_str());
+            QCOMPARE(load.loaded, checked);
+            QCOMPARE(load.loaded + classBranch, static_cast<int64_t>(graph.stateDict().size()));
+        }
     }
 };
 

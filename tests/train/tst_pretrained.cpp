@@ -214,6 +214,19 @@ private slots:
         QCOMPARE(warnings.size(), std::size_t{1});
         QVERIFY2(QString::fromStdString(warnings[0]).contains("run run-7 learned from 32 px"),
                  warnings[0].c_str());
+        // A detector's PyTorch file is Ultralytics' COCO weights: 640 px, pixels over 255. At
+        // 640 px nothing is said; at 64 px the scale, with the key that matches it.
+        RunConfig detector;
+        detector.set("dataset", "shapes-detect");
+        detector.set("model.pretrained", "yolov8n.pth");
+        QVERIFY(pretrainedInputWarnings(detector, Shape{3, 640, 640}).empty());
+        detector.set("data.imgsz", "64");
+        warnings = pretrainedInputWarnings(detector, Shape{3, 64, 64});
+        QCOMPARE(warnings.size(), std::size_t{1});
+        QVERIFY2(QString::fromStdString(warnings[0])
+                         .contains("Ultralytics' COCO weights learned from 640 px images") &&
+                     QString::fromStdString(warnings[0]).contains("data.imgsz=640"),
+                 warnings[0].c_str());
         // A file that cannot be read warns of nothing: loading it says what is wrong.
         tune.set("model.pretrained", (m_dir.path() + "/missing.safetensors").toStdString());
         QVERIFY(pretrainedInputWarnings(tune, Shape{3, 96, 96}).empty());
