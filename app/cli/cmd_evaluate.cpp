@@ -32,9 +32,42 @@ nlohmann::json reportJson(const DetectorEvaluation& e) {
                            {"recall", c.recall},
                            {"map50", c.ap50},
                            {"map50_95", c.ap5095}});
-    return {{"checkpoint", e.checkpoint}, {"imgsz", e.imageSize},     {"images", r.images},
-            {"instances", r.instances},   {"precision", r.precision}, {"recall", r.recall},
-            {"map50", r.map50},           {"map50_95", r.map5095},    {"classes", classes}};
+    std::vector<std::string> names = r.classNames;
+    names.push_back("background");
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::size_t t = 0; t < names.size(); ++t)
+        rows.push_back(std::vector<int64_t>(
+            r.confusion.begin() + static_cast<std::ptrdiff_t>(t * names.size()),
+            r.confusion.begin() + static_cast<std::ptrdiff_t>((t + 1) * names.size())));
+    return {{"checkpoint", e.checkpoint},
+            {"imgsz", e.imageSize},
+            {"images", r.images},
+            {"instances", r.instances},
+            {"precision", r.precision},
+            {"recall", r.recall},
+            {"map50", r.map50},
+            {"map50_95", r.map5095},
+            {"classes", classes},
+            {"confusion", {{"names", names}, {"rows", "true class"}, {"matrix", rows}}}};
+}
+
+// The confusion matrix as Ultralytics draws it, with the background last: counts, rows the
+// true class, columns the predicted one (numbered; the rows name them).
+void printConfusion(const DetectionReport& r) {
+    const std::size_t n = r.classNames.size() + 1;
+    std::printf("\nConfusion matrix (conf > 0.25, IoU > 0.45; rows: true class, columns: "
+                "predicted; background last)\n%-20s",
+                "");
+    for (std::size_t p = 0; p < n; ++p)
+        std::printf(" %6s", p + 1 == n ? "bg" : std::to_string(p).c_str());
+    for (std::size_t t = 0; t < n; ++t) {
+        const std::string name =
+            t + 1 == n ? "background" : std::to_string(t) + " " + r.classNames[t];
+        std::printf("\n%-20.20s", name.c_str());
+        for (std::size_t p = 0; p < n; ++p)
+            std::printf(" %6lld", static_cast<long long>(r.confusion[t * n + p]));
+    }
+    std::printf("\n");
 }
 
 } // namespace
@@ -80,6 +113,8 @@ int cmdEvaluate(const Argv& argv) {
     for (const DetectionClassResult& c : r.classes)
         std::printf("%-20s %8s %10lld %8.3f %8.3f %8.3f %9.3f\n", c.name.c_str(), "",
                     static_cast<long long>(c.instances), c.precision, c.recall, c.ap50, c.ap5095);
+    if (r.confusion.size() == (r.classNames.size() + 1) * (r.classNames.size() + 1))
+        printConfusion(r);
     for (const char* option : {"coco-gt", "coco-results"})
         if (const auto path = args.value(option))
             std::printf("\n--%s written to %s", option, path->c_str());

@@ -48,6 +48,13 @@ struct RankStepTimes {
 // The optimizer steps of one logging interval (log_every_n_steps, as Lightning's): `step` is
 // the last of them; loss and times are means per step over the interval (loss unscaled).
 // Values are read back from the device once per interval, never per step.
+// One named part of a loss made of several (a detector's "box", "cls" and "dfl", each after
+// its gain): the terms of a step add up to its loss.
+struct LossTerm {
+    std::string name;
+    double value = 0.0;
+};
+
 struct StepEvent {
     int64_t step = 0; // 1-based optimizer step
     int64_t epoch = 0;
@@ -69,6 +76,7 @@ struct StepEvent {
     // clipping, unscaled) and how many of its steps were clipped; 0 and 0 without.
     double gradNorm = 0.0;
     int clippedSteps = 0;
+    std::vector<LossTerm> lossTerms;  // the interval's mean of each term; empty for one-term losses
     std::vector<RankStepTimes> ranks; // data-parallel runs: every rank's, in rank order
 };
 
@@ -91,6 +99,8 @@ struct DetectionClassResult {
     int64_t instances = 0; // ground-truth boxes (crowd regions left out)
     double ap50 = 0.0, ap5095 = 0.0;
     double precision = 0.0, recall = 0.0;
+    // The precision-recall curve at IoU 0.5: precision at recall 0, 0.01, ..., 1 (COCO's).
+    std::vector<double> precision50;
 };
 
 struct DetectionReport {
@@ -99,6 +109,10 @@ struct DetectionReport {
     double boxLoss = 0.0, clsLoss = 0.0, dflLoss = 0.0;
     int64_t images = 0, instances = 0;
     std::vector<DetectionClassResult> classes; // the classes with ground truth
+    // Every class of the set, and the confusion matrix over them and the background (last):
+    // (n + 1) x (n + 1) counts, row = true class, column = predicted (detect/detectionconfusion.h).
+    std::vector<std::string> classNames;
+    std::vector<int64_t> confusion;
 };
 
 // What one validation pass got right and wrong, class by class.

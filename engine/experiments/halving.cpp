@@ -30,7 +30,9 @@ std::optional<double> metricAfterEpochs(const std::string& metric,
     if (epochs.empty())
         return std::nullopt;
     const EpochEvent& last = epochs.back();
-    if (metric == "best_val_acc") {
+    if (metric == "best_map50_95" && !last.validation.detection)
+        return std::nullopt;
+    if (metric == "best_val_acc" || metric == "best_map50_95") { // a detector's valAcc is mAP50-95
         double best = -std::numeric_limits<double>::infinity();
         for (const EpochEvent& e : epochs)
             best = std::max(best, e.valAcc);

@@ -88,23 +88,26 @@ json runToJson(const RunRecord& r) {
 }
 
 json stepToJson(const StepEvent& s) {
-    return json{{"step", s.step},
-                {"epoch", s.epoch},
-                {"samples_seen", s.samplesSeen},
-                {"time", orNull(s.unixTime)},
-                {"loss", orNull(s.loss)},
-                {"lr", orNull(s.lr)},
-                {"step_ms", orNull(s.stepMs)},
-                {"data_wait_ms", orNull(s.dataWaitMs)},
-                {"h2d_ms", orNull(s.h2dMs)},
-                {"forward_ms", orNull(s.forwardMs)},
-                {"backward_ms", orNull(s.backwardMs)},
-                {"optimizer_ms", orNull(s.optimizerMs)},
-                {"samples_per_s", orNull(s.samplesPerSec)},
-                {"loss_scale", orNull(s.lossScale)},
-                {"skipped", s.skipped},
-                {"grad_norm", s.gradNorm > 0.0 ? json(s.gradNorm) : json()},
-                {"clipped", s.clippedSteps}};
+    json out{{"step", s.step},
+             {"epoch", s.epoch},
+             {"samples_seen", s.samplesSeen},
+             {"time", orNull(s.unixTime)},
+             {"loss", orNull(s.loss)},
+             {"lr", orNull(s.lr)},
+             {"step_ms", orNull(s.stepMs)},
+             {"data_wait_ms", orNull(s.dataWaitMs)},
+             {"h2d_ms", orNull(s.h2dMs)},
+             {"forward_ms", orNull(s.forwardMs)},
+             {"backward_ms", orNull(s.backwardMs)},
+             {"optimizer_ms", orNull(s.optimizerMs)},
+             {"samples_per_s", orNull(s.samplesPerSec)},
+             {"loss_scale", orNull(s.lossScale)},
+             {"skipped", s.skipped},
+             {"grad_norm", s.gradNorm > 0.0 ? json(s.gradNorm) : json()},
+             {"clipped", s.clippedSteps}};
+    for (const LossTerm& t : s.lossTerms) // a detector's "box_loss", "cls_loss", "dfl_loss"
+        out[t.name + "_loss"] = orNull(t.value);
+    return out;
 }
 
 json epochToJson(const EpochEvent& e) {

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <string_view>
 
 namespace tb {
 
@@ -47,6 +48,19 @@ double timeOf(const StepEvent& r) {
     return r.unixTime;
 }
 
+// A named term of a step's loss (a detector's "box"); NaN where the step has none.
+double lossTerm(const StepEvent& s, std::string_view name) {
+    for (const LossTerm& t : s.lossTerms)
+        if (t.name == name)
+            return t.value;
+    return kNaN;
+}
+
+// A figure of a detector's validation; NaN for other models' epochs.
+template <typename Field> double detectionValue(const EpochEvent& e, Field field) {
+    return e.validation.detection ? (*e.validation.detection).*field : kNaN;
+}
+
 using StepValue = std::function<double(const StepEvent&)>;
 using EpochValue = std::function<double(const EpochEvent&)>;
 using SampleValue = std::function<std::optional<double>(const SystemSample&)>;
@@ -69,6 +83,9 @@ const std::vector<std::pair<SeriesInfo, StepValue>>& baseStepSeries() {
          [](const StepEvent& s) { return s.ranks.empty() ? kNaN : s.allReduceMs; }},
         {{"grad_norm", "", false},
          [](const StepEvent& s) { return s.gradNorm > 0.0 ? s.gradNorm : kNaN; }},
+        {{"train/box_loss", "", false}, [](const StepEvent& s) { return lossTerm(s, "box"); }},
+        {{"train/cls_loss", "", false}, [](const StepEvent& s) { return lossTerm(s, "cls"); }},
+        {{"train/dfl_loss", "", false}, [](const StepEvent& s) { return lossTerm(s, "dfl"); }},
     };
     return all;
 }
@@ -111,6 +128,21 @@ const std::vector<std::pair<SeriesInfo, EpochValue>>& epochSeries() {
         {{"val/loss", "", false}, [](const EpochEvent& e) { return e.valLoss; }},
         {{"train/acc", "%", true}, [](const EpochEvent& e) { return 100.0 * e.trainAcc; }},
         {{"train/epoch_loss", "", false}, [](const EpochEvent& e) { return e.trainLoss; }},
+        // A detector's, as Ultralytics' results.csv names them (metrics/mAP50-95(B), ...).
+        {{"val/map50_95", "", true},
+         [](const EpochEvent& e) { return detectionValue(e, &DetectionReport::map5095); }},
+        {{"val/map50", "", true},
+         [](const EpochEvent& e) { return detectionValue(e, &DetectionReport::map50); }},
+        {{"val/precision", "", true},
+         [](const EpochEvent& e) { return detectionValue(e, &DetectionReport::precision); }},
+        {{"val/recall", "", true},
+         [](const EpochEvent& e) { return detectionValue(e, &DetectionReport::recall); }},
+        {{"val/box_loss", "", false},
+         [](const EpochEvent& e) { return detectionValue(e, &DetectionReport::boxLoss); }},
+        {{"val/cls_loss", "", false},
+         [](const EpochEvent& e) { return detectionValue(e, &DetectionReport::clsLoss); }},
+        {{"val/dfl_loss", "", false},
+         [](const EpochEvent& e) { return detectionValue(e, &DetectionReport::dflLoss); }},
     };
     return all;
 }

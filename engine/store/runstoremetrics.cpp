@@ -17,7 +17,8 @@ std::vector<StepEvent> RunStore::stepMetrics(const std::string& runId, int64_t a
     SqliteStatement& q = m_db->cached(
         "SELECT step, epoch, samples_seen, time, loss, lr, step_ms, data_wait_ms, h2d_ms, "
         "forward_ms, backward_ms, optimizer_ms, samples_per_s, loss_scale, skipped, allreduce_ms, "
-        "grad_norm, clipped FROM step_metrics WHERE run_id = ?1 AND step > ?2 AND step <= ?3 ORDER "
+        "grad_norm, clipped, loss_terms FROM step_metrics WHERE run_id = ?1 AND step > ?2 AND step "
+        "<= ?3 ORDER "
         "BY step");
     q.bind(1, runId);
     q.bind(2, afterStep);
@@ -43,6 +44,7 @@ std::vector<StepEvent> RunStore::stepMetrics(const std::string& runId, int64_t a
         s.allReduceMs = q.optReal(15).value_or(0.0);
         s.gradNorm = q.optReal(16).value_or(0.0);
         s.clippedSteps = static_cast<int>(q.integer(17));
+        s.lossTerms = lossTermsFromText(q.text(18));
         rows.push_back(s);
     }
     q.reset();

@@ -110,13 +110,14 @@ void RunStore::addStep(const std::string& runId, const StepEvent& s) {
     m_db->cached("INSERT OR REPLACE INTO step_metrics (run_id, step, epoch, samples_seen, time, "
                  "loss, lr, step_ms, data_wait_ms, h2d_ms, forward_ms, backward_ms, "
                  "optimizer_ms, samples_per_s, loss_scale, skipped, allreduce_ms, grad_norm, "
-                 "clipped) "
+                 "clipped, loss_terms) "
                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
-                 "CASE WHEN ?17 THEN ?18 END, CASE WHEN ?19 > 0 THEN ?19 END, ?20)")
+                 "CASE WHEN ?17 THEN ?18 END, CASE WHEN ?19 > 0 THEN ?19 END, ?20, "
+                 "NULLIF(?21, ''))")
         .bindAll(runId, s.step, s.epoch, s.samplesSeen, s.unixTime, s.loss, s.lr, s.stepMs,
                  s.dataWaitMs, s.h2dMs, s.forwardMs, s.backwardMs, s.optimizerMs, s.samplesPerSec,
                  s.lossScale, int64_t{s.skipped}, int64_t{!s.ranks.empty()}, s.allReduceMs,
-                 s.gradNorm, int64_t{s.clippedSteps})
+                 s.gradNorm, int64_t{s.clippedSteps}, lossTermsToText(s.lossTerms))
         .run("writing step metrics of run " + runId);
     for (std::size_t r = 0; r < s.ranks.size(); ++r) {
         const RankStepTimes& t = s.ranks[r];

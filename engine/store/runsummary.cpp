@@ -1,6 +1,7 @@
 // The run summary metrics and where a run record keeps each.
 #include "store/runsummary.h"
 
+#include "data/dataconfig.h"
 #include "store/runrecord.h"
 
 namespace tb {
@@ -9,6 +10,7 @@ const std::vector<SummaryMetric>& summaryMetrics() {
     static const std::vector<SummaryMetric> metrics = {
         {"best_val_acc", true, true, ""},
         {"final_val_acc", true, true, ""},
+        {"best_map50_95", true, true, ""}, // detectors' (their validation score)
         {"final_val_loss", false, true, ""},
         {"final_train_loss", false, true, ""},
         {"samples_per_s", true, false, "samples/s"},
@@ -45,6 +47,8 @@ std::optional<double> summaryValue(const RunRecord& run, std::string_view metric
     const std::string& name = m->name;
     if (name == "best_val_acc")
         return run.bestValAcc;
+    if (name == "best_map50_95")
+        return isDetectionDataset(run.dataset) ? run.bestValAcc : std::nullopt;
     if (name == "final_val_acc")
         return run.finalValAcc;
     if (name == "final_val_loss")

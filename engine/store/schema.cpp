@@ -13,7 +13,7 @@ namespace {
 
 // Migration i (0-based) takes the schema from version i to i + 1. Times are Unix seconds (REAL);
 // JSON columns hold text; NULL means "not measured" (and NaN, which SQLite cannot store).
-constexpr std::array<const char*, 7> kMigrations = {
+constexpr std::array<const char*, 8> kMigrations = {
     R"sql(
 CREATE TABLE runs (
     id TEXT PRIMARY KEY NOT NULL,
@@ -191,6 +191,11 @@ ALTER TABLE step_metrics ADD COLUMN clipped INTEGER NOT NULL DEFAULT 0;
     // 7: language models: the text each epoch's model wrote (NULL for other runs' epochs).
     R"sql(
 ALTER TABLE epoch_metrics ADD COLUMN sample TEXT;
+)sql",
+    // 8: losses made of named terms (a detector's box, cls, dfl): each logged interval's means
+    // as a JSON object {"box": 1.92, ...} (NULL for one-term losses).
+    R"sql(
+ALTER TABLE step_metrics ADD COLUMN loss_terms TEXT;
 )sql",
 };
 

@@ -1,13 +1,46 @@
 // Validation reports in JSON: {"classes": [...], "confusion": [[...], ...], "misclassified":
 // [[index, label, predicted, confidence], ...]}, or a detector's {"detection": {"map50": ...,
-// "classes": [{"name": ..., "ap50": ...}, ...]}}.
+// "classes": [{"name": ..., "ap50": ..., "pr50": [101 precisions]}, ...], "names": [...],
+// "confusion": [[...], ...]}} (reports stored before the curves and the matrix lack them).
 #include "store/validationreportjson.h"
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 namespace tb {
 
 namespace {
+
+// A square matrix's rows as arrays, and back; empty when the rows are not n x n.
+nlohmann::json matrixRows(const std::vector<int64_t>& m) {
+    nlohmann::json rows = nlohmann::json::array();
+    const auto n = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(m.size()))));
+    for (std::size_t r = 0; r < n; ++r)
+        rows.push_back(std::vector<int64_t>(m.begin() + static_cast<std::ptrdiff_t>(r * n),
+                                            m.begin() + static_cast<std::ptrdiff_t>((r + 1) * n)));
+    return rows;
+}
+
+std::vector<int64_t> matrixFromRows(const nlohmann::json& rows, std::size_t n) {
+    std::vector<int64_t> m;
+    if (rows.size() != n)
+        return {};
+    for (const nlohmann::json& row : rows) {
+        if (row.size() != n)
+            return {};
+        for (const nlohmann::json& v : row)
+            m.push_back(v.get<int64_t>());
+    }
+    return m;
+}
+
+// A curve to four decimals: what a chart can show, in a fifth of the text.
+std::vector<double> rounded(std::vector<double> values) {
+    for (double& v : values)
+        v = std::round(v * 1e4) / 1e4;
+    return values;
+}
 
 nlohmann::json detectionToJson(const DetectionReport& d) {
     nlohmann::json classes = nlohmann::json::array();
@@ -17,11 +50,13 @@ nlohmann::json detectionToJson(const DetectionReport& d) {
                            {"ap50", c.ap50},
                            {"ap50_95", c.ap5095},
                            {"precision", c.precision},
-                           {"recall", c.recall}});
-    return {{"map50", d.map50},      {"map50_95", d.map5095}, {"precision", d.precision},
-            {"recall", d.recall},    {"box_loss", d.boxLoss}, {"cls_loss", d.clsLoss},
-            {"dfl_loss", d.dflLoss}, {"images", d.images},    {"instances", d.instances},
-            {"classes", classes}};
+                           {"recall", c.recall},
+                           {"pr50", rounded(c.precision50)}});
+    return {
+        {"map50", d.map50},      {"map50_95", d.map5095}, {"precision", d.precision},
+        {"recall", d.recall},    {"box_loss", d.boxLoss}, {"cls_loss", d.clsLoss},
+        {"dfl_loss", d.dflLoss}, {"images", d.images},    {"instances", d.instances},
+        {"classes", classes},    {"names", d.classNames}, {"confusion", matrixRows(d.confusion)}};
 }
 
 DetectionReport detectionFromJson(const nlohmann::json& j) {
@@ -38,7 +73,11 @@ DetectionReport detectionFromJson(const nlohmann::json& j) {
     for (const nlohmann::json& c : j.at("classes"))
         d.classes.push_back({c.at("name").get<std::string>(), c.at("instances").get<int64_t>(),
                              c.at("ap50").get<double>(), c.at("ap50_95").get<double>(),
-                             c.at("precision").get<double>(), c.at("recall").get<double>()});
+                             c.at("precision").get<double>(), c.at("recall").get<double>(),
+                             c.value("pr50", std::vector<double>{})});
+    d.classNames = j.value("names", std::vector<std::string>{});
+    if (j.contains("confusion"))
+        d.confusion = matrixFromRows(j.at("confusion"), d.classNames.size() + 1);
     return d;
 }
 
@@ -49,13 +88,7 @@ std::string validationReportToText(const ValidationReport& r) {
         return nlohmann::json{{"detection", detectionToJson(*r.detection)}}.dump();
     if (r.classes == 0)
         return {};
-    nlohmann::json rows = nlohmann::json::array();
-    for (int t = 0; t < r.classes; ++t) {
-        nlohmann::json row = nlohmann::json::array();
-        for (int p = 0; p < r.classes; ++p)
-            row.push_back(r.count(t, p));
-        rows.push_back(std::move(row));
-    }
+    const nlohmann::json rows = matrixRows(r.confusion);
     nlohmann::json misses = nlohmann::json::array();
     for (const MisclassifiedSample& s : r.misclassified)
         misses.push_back({s.index, s.label, s.predicted, s.confidence});
@@ -75,15 +108,9 @@ ValidationReport validationReportFromText(const std::string& text) {
         }
         r.classNames = j.at("classes").get<std::vector<std::string>>();
         r.classes = static_cast<int>(r.classNames.size());
-        const nlohmann::json& rows = j.at("confusion");
-        if (rows.size() != r.classNames.size())
+        r.confusion = matrixFromRows(j.at("confusion"), r.classNames.size());
+        if (r.confusion.empty())
             return {};
-        for (const nlohmann::json& row : rows) {
-            if (row.size() != r.classNames.size())
-                return {};
-            for (const nlohmann::json& v : row)
-                r.confusion.push_back(v.get<int64_t>());
-        }
         for (const nlohmann::json& m : j.at("misclassified")) {
             MisclassifiedSample s;
             s.index = m.at(0).get<int64_t>();
@@ -96,6 +123,28 @@ ValidationReport validationReportFromText(const std::string& text) {
     } catch (const nlohmann::json::exception&) {
         return {}; // discarded (not an object) or a field of the wrong type
     }
+}
+
+std::string lossTermsToText(const std::vector<LossTerm>& terms) {
+    if (terms.empty())
+        return {};
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    for (const LossTerm& t : terms)
+        j[t.name] = t.value;
+    return j.dump();
+}
+
+std::vector<LossTerm> lossTermsFromText(const std::string& text) {
+    if (text.empty())
+        return {};
+    const nlohmann::ordered_json j = nlohmann::ordered_json::parse(text, nullptr, false);
+    std::vector<LossTerm> terms;
+    if (!j.is_object())
+        return terms;
+    for (const auto& [name, value] : j.items())
+        if (value.is_number())
+            terms.push_back({name, value.get<double>()});
+    return terms;
 }
 
 } // namespace tb

@@ -15,4 +15,9 @@ std::string validationReportToText(const ValidationReport& report);
 // epoch's other metrics stay readable.
 ValidationReport validationReportFromText(const std::string& text);
 
+// A step's loss terms as step_metrics.loss_terms keeps them (schema 8): {"box": 1.92, ...} in
+// their order, "" for none; text that is not such an object reads as none.
+std::string lossTermsToText(const std::vector<LossTerm>& terms);
+std::vector<LossTerm> lossTermsFromText(const std::string& text);
+
 } // namespace tb

@@ -3,6 +3,7 @@
 #include "train/detectionvalidation.h"
 
 #include "detect/cocoeval.h"
+#include "detect/detectionconfusion.h"
 #include "train/validation.h"
 
 #include <numeric>
@@ -41,6 +42,7 @@ double fitnessOf(const EpochEvent& epoch) {
 DetectionReport detectionReport(const detect::CocoEvalResult& result,
                                 const std::vector<std::string>& classNames) {
     DetectionReport report;
+    report.classNames = classNames;
     report.map50 = std::max(0.0, result.map50);
     report.map5095 = std::max(0.0, result.map5095);
     for (const detect::ClassResult& c : result.classes) {
@@ -54,6 +56,7 @@ DetectionReport detectionReport(const detect::CocoEvalResult& result,
         row.ap50 = c.ap50();
         row.ap5095 = c.ap5095();
         std::tie(row.precision, row.recall) = bestF1(c.precision50);
+        row.precision50 = c.precision50;
         report.instances += c.groundTruths;
         report.classes.push_back(std::move(row));
     }
@@ -111,6 +114,8 @@ DetectionReport reportOf(const DetectionPass& pass, const std::vector<std::strin
     report.clsLoss = pass.lossSum.cls / b;
     report.dflLoss = pass.lossSum.dfl / b;
     report.images = pass.images;
+    report.confusion = detect::detectionConfusion(pass.truth, pass.detections,
+                                                  static_cast<int>(classNames.size()));
     return report;
 }
 

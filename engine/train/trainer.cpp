@@ -186,6 +186,7 @@ struct Trainer::State {
     std::unique_ptr<DetectionObjective> detection;
     const DetectionDataset* detectionTrain = nullptr;
     Tensor detectionLoss, detectionLossDevice; // a micro-batch's loss, added to lossSum
+    detect::DetectionLossTerms intervalTerms;  // its terms summed over the logging interval
     std::unique_ptr<DataParallel> dp;          // distributed=mpi
     bool jobStopRequested = false;             // a rank of the job was asked to stop (stopping())
     Tensor lossSum, lossHost, deviceInputs, deviceLabels; // the latter two: validation's
@@ -241,6 +242,9 @@ struct Trainer::State {
         const double scale = (scaler ? scaler->scale() : 1.0) / k;
         const detect::DetectionLossTerms terms =
             detection->loss(*backend, head, boxRows, &dhead, scale);
+        intervalTerms.box += terms.box;
+        intervalTerms.cls += terms.cls;
+        intervalTerms.dfl += terms.dfl;
         detectionLoss.data<float>()[0] = static_cast<float>(terms.total());
         detectionLoss.data<float>()[1] = 0.0f;
         if (backend->device() == Device::cpu()) {
@@ -516,6 +520,7 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
     trainCorrect = trainPredictions = 0.0;
     trainLossSum = trainLossBatches = 0.0;
     backend->fill(lossSum, 0.0f);
+    intervalTerms = {};
     if (scaler)
         backend->fill(skippedSteps, 0.0f);
     if (clipStats.defined())
@@ -634,14 +639,20 @@ void Trainer::State::logInterval(Interval& interval, float lr, const std::stop_t
     ev.unixTime = nowUnix();
     if (dp) { // the job's: the ranks' mean losses averaged, their correct predictions summed,
               // and whether any rank was asked to stop
-        std::vector<double> sums{lossHost.data<float>()[0], lossHost.data<float>()[1],
-                                 stop.stop_requested() ? 1.0 : 0.0};
+        std::vector<double> sums{
+            lossHost.data<float>()[0], lossHost.data<float>()[1], stop.stop_requested() ? 1.0 : 0.0,
+            intervalTerms.box,         intervalTerms.cls,         intervalTerms.dfl};
         dp->sum(sums);
         lossHost.data<float>()[0] = static_cast<float>(sums[0] / dp->size());
         lossHost.data<float>()[1] = static_cast<float>(sums[1]);
         jobStopRequested = sums[2] > 0.0;
+        intervalTerms = {sums[3] / dp->size(), sums[4] / dp->size(), sums[5] / dp->size()};
     }
     ev.loss = lossHost.data<float>()[0] / micro;
+    if (detection) // Ultralytics' three columns
+        ev.lossTerms = {{"box", intervalTerms.box / micro},
+                        {"cls", intervalTerms.cls / micro},
+                        {"dfl", intervalTerms.dfl / micro}};
     trainLossSum += lossHost.data<float>()[0];
     trainLossBatches += micro;
     trainCorrect += lossHost.data<float>()[1];
@@ -682,6 +693,7 @@ void Trainer::State::logInterval(Interval& interval, float lr, const std::stop_t
     if (!std::isfinite(ev.loss) && !scalerHandlesIt)
         throw NonFiniteLossError(pos.step, ev.loss, divergenceAdvice(lr, config.precision));
     backend->fill(lossSum, 0.0f);
+    intervalTerms = {};
     samplesPerSecSum += ev.samplesPerSec;
     ++samplesPerSecCount;
     summary.finalTrainLoss = ev.loss;

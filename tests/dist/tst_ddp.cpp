@@ -305,6 +305,40 @@ private slots:
         QCOMPARE(series.points("rank1/step_ms", SeriesX::Step).x.size(), steps.size());
     }
 
+    // A detector's job: each rank computes YOLOv8's loss on its own images on the host, the
+    // gradients are all-reduced, and rank 0 records the job's loss terms (the ranks' means,
+    // adding up to the loss) and validates with COCO's figures.
+    void aDetectorTrainsDataParallel() {
+        const QString db = m_dir.filePath("detect.db");
+        const QStringList job =
+            QStringList{"train", "--db", db, "--json", "--quiet"} +
+            sets({"dataset=shapes-detect", "data.imgsz=64", "data.synthetic_samples=40",
+                  "batch_size=8", "max_epochs=1", "log_every_n_steps=1", "num_workers=0",
+                  "device=cpu", "threads=1", "distributed=mpi",
+                  "checkpoint_dir=" + m_dir.filePath(QString("job%1").arg(++m_job))});
+        const Result r = run(TB_MPIRUN, mpirun(2) + job);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const auto store = openRunStoreForQueries(db.toStdString());
+        const auto runs = store->listRuns({});
+        QCOMPARE(runs.size(), std::size_t{1});
+        const std::vector<StepEvent> steps = store->stepMetrics(runs[0].id);
+        QCOMPARE(steps.size(), std::size_t{3}); // 36 images, 2 ranks x 8 a step: 2 full + 1
+        for (const StepEvent& s : steps) {
+            QCOMPARE(s.ranks.size(), std::size_t{2});
+            QCOMPARE(s.lossTerms.size(), std::size_t{3});
+            const double sum = s.lossTerms[0].value + s.lossTerms[1].value + s.lossTerms[2].value;
+            QVERIFY2(std::abs(sum - s.loss) <= 1e-5 * s.loss,
+                     qPrintable(QString("%1 vs %2").arg(sum).arg(s.loss)));
+        }
+        const std::vector<EpochEvent> epochs = store->epochMetrics(runs[0].id);
+        QCOMPARE(epochs.size(), std::size_t{1});
+        QVERIFY(epochs[0].validation.detection.has_value());
+        QCOMPARE(epochs[0].validation.detection->images, int64_t{4});
+        const RunSeries series = RunSeries::load(*store, runs[0]);
+        for (const char* name : {"train/box_loss", "train/dfl_loss", "val/map50_95"})
+            QVERIFY2(std::count(series.names().begin(), series.names().end(), name) == 1, name);
+    }
+
     // MPMD: rank 1 is given another learning rate. The job fails at start, naming it.
     void aRankGivenAnotherRunIsNamed() {
         const QStringList rank0 = base("mlp", "sgd") + sets({"distributed=mpi"});

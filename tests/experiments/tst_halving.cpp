@@ -78,6 +78,11 @@ private slots:
         QCOMPARE(*metricAfterEpochs("final_train_loss", epochs), 0.4);
         QVERIFY(!metricAfterEpochs("samples_per_s", epochs));
         QVERIFY(!metricAfterEpochs("best_val_acc", {}));
+        // mAP50-95 is a detector's validation score (its valAcc); no other model has one.
+        QVERIFY(!metricAfterEpochs("best_map50_95", epochs));
+        for (EpochEvent& e : epochs)
+            e.validation.detection = DetectionReport{};
+        QCOMPARE(*metricAfterEpochs("best_map50_95", epochs), 0.7);
     }
 
     // Six trials in order, budget 1..9 epochs, reduction 3: rungs at epochs 1 and 3.

@@ -104,7 +104,29 @@ private slots:
             QCOMPARE(e.valAcc, d.map5095);
             QCOMPARE(e.valLoss, d.boxLoss + d.clsLoss + d.dflLoss);
             QVERIFY(d.boxLoss > 0 && d.clsLoss > 0 && d.dflLoss > 0);
-            QCOMPARE(e.validation.classes, 0); // no confusion matrix for boxes
+            QCOMPARE(e.validation.classes, 0); // the classifier's matrix: none
+            // The detection matrix: every box of the split is found or missed exactly once.
+            const std::size_t n = d.classNames.size() + 1;
+            QCOMPARE(d.classNames,
+                     (std::vector<std::string>{"circle", "square", "triangle", "star", "cross"}));
+            QCOMPARE(d.confusion.size(), n * n);
+            int64_t trueBoxes = 0;
+            for (std::size_t t = 0; t + 1 < n; ++t)
+                for (std::size_t p = 0; p < n; ++p)
+                    trueBoxes += d.confusion[t * n + p];
+            QCOMPARE(trueBoxes, d.instances);
+            for (const DetectionClassResult& c : d.classes) {
+                QCOMPARE(c.precision50.size(), std::size_t{101});
+                QVERIFY(std::is_sorted(c.precision50.rbegin(), c.precision50.rend()));
+            }
+        }
+        // Each logged step carries the loss's three terms, which add up to it.
+        for (const StepEvent& s : log.steps) {
+            QCOMPARE(s.lossTerms.size(), std::size_t{3});
+            QCOMPARE(s.lossTerms[0].name, std::string("box"));
+            const double sum = s.lossTerms[0].value + s.lossTerms[1].value + s.lossTerms[2].value;
+            QVERIFY2(std::abs(sum - s.loss) <= 1e-5 * s.loss,
+                     qPrintable(QString("%1 vs %2").arg(sum).arg(s.loss)));
         }
         // The best epoch is the fittest as Ultralytics picks best.pt: 0.1 mAP50 + 0.9 mAP50-95.
         const auto fittest = std::max_element(
@@ -261,7 +283,10 @@ private slots:
         d.dflLoss = 3.5;
         d.images = 7;
         d.instances = 11;
-        d.classes.push_back({"star", 11, 0.5, 0.25, 0.75, 0.625});
+        d.classes.push_back(
+            {"star", 11, 0.5, 0.25, 0.75, 0.625, std::vector<double>(101, 0.123456)});
+        d.classNames = {"star", "moon"};
+        d.confusion = {1, 2, 3, 4, 5, 6, 7, 8, 9};
         r.detection = d;
         const ValidationReport back = validationReportFromText(validationReportToText(r));
         QVERIFY(back.detection.has_value());
@@ -270,7 +295,28 @@ private slots:
         QCOMPARE(back.detection->instances, int64_t{11});
         QCOMPARE(back.detection->classes.at(0).name, std::string("star"));
         QCOMPARE(back.detection->classes.at(0).recall, 0.625);
+        // The curve is kept to four decimals: what a chart shows.
+        QCOMPARE(back.detection->classes.at(0).precision50, std::vector<double>(101, 0.1235));
+        QCOMPARE(back.detection->classNames, d.classNames);
+        QCOMPARE(back.detection->confusion, d.confusion);
         QCOMPARE(back.classes, 0);
+        // Reports stored before the curves and the matrix read without them.
+        nlohmann::json old = nlohmann::json::parse(validationReportToText(r));
+        old["detection"].erase("names");
+        old["detection"].erase("confusion");
+        old["detection"]["classes"][0].erase("pr50");
+        const ValidationReport older = validationReportFromText(old.dump());
+        QVERIFY(older.detection && older.detection->confusion.empty());
+        QVERIFY(older.detection->classes.at(0).precision50.empty());
+        QCOMPARE(older.detection->map50, 0.5);
+        // A step's loss terms, as step_metrics keeps them.
+        const std::vector<LossTerm> terms{{"box", 1.25}, {"cls", 0.5}, {"dfl", 2.0}};
+        const std::vector<LossTerm> termsBack = lossTermsFromText(lossTermsToText(terms));
+        QCOMPARE(termsBack.size(), std::size_t{3});
+        QCOMPARE(termsBack[2].name, std::string("dfl"));
+        QCOMPARE(termsBack[2].value, 2.0);
+        QVERIFY(lossTermsToText({}).empty());
+        QVERIFY(lossTermsFromText("not json").empty());
     }
 
     // evaluate measures the checkpoint as the last epoch's validation did, and its two COCO
