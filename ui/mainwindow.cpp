@@ -188,12 +188,17 @@ void MainWindow::connectController() {
         } else {
             const QString status = QString::fromStdString(toString(e.status));
             m_log->addMessage(LogLevel::Info,
-                              e.summary.bestEpoch > 0
-                                  ? tr("run %1; best validation accuracy %2% at epoch %3")
+                              e.summary.bestEpoch == 0
+                                  ? tr("run %1 before its first validation").arg(status)
+                              : m_predictions->showsDetector() // its score is mAP50-95
+                                  ? tr("run %1; best mAP50-95 %2 at epoch %3")
+                                        .arg(status)
+                                        .arg(e.summary.bestValAcc, 0, 'f', 3)
+                                        .arg(e.summary.bestEpoch)
+                                  : tr("run %1; best validation accuracy %2% at epoch %3")
                                         .arg(status)
                                         .arg(e.summary.bestValAcc * 100.0, 0, 'f', 2)
-                                        .arg(e.summary.bestEpoch)
-                                  : tr("run %1 before its first validation").arg(status));
+                                        .arg(e.summary.bestEpoch));
         }
     });
     connect(c, &RunController::tick, m_charts, &ChartsPanel::replot);

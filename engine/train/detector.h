@@ -36,6 +36,7 @@ public:
     static bool holdsDetector(const std::string& path);
 
     const ModelCard& card() const { return m_model.card(); }
+    const RunConfig& config() const { return m_model.config(); }
     const std::vector<std::string>& classNames() const { return m_model.card().classNames; }
     int imageSize() const { return static_cast<int>(m_model.card().sampleShape[1]); }
 

@@ -23,7 +23,8 @@ for pair in trained:window-training first-launch:first-launch hardware:hardware 
     runs-compare:runs-compare runs-grouped:runs-grouped experiment:experiment \
     predictions:predictions lr-finder:lr-finder lesson:lesson data-parallel:data-parallel \
     help-search:help finetune:fine-tuning profile:profile \
-    profile-compare:profile-compare llm-memory:llm-memory llm-memory-training:llm-memory-training; do
+    profile-compare:profile-compare llm-memory:llm-memory llm-memory-training:llm-memory-training \
+    detection-predictions:detection; do
   cp "$out/${pair%%:*}-1280x800-light.png" "$docs/${pair##*:}.png"
 done
 echo "copied the guides' screenshots to $docs"

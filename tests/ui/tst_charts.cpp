@@ -170,6 +170,43 @@ private slots:
         QCOMPARE(slider->value(), 99);
     }
 
+    // A detector's loss terms: a smoothed line each, named in the legend, smoothed with the
+    // loss's weight, in the CSV; a new run without terms drops them.
+    void lossTermsHaveTheirOwnLines() {
+        LossChart chart;
+        chart.reset(kStart);
+        auto withTerms = [](int64_t n, double box, double cls, double dfl) {
+            StepEvent s = step(n, box + cls + dfl);
+            s.lossTerms = {{"box", box}, {"cls", cls}, {"dfl", dfl}};
+            return s;
+        };
+        chart.addSteps({withTerms(1, 2.0, 4.0, 1.0), withTerms(2, 1.0, 3.0, 1.0)});
+        QCOMPARE(chart.termGraphs().size(), std::size_t(3));
+        QCOMPARE(chart.termGraphs()[1]->name(), QStringLiteral("cls loss (smoothed)"));
+        QVERIFY(chart.plot()->legend->visible());
+        // TensorBoard's debiased EMA at 0.6: (0.4*0.6*4 + 0.4*3) / (1 - 0.36) = 3.375.
+        QCOMPARE(values(chart.termGraphs()[1]), (std::vector<double>{4.0, 3.375}));
+        chart.setSmoothingWeight(0.0);
+        QCOMPARE(values(chart.termGraphs()[0]), (std::vector<double>{2.0, 1.0}));
+        chart.fit();
+        QVERIFY(chart.plot()->yAxis->range().lower <= 1.0); // the lowest term is in view
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("loss.csv"));
+        QVERIFY(chart.exportCsv(path));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString csv = QString::fromUtf8(file.readAll());
+        QVERIFY(csv.startsWith(QStringLiteral(
+            "step,samples,time_s,loss,loss_smoothed,grad_norm,clipped_steps,box_loss,cls_loss,"
+            "dfl_loss\n")));
+        QVERIFY(csv.contains(QStringLiteral(",1,3,1\n")));
+        chart.reset(kStart);
+        QVERIFY(chart.termGraphs().empty());
+        QVERIFY(!chart.plot()->legend->visible());
+        chart.addSteps({step(1, 1.0)});
+        QVERIFY(chart.termGraphs().empty());
+    }
+
     void nonFiniteLossIsAGap() {
         LossChart chart;
         chart.reset(kStart);

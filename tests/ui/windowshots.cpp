@@ -12,6 +12,8 @@
 #include "help/helpwindow.h"
 #include "mainwindow.h"
 #include "memory/llmmemorydialog.h"
+#include "predictions/detectiongallery.h"
+#include "predictions/detectionpage.h"
 #include "predictions/drawingcanvas.h"
 #include "predictions/exportmodeldialog.h"
 #include "predictions/generatepanel.h"
@@ -517,6 +519,40 @@ private slots:
         g->generate();
         QTRY_COMPARE_WITH_TIMEOUT(written.count(), 1, 60000);
         save(w, "generate-" + tag);
+    }
+
+    // A detector: yolov8n on shapes-detect at 96 px for a few minutes' worth of epochs, its
+    // charts (the loss's box, cls and dfl; mAP), the Predictions tab's detection page with the
+    // validation images' boxes, and the set-up panel's scenes with their boxes.
+    void detection_data() { views_data(); }
+    void detection() {
+        QFETCH(QSize, size);
+        const QString tag = beginView();
+        ui::MainWindow w(m_tmp.filePath("detect-" + tag + ".db"));
+        QVERIFY(showWindow(w, size));
+        RunConfig c;
+        c.set("dataset", "shapes-detect");
+        c.set("data.imgsz", "96");
+        c.set("data.synthetic_samples", "640");
+        c.set("batch_size", "16");
+        c.set("max_epochs", "24");
+        c.set("data.close_mosaic", "4");
+        c.set("checkpoint_dir", m_tmp.filePath("ckpt-detect").toStdString());
+        w.setup().setConfig(c);
+        QTRY_VERIFY2_WITH_TIMEOUT(w.setup().blocker().isEmpty(), qPrintable(w.setup().blocker()),
+                                  60000);
+        save(w, "detection-setup-" + tag);
+        QVERIFY(w.train());
+        QTRY_COMPARE_WITH_TIMEOUT(w.controller().state(), State::Idle, 900000);
+        save(w, "detection-charts-" + tag);
+        w.showTab(&w.predictions());
+        ui::DetectionGallery* gallery = w.predictions().detectionPage()->gallery();
+        QTRY_VERIFY_WITH_TIMEOUT(gallery->modelReady() && !gallery->loading() &&
+                                     gallery->checkpoint() == w.predictions().checkpoint(),
+                                 60000);
+        w.predictions().detectionPage()->classTable()->setCurrentCell(3, 0);
+        gallery->setConfidence(0.15f); // a young model's boxes are seldom surer
+        save(w, "detection-predictions-" + tag);
     }
 
     // File > Export Model on a finished run, after an ONNX export.

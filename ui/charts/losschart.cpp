@@ -64,10 +64,38 @@ void LossChart::reset(double runStartUnixTime) {
     m_smoothedLoss.clear();
     m_gradNorm.clear();
     m_clippedSteps.clear();
+    for (QCPGraph* graph : m_termGraphs)
+        plot()->removeGraph(graph);
+    m_termList.clear();
+    m_termGraphs.clear();
     m_lossExtent = {};
     m_ema.reset(m_ema.weight());
-    plot()->legend->setVisible(false);
     rebuild();
+    updateLegend(); // after rebuild() has emptied the clipped marks
+}
+
+LossChart::Term& LossChart::term(const std::string& name) {
+    const QString label = QString::fromStdString(name);
+    for (Term& t : m_termList)
+        if (t.name == label)
+            return t;
+    Term t;
+    t.name = label;
+    t.graph = plot()->addGraph();
+    t.graph->setName(tr("%1 loss (smoothed)").arg(label));
+    t.graph->setPen(seriesPen(seriesColor(2 + static_cast<int>(m_termList.size())), 1.5));
+    t.ema.reset(m_ema.weight());
+    // Steps logged before the term appeared have no value: gaps, as a non-finite loss.
+    t.values.assign(m_loss.size(), qQNaN());
+    t.smoothed.assign(m_loss.size(), qQNaN());
+    m_termGraphs.push_back(t.graph);
+    m_termList.push_back(std::move(t));
+    return m_termList.back();
+}
+
+void LossChart::updateLegend() {
+    // One line and its axis label say it all; the legend appears once there are several kinds.
+    plot()->legend->setVisible(!m_termList.empty() || !m_clipped->data()->isEmpty());
 }
 
 void LossChart::addSteps(const std::vector<StepEvent>& steps) {
@@ -77,6 +105,8 @@ void LossChart::addSteps(const std::vector<StepEvent>& steps) {
     raw.reserve(static_cast<int>(steps.size()));
     smoothed.reserve(static_cast<int>(steps.size()));
     for (const StepEvent& s : steps) {
+        for (const LossTerm& lt : s.lossTerms) // a new term's line starts at this step
+            term(lt.name);
         m_gradNorm.push_back(s.gradNorm);
         m_clippedSteps.push_back(s.clippedSteps);
         m_keys.append(s);
@@ -90,12 +120,23 @@ void LossChart::addSteps(const std::vector<StepEvent>& steps) {
         smoothed.append({key, std::isfinite(value) ? value : qQNaN()});
         if (s.clippedSteps > 0 && std::isfinite(s.loss))
             clipped.append({key, s.loss});
+        for (Term& t : m_termList) {
+            double v = qQNaN();
+            for (const LossTerm& lt : s.lossTerms)
+                if (t.name == QString::fromStdString(lt.name))
+                    v = lt.value;
+            const double smooth = std::isfinite(v) ? t.ema.add(v) : qQNaN();
+            if (std::isfinite(v))
+                m_lossExtent.include(v);
+            t.values.push_back(v);
+            t.smoothed.push_back(smooth);
+            t.graph->addData(key, smooth);
+        }
     }
     m_raw->data()->add(raw, true);
     m_smoothed->data()->add(smoothed, true);
     m_clipped->data()->add(clipped, true);
-    // The legend appears with the first clipped step: then there are two kinds of mark.
-    plot()->legend->setVisible(!m_clipped->data()->isEmpty());
+    updateLegend();
     markDirty();
 }
 
@@ -111,6 +152,11 @@ void LossChart::setSmoothingWeight(double weight) {
     m_ema.reset(weight);
     for (std::size_t i = 0; i < m_loss.size(); ++i)
         m_smoothedLoss[i] = m_ema.add(m_loss[i]);
+    for (Term& t : m_termList) {
+        t.ema.reset(weight);
+        for (std::size_t i = 0; i < t.values.size(); ++i)
+            t.smoothed[i] = std::isfinite(t.values[i]) ? t.ema.add(t.values[i]) : qQNaN();
+    }
     rebuild();
 }
 
@@ -128,6 +174,13 @@ void LossChart::rebuild() {
     m_raw->data()->set(raw, true);
     m_smoothed->data()->set(smoothed, true);
     m_clipped->data()->set(clipped, true);
+    for (Term& t : m_termList) {
+        QVector<QCPGraphData> points;
+        points.reserve(static_cast<int>(t.smoothed.size()));
+        for (std::size_t i = 0; i < t.smoothed.size(); ++i)
+            points.append({m_keys.key(i, xAxisMode()), t.smoothed[i]});
+        t.graph->data()->set(points, true);
+    }
     markDirty();
     refresh();
 }
@@ -149,14 +202,21 @@ void LossChart::fitToData() {
 }
 
 void LossChart::writeCsv(QTextStream& out) const {
-    out << "step,samples,time_s,loss,loss_smoothed,grad_norm,clipped_steps\n";
-    for (std::size_t i = 0; i < m_loss.size(); ++i)
+    out << "step,samples,time_s,loss,loss_smoothed,grad_norm,clipped_steps";
+    for (const Term& t : m_termList)
+        out << ',' << t.name << "_loss";
+    out << '\n';
+    for (std::size_t i = 0; i < m_loss.size(); ++i) {
         out << csvField(m_keys.key(i, XAxisMode::Step)) << ','
             << csvField(m_keys.key(i, XAxisMode::Samples)) << ','
             << csvField(m_keys.key(i, XAxisMode::WallTime)) << ',' << csvField(m_loss[i]) << ','
             << csvField(m_smoothedLoss[i]) << ','
             << (m_gradNorm[i] > 0.0 ? csvField(m_gradNorm[i]) : QString()) << ','
-            << m_clippedSteps[i] << '\n';
+            << m_clippedSteps[i];
+        for (const Term& t : m_termList)
+            out << ',' << (std::isfinite(t.values[i]) ? csvField(t.values[i]) : QString());
+        out << '\n';
+    }
 }
 
 } // namespace tb::ui

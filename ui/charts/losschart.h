@@ -1,6 +1,8 @@
 // LossChart: the training loss of each logged step, raw as a faint line under TensorBoard's
 // debiased EMA, with the smoothing weight on a slider. With gradient_clip_val, the logged steps
 // whose interval clipped the gradients are marked on the raw loss (a legend then names them).
+// A loss made of terms (a detector's box, cls and dfl) adds each term's smoothed line, so that
+// one sees which part falls and which stalls, as Ultralytics' results plot does.
 #pragma once
 
 #include "charts/advicemarkers.h"
@@ -38,6 +40,8 @@ public:
     QCPGraph* rawGraph() const { return m_raw; }
     QCPGraph* smoothedGraph() const { return m_smoothed; }
     QCPGraph* clippedGraph() const { return m_clipped; }
+    // The smoothed line of each loss term, in the run's order of terms.
+    const std::vector<QCPGraph*>& termGraphs() const { return m_termGraphs; }
 
 protected:
     void writeCsv(QTextStream& out) const override;
@@ -45,7 +49,16 @@ protected:
     void xAxisModeChanged() override;
 
 private:
+    // The kept values of one loss term and its smoothed line.
+    struct Term {
+        QString name;
+        QCPGraph* graph = nullptr;
+        DebiasedEma ema;
+        std::vector<double> values, smoothed;
+    };
     void rebuild();
+    Term& term(const std::string& name);
+    void updateLegend();
 
     QCPGraph* m_raw;
     QCPGraph* m_smoothed;
@@ -58,6 +71,8 @@ private:
     std::vector<double> m_smoothedLoss;
     std::vector<double> m_gradNorm; // 0 where the run does not clip
     std::vector<int> m_clippedSteps;
+    std::vector<Term> m_termList;
+    std::vector<QCPGraph*> m_termGraphs;
     DebiasedEma m_ema;
     Extent m_lossExtent;
 };

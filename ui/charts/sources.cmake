@@ -5,6 +5,7 @@ set(TB_MODULE_SOURCES
     chartview.cpp
     hardwarechart.cpp
     losschart.cpp
+    prcurvechart.cpp
     precisionchart.cpp
     rankschart.cpp
     binnedmeans.cpp

@@ -19,6 +19,21 @@ void ConfusionModel::setReport(const ValidationReport& report) {
     beginResetModel();
     m_report = report;
     m_report.misclassified.clear(); // the grid's; not needed here
+    m_background = false;
+    endResetModel();
+}
+
+void ConfusionModel::setDetectionReport(const DetectionReport& report) {
+    beginResetModel();
+    m_report = {};
+    const std::size_t n = report.classNames.size() + 1;
+    if (report.confusion.size() == n * n) { // stored before the matrix was kept: none
+        m_report.classNames = report.classNames;
+        m_report.classNames.push_back(tr("background").toStdString());
+        m_report.classes = static_cast<int>(n);
+        m_report.confusion = report.confusion;
+    }
+    m_background = true;
     endResetModel();
 }
 
@@ -31,6 +46,8 @@ int64_t ConfusionModel::rowTotal(int label) const {
 
 double ConfusionModel::recall(int label) const {
     const int64_t total = rowTotal(label);
+    if (isBackground(label))
+        return std::numeric_limits<double>::quiet_NaN();
     return total ? static_cast<double>(m_report.count(label, label)) / static_cast<double>(total)
                  : std::numeric_limits<double>::quiet_NaN();
 }
@@ -61,8 +78,13 @@ QVariant ConfusionModel::data(const QModelIndex& index, int role) const {
         if (role == Qt::TextAlignmentRole)
             return int(Qt::AlignRight | Qt::AlignVCenter);
         if (role == Qt::ToolTipRole)
-            return tr("Recall of %1: the share of its validation samples predicted as %1")
-                .arg(className(label));
+            return isBackground(label) ? tr("The background has no objects to recall")
+                   : m_background
+                       ? tr("Recall of %1: the share of its boxes found as %1 (confidence above "
+                            "0.25, IoU above 0.45)")
+                             .arg(className(label))
+                       : tr("Recall of %1: the share of its validation samples predicted as %1")
+                             .arg(className(label));
         if (role == Qt::UserRole)
             return r;
         return {};
@@ -90,6 +112,16 @@ QVariant ConfusionModel::data(const QModelIndex& index, int role) const {
                                        : palette.color(QPalette::Text);
     }
     case Qt::ToolTipRole:
+        if (isBackground(label))
+            return tr("False positives: %1 detections of %2 where there was no object")
+                .arg(n)
+                .arg(className(predicted));
+        if (isBackground(predicted))
+            return tr("Missed: %1 of %2 %3 boxes found by no detection (%4%)")
+                .arg(n)
+                .arg(total)
+                .arg(className(label))
+                .arg(100.0 * share, 0, 'f', 1);
         return tr("%1 predicted as %2: %3 of %4 (%5%)")
             .arg(className(label), className(predicted))
             .arg(n)
@@ -110,7 +142,9 @@ QVariant ConfusionModel::headerData(int section, Qt::Orientation orientation, in
     if (orientation == Qt::Vertical)
         return className(section);
     // Predicted classes by number: the rows name them, and ten names do not fit across.
-    return section == recallColumn() ? tr("Recall") : QString::number(section);
+    return section == recallColumn() ? tr("Recall")
+           : isBackground(section)   ? tr("bg")
+                                     : QString::number(section);
 }
 
 } // namespace tb::ui

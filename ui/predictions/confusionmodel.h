@@ -1,6 +1,8 @@
 // ConfusionModel: a validation report's confusion matrix as a table (rows: true class, columns:
 // predicted class, then recall), each cell shaded by its share of the row, so the diagonal
 // reads as what the model gets right and a dark cell off it as a pair of classes it mixes up.
+// A detector's matrix has the background as its last class: its row counts false positives,
+// its column missed objects, and the row's "recall" means nothing.
 #pragma once
 
 #include "events/events.h"
@@ -16,6 +18,9 @@ public:
     explicit ConfusionModel(QObject* parent = nullptr);
 
     void setReport(const ValidationReport& report);
+    // A detector's matrix (DetectionReport::confusion), the background last.
+    void setDetectionReport(const DetectionReport& report);
+    bool hasBackground() const { return m_background; }
     const ValidationReport& report() const { return m_report; }
 
     // The recall column follows the classes.
@@ -34,7 +39,10 @@ public:
 private:
     int64_t rowTotal(int label) const;
 
+    bool isBackground(int c) const { return m_background && c == m_report.classes - 1; }
+
     ValidationReport m_report;
+    bool m_background = false;
 };
 
 } // namespace tb::ui

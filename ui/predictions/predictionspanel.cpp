@@ -4,6 +4,8 @@
 #include "predictions/predictionspanel.h"
 
 #include "predictions/confusionmodel.h"
+#include "predictions/detectiongallery.h"
+#include "predictions/detectionpage.h"
 #include "predictions/generatepanel.h"
 #include "predictions/sampleimage.h"
 #include "predictions/tryitpanel.h"
@@ -34,12 +36,14 @@ PredictionsPanel::PredictionsPanel(QWidget* parent)
       m_confusion(new ConfusionModel(this)), m_table(new QTableView(this)),
       m_missesNote(new QLabel(this)), m_misses(new QListWidget(this)),
       m_tryIt(new TryItPanel(this)), m_pages(new QStackedWidget(this)),
-      m_samples(new QPlainTextEdit(this)), m_generate(new GeneratePanel(this)) {
+      m_samples(new QPlainTextEdit(this)), m_generate(new GeneratePanel(this)),
+      m_detection(new DetectionPage(this)) {
     setObjectName(QStringLiteral("predictions-panel"));
     m_epochPicker->setObjectName(QStringLiteral("predictions-epoch"));
     m_epochPicker->setAccessibleName(tr("Epoch shown"));
     m_epochPicker->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_summary->setObjectName(QStringLiteral("predictions-summary"));
+    m_summary->setWordWrap(true); // a detector's figures take more than a line at 1280 px
 
     m_table->setObjectName(QStringLiteral("confusion-matrix"));
     m_table->setAccessibleName(tr("Confusion matrix"));
@@ -120,6 +124,7 @@ PredictionsPanel::PredictionsPanel(QWidget* parent)
 
     m_pages->addWidget(split);
     m_pages->addWidget(language);
+    m_pages->addWidget(m_detection);
     // Only the page shown asks for room: a stacked widget otherwise takes the widest page's
     // minimum, and the language page would scroll sideways for the classifier's.
     connect(m_pages, &QStackedWidget::currentChanged, this, [this](int current) {
@@ -129,6 +134,7 @@ PredictionsPanel::PredictionsPanel(QWidget* parent)
                 i == current ? QSizePolicy::Preferred : QSizePolicy::Ignored);
     });
     language->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
+    m_detection->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(header);
     layout->addWidget(m_pages, 1);
@@ -142,6 +148,10 @@ PredictionsPanel::PredictionsPanel(QWidget* parent)
 
 bool PredictionsPanel::showsLanguageModel() const {
     return m_pages->currentIndex() == 1;
+}
+
+bool PredictionsPanel::showsDetector() const {
+    return m_pages->currentIndex() == 2;
 }
 
 void PredictionsPanel::beginRun(const QString& runId) {
@@ -158,6 +168,7 @@ void PredictionsPanel::beginRun(const QString& runId) {
     m_epochPicker->clear();
     m_epochPicker->setEnabled(false);
     m_confusion->setReport({});
+    m_detection->clear();
     m_misses->clear();
     m_summary->setText(runId.isEmpty()
                            ? tr("No run yet.")
@@ -170,11 +181,15 @@ void PredictionsPanel::addEpochs(const std::vector<EpochEvent>& epochs) {
     for (const EpochEvent& e : epochs) {
         if (!e.sample.empty())
             addSample(e);
-        if (e.validation.classes == 0)
+        if (e.validation.classes == 0 && !e.validation.detection)
             continue; // a language model's, or recorded before the store kept reports
         m_epochs.push_back(e);
         m_epochPicker->addItem(
-            tr("%1 (val acc %2%)").arg(e.epoch).arg(100.0 * e.valAcc, 0, 'f', 1));
+            e.validation.detection
+                ? tr("%1 (mAP50-95 %2)")
+                      .arg(e.epoch)
+                      .arg(e.validation.detection->map5095, 0, 'f', 3)
+                : tr("%1 (val acc %2%)").arg(e.epoch).arg(100.0 * e.valAcc, 0, 'f', 1));
     }
     m_epochPicker->setEnabled(!m_epochs.empty());
     if (m_followNewest && !m_epochs.empty()) {
@@ -190,6 +205,8 @@ void PredictionsPanel::setCheckpoint(const QString& path) {
     emit checkpointChanged(path);
     if (showsLanguageModel())
         m_generate->setCheckpoint(path);
+    else if (showsDetector())
+        m_detection->gallery()->setCheckpoint(path);
     else
         m_tryIt->setCheckpoint(path);
 }
@@ -229,6 +246,15 @@ void PredictionsPanel::showEpoch(int epoch) {
 
 void PredictionsPanel::show(const EpochEvent& epoch) {
     const ValidationReport& r = epoch.validation;
+    if (r.detection) {
+        if (!showsDetector()) {
+            m_pages->setCurrentIndex(2);
+            m_detection->gallery()->setCheckpoint(m_checkpoint);
+        }
+        m_detection->setReport(*r.detection);
+        m_summary->setText(DetectionPage::summaryOf(*r.detection));
+        return;
+    }
     m_confusion->setReport(r);
     int64_t total = 0, correct = 0;
     for (int t = 0; t < r.classes; ++t)

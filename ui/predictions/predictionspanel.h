@@ -3,7 +3,7 @@
 // a grid of misclassified validation samples with their true and predicted class; right: the
 // Try it panel. An epoch picker shows any epoch of the run; it follows the newest until the
 // user picks another. A language model's run shows instead the text it wrote after each epoch
-// and the Generate panel.
+// and the Generate panel; a detector's, its DetectionPage.
 #pragma once
 
 #include "events/events.h"
@@ -22,6 +22,7 @@ class QTableView;
 namespace tb::ui {
 
 class ConfusionModel;
+class DetectionPage;
 class GeneratePanel;
 class TryItPanel;
 
@@ -51,6 +52,9 @@ public:
     GeneratePanel* generatePanel() const { return m_generate; }
     // Whether the run shown is a language model's (its epochs carry generated text).
     bool showsLanguageModel() const;
+    // Whether the run shown is a detector's (its epochs carry a DetectionReport).
+    bool showsDetector() const;
+    DetectionPage* detectionPage() const { return m_detection; }
     QPlainTextEdit* epochSamplesView() const { return m_samples; }
 
 signals:
@@ -71,9 +75,10 @@ private:
     QLabel* m_missesNote;
     QListWidget* m_misses;
     TryItPanel* m_tryIt;
-    QStackedWidget* m_pages; // the classifier's page, the language model's
+    QStackedWidget* m_pages; // the classifier's page, the language model's, the detector's
     QPlainTextEdit* m_samples;
     GeneratePanel* m_generate;
+    DetectionPage* m_detection;
     QString m_checkpoint;
     QString m_runId;
 };

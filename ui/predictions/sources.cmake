@@ -1,2 +1,3 @@
 set(TB_MODULE_SOURCES confusionmodel.cpp drawingcanvas.cpp predictionspanel.cpp sampleimage.cpp
-                      tryitpanel.cpp generatepanel.cpp exportmodeldialog.cpp)
+                      tryitpanel.cpp generatepanel.cpp exportmodeldialog.cpp
+                      boxpainter.cpp detectiongallery.cpp detectionpage.cpp)

@@ -3,6 +3,7 @@
 
 #include "core/errors.h"
 #include "core/textformat.h"
+#include "data/dataconfig.h"
 
 #include <QColor>
 #include <QDateTime>
@@ -154,6 +155,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
             return number(r.bestValAcc);
         if (!r.bestValAcc || !r.bestEpoch || *r.bestEpoch == 0)
             return QStringLiteral("-");
+        if (isDetectionDataset(r.dataset)) // a detector's validation score is its mAP50-95
+            return tr("mAP50-95 %1 (epoch %2)").arg(*r.bestValAcc, 0, 'f', 3).arg(*r.bestEpoch);
         return tr("%1% (epoch %2)").arg(*r.bestValAcc * 100.0, 0, 'f', 2).arg(*r.bestEpoch);
     case FinalTrainLoss:
         return sort ? number(r.finalTrainLoss)

@@ -2,10 +2,12 @@
 // shows is exactly what training will read.
 #include "datasetpanel.h"
 
+#include "predictions/boxpainter.h"
 #include "status/wrappinglabel.h"
 
 #include "core/errors.h"
 #include "data/datasets.h"
+#include "data/detectiondataset.h"
 #include "data/textdataset.h"
 
 #include <QComboBox>
@@ -85,6 +87,25 @@ QImage sampleGrid(const Dataset& set) {
     return grid;
 }
 
+// A detection set's first images as they are (not letterboxed), boxes drawn and named.
+QImage detectionGrid(const DetectionDataset& set) {
+    constexpr int kColumns = 4, kCell = kGridColumns * kCellPixels / kColumns, kImages = 8;
+    const int count = static_cast<int>(std::min<int64_t>(kImages, set.size()));
+    if (count == 0)
+        return {};
+    const int rows = (count + kColumns - 1) / kColumns;
+    QImage grid(kColumns * kCell, rows * kCell, QImage::Format_RGB32);
+    grid.fill(Qt::black);
+    QPainter painter(&grid);
+    for (int i = 0; i < count; ++i) {
+        const LabeledImage sample = set.source().load(i);
+        const QImage tile = paintLabels(sample.image, sample.boxes, set.classNames(), kCell - 2);
+        painter.drawImage((i % kColumns) * kCell + 1 + (kCell - 2 - tile.width()) / 2,
+                          (i / kColumns) * kCell + 1 + (kCell - 2 - tile.height()) / 2, tile);
+    }
+    return grid;
+}
+
 DatasetFacts openFacts(DataConfig data) {
     DatasetFacts f;
     try {
@@ -115,7 +136,8 @@ DatasetFacts openFacts(DataConfig data) {
             f.excerpt = QString::fromStdString(
                 decodeTokens(text->corpus().tokens, text->corpus().byteLevel, ids));
         }
-        f.grid = sampleGrid(*splits.train);
+        const auto* detection = dynamic_cast<const DetectionDataset*>(splits.train.get());
+        f.grid = detection ? detectionGrid(*detection) : sampleGrid(*splits.train);
         f.ok = true;
     } catch (const DatasetError& e) {
         f.error = QString::fromStdString(e.what());
