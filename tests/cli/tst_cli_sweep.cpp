@@ -7,6 +7,7 @@
 #include "clirun.h"
 
 #include "store/runstore.h"
+#include "store/runsummary.h"
 #include "support/buildtree.h"
 
 #include <QFile>
@@ -186,6 +187,50 @@ private slots:
                    home.path());
         QVERIFY2(few.code == 0, qPrintable(few.err));
         QVERIFY2(few.out.contains("not enough runs: 2"), qPrintable(few.out));
+    }
+
+    // Detectors are swept by their own score: best_map50_95 ranks the trials (highest first)
+    // as each run's best validation mAP50-95, and a classifier's run has none.
+    void detectorsAreSweptByMap() {
+        QTemporaryDir home;
+        const CliResult r = runCli({"sweep",
+                                    "--grid",
+                                    "lr=0.0005,0.002",
+                                    "--set",
+                                    "dataset=shapes-detect",
+                                    "--set",
+                                    "data.imgsz=64",
+                                    "--set",
+                                    "data.synthetic_samples=40",
+                                    "--set",
+                                    "batch_size=8",
+                                    "--set",
+                                    "max_epochs=2",
+                                    "--set",
+                                    "device=cpu",
+                                    "--set",
+                                    "threads=1",
+                                    "--metric",
+                                    "best_map50_95",
+                                    "--json",
+                                    "--quiet"},
+                                   home.path());
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const QJsonObject out = lastJsonLine(r.out);
+        QCOMPARE(out["goal"].toString(), QStringLiteral("maximize"));
+        const QJsonArray best = out["best"].toArray();
+        QCOMPARE(best.size(), 2);
+        QVERIFY(best[0].toObject()["metric"].toDouble() >= best[1].toObject()["metric"].toDouble());
+        const std::vector<RunRecord> runs = runsOf(home, out["sweep"].toString().toStdString());
+        QCOMPARE(runs.size(), std::size_t{2});
+        for (const RunRecord& run : runs) {
+            QCOMPARE(run.model, std::string("yolov8n"));
+            QVERIFY(summaryValue(run, "best_map50_95").has_value());
+            QCOMPARE(*summaryValue(run, "best_map50_95"), *run.bestValAcc);
+        }
+        RunRecord classifier = runs[0];
+        classifier.dataset = "shapes";
+        QVERIFY(!summaryValue(classifier, "best_map50_95").has_value());
     }
 
     // lr 0.1 learns in the first epoch; the two tiny learning rates after it barely move, so

