@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The GPU check's bundle, tried here as the GPU machine will run it (part of the test suite):
 # make-bundle.sh packs this build (no rebuild), the archive with its data must stay under the
-# 60 MiB a device call carries, and, unpacked elsewhere in bundle-env.sh's environment as
-# run-all.sh does, its trainbench-cli must find the plugin inside the bundle and its GPU test
-# binary must run: without a driver, saying that the driver is missing; with one, on the GPU.
+# 54 MiB a device call carries beside the tree, and, unpacked elsewhere in bundle-env.sh's
+# environment as run-all.sh does, its trainbench-cli must find the plugin inside the bundle
+# and its GPU test binaries must run: without a driver, saying that the driver is missing (and
+# tst_cuda_plugin reading the plugin the loader took from the bundle); with one, on the GPU.
 # Usage: tests/gpu/bundle-test.sh BUILD_DIR
 set -euo pipefail
 trap 'echo "bundle test: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
@@ -45,5 +46,12 @@ grep -m1 "^Totals:" "$work/tst_gpu_ops.log"
 if ((driver == 0)); then
     grep -q "SKIP   : .*No usable GPU: no NVIDIA driver" "$work/tst_gpu_ops.log" || {
         cat "$work/tst_gpu_ops.log"; exit 1; }
+fi
+# The plugin's own tests need no GPU: none skips, readelf reading the bundle's plugin included.
+"$BUNDLE_BIN/tst_cuda_plugin" > "$work/tst_cuda_plugin.log" 2>&1 || {
+    cat "$work/tst_cuda_plugin.log"; exit 1; }
+grep -m1 "^Totals:" "$work/tst_cuda_plugin.log"
+if grep -q "^SKIP" "$work/tst_cuda_plugin.log"; then
+    cat "$work/tst_cuda_plugin.log"; exit 1
 fi
 echo "bundle test: ok"

@@ -14,12 +14,23 @@
 #include <QProcess>
 #include <QtTest>
 
+#include <dlfcn.h>
+
 #include <string>
 #include <vector>
 
 using namespace tb;
 
 namespace {
+
+// The plugin file this test runs against, where the dynamic loader found it (the build tree's,
+// or a GPU bundle's beside the test): readelf reads what was actually loaded.
+QString loadedPluginPath() {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&cuda::losesContext), &info) == 0 || !info.dli_fname)
+        return {};
+    return QString::fromLocal8Bit(info.dli_fname);
+}
 
 bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
@@ -105,8 +116,10 @@ private slots:
     // NCCL is not a dependency of the plugin: it is opened when a job needs it, and a missing
     // one says which library and what to do.
     void ncclIsOpenedOnDemandAndNamedWhenMissing() {
+        const QString plugin = loadedPluginPath();
+        QVERIFY2(!plugin.isEmpty(), "the loader names no file for the plugin");
         QProcess readelf;
-        readelf.start("readelf", {"--dynamic", TB_PLUGIN_FILE});
+        readelf.start("readelf", {"--dynamic", plugin});
         if (!readelf.waitForFinished(30000) || readelf.exitCode() != 0)
             QSKIP("readelf (binutils) is needed to list the plugin's libraries");
         const std::string dynamic = readelf.readAllStandardOutput().toStdString();
