@@ -54,4 +54,28 @@ grep -m1 "^Totals:" "$work/tst_cuda_plugin.log"
 if grep -q "^SKIP" "$work/tst_cuda_plugin.log"; then
     cat "$work/tst_cuda_plugin.log"; exit 1
 fi
+# Without a GPU, the GPU check itself as a dry run: every section reports, each GPU step says
+# it was skipped for want of a GPU, the CPU's run trains (its time is printed, not judged: the
+# machine's speed is not the test's).
+if ((driver == 0)); then
+    started=$(date +%s)
+    if OUT="$work/report" BUDGET_S=120 bash "$ROOT/tests/gpu/run-all.sh" \
+        --bundle "$work/bundle.tar.xz" "$work/check" > "$work/run-all.log" 2>&1; then
+        cat "$work/run-all.log"; echo "run-all.sh passed without a GPU" >&2; exit 1
+    fi
+    took=$(( $(date +%s) - started ))
+    report="$work/report/gpu-report.txt"
+    for expected in "^== unpack" "^== machine" "^== doctor" "^== suites" "^== fallback" \
+        "^== runs" "^== compute-sanitizer" "^== bench" "^== summary" \
+        "no usable GPU: every GPU step below is skipped" "^tst_gpu_ops: skipped: no GPU" \
+        "^tst_gpu_models: skipped: no GPU" "^runs on the GPU: skipped: no GPU" \
+        "^compute-sanitizer: skipped: no GPU" "^bench: skipped: no GPU" \
+        "^tst_cuda_plugin: rc=0" "^run cpu-32: rc=0 status completed" "FAILED: doctor: GPU not usable" \
+        "libcudnn"; do
+        grep -Eq "$expected" "$report" || {
+            cat "$report"; echo "the dry run's report lacks: $expected" >&2; exit 1; }
+    done
+    (( $(grep -c "  FAILED: " "$report") == 1 )) || { cat "$report"; exit 1; }
+    echo "dry run of run-all.sh: $took s, every GPU step skipped and said so"
+fi
 echo "bundle test: ok"
