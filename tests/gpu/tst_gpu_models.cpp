@@ -314,14 +314,19 @@ private slots:
     // bit-identical losses at every step and the same validation loss. resnet20 exercises
     // cuDNN's forward, backward-data and backward-filter algorithms (the ones that may use
     // atomics), cuBLAS, batch norm and the loss reductions; loader threads and pinned batches
-    // are on, as in a real run (their order is seeded and must not matter either).
+    // are on, as in a real run (their order is seeded and must not matter either). With
+    // gradient_clip_val the global norm's partial sums are added in a fixed order, so clipped
+    // runs are bit-identical too.
     void deterministicRunsAreBitIdentical_data() {
         QTest::addColumn<QString>("precision");
-        QTest::newRow("32") << QString("32");
-        QTest::newRow("16-mixed") << QString("16-mixed");
+        QTest::addColumn<QString>("clip");
+        QTest::newRow("32") << QString("32") << QString("0");
+        QTest::newRow("16-mixed") << QString("16-mixed") << QString("0");
+        QTest::newRow("32, clipped") << QString("32") << QString("0.5");
     }
     void deterministicRunsAreBitIdentical() {
         QFETCH(QString, precision);
+        QFETCH(QString, clip);
         const auto runOnce = [&](test::RunLog& rec) {
             QTemporaryDir dir;
             RunConfig c = gpuRunConfig(dir, precision, 960); // 30 steps, then an evaluation
@@ -330,6 +335,7 @@ private slots:
             c.set("num_workers", "2");
             c.set("pin_memory", "true");
             c.set("deterministic", "true");
+            c.set("gradient_clip_val", clip.toStdString());
             return Trainer(c, rec).run();
         };
         test::RunLog a, b;

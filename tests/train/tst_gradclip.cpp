@@ -5,6 +5,7 @@
 // exactly lr * c, each logged step reports the norm and the clipped count (stored with the run),
 // and a run without clipping reports none.
 #include "backend/cpu/cpubackend.h"
+#include "io/safetensors.h"
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
 #include "session/runsession.h"
@@ -132,6 +133,40 @@ private slots:
         QCOMPARE(toString(plain.run().status), std::string("completed"));
         for (const StepEvent& s : off.steps)
             QVERIFY(s.gradNorm == 0.0 && s.clippedSteps == 0);
+    }
+
+    // Clipped runs are reproducible: two runs with deterministic=true clip the same steps by
+    // the same norms and end with the same weights, bit for bit (the GPU's reduction of the
+    // norm keeps a fixed order too: tst_gpu_models' clipped row).
+    void clippedRunsAreBitIdentical() {
+        std::vector<StepEvent> steps[2];
+        std::map<std::string, std::vector<float>> weights[2];
+        for (int run = 0; run < 2; ++run) {
+            RunConfig config =
+                test::shapesRunConfig(m_tmp.filePath(QString("twice-%1").arg(run)).toStdString());
+            config.maxSteps = 8;
+            config.set("gradient_clip_val", "0.05"); // clips most steps
+            config.set("deterministic", "true");
+            config.set("num_workers", "2");
+            test::RunLog log;
+            Trainer trainer(config, log);
+            const RunFinishedEvent f = trainer.run();
+            QCOMPARE(toString(f.status), std::string("completed"));
+            steps[run] = log.steps;
+            for (const auto& [name, t] : readSafetensors(f.checkpoint).tensors)
+                if (t.dtype() == DType::F32) // the weights and the optimizer's state
+                    weights[run][name].assign(t.data<float>(), t.data<float>() + t.numel());
+        }
+        QCOMPARE(steps[0].size(), steps[1].size());
+        int clipped = 0;
+        for (std::size_t i = 0; i < steps[0].size(); ++i) {
+            QVERIFY(steps[0][i].gradNorm == steps[1][i].gradNorm); // exact, not fuzzy
+            QVERIFY(steps[0][i].loss == steps[1][i].loss);
+            QCOMPARE(steps[0][i].clippedSteps, steps[1][i].clippedSteps);
+            clipped += steps[0][i].clippedSteps;
+        }
+        QVERIFY(clipped > 0);
+        QVERIFY(weights[0] == weights[1]);
     }
 };
 

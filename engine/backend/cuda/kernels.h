@@ -60,9 +60,13 @@ void launchBiasGrad(const void* dy, float* db, DType dtype, int64_t n, int64_t c
 void launchAccumulate(const void* src, DType srcType, float* dst, int64_t n, cudaStream_t stream);
 // flag[0] = 1 if any of data(n) is inf or NaN; left alone otherwise.
 void launchCheckFinite(const void* data, DType dtype, int64_t n, float* flag, cudaStream_t stream);
-// Gradient clipping by global norm: *sum (double) += the squares of g(n); then, one thread, the
-// factor (math::clipFactor) from *sum, which is zeroed, into *factor; then g(n) *= *factor.
-void launchSumSquares(const float* g, int64_t n, double* sum, cudaStream_t stream);
+// Gradient clipping by global norm: *sum (double) += the squares of g(n), each block's partial
+// into partials (kMaxSumSquaresBlocks doubles) and those added in block order, so that the sum
+// has the same bits every run; then, one thread, the factor (math::clipFactor) from *sum, which
+// is zeroed, into *factor; then g(n) *= *factor.
+inline constexpr unsigned kMaxSumSquaresBlocks = 1024;
+void launchSumSquares(const float* g, int64_t n, double* partials, double* sum,
+                      cudaStream_t stream);
 void launchClipFactor(double* sum, const float* scaleState, float maxNorm, float* stats,
                       float* factor, cudaStream_t stream);
 void launchScaleBy(float* g, int64_t n, const float* factor, cudaStream_t stream);

@@ -290,18 +290,20 @@ void CudaBackend::clipGradNorm(const std::vector<Tensor*>& grads, float maxNorm,
     if (scaleState)
         requireF32Scalars(*scaleState, 1, "clipGradNorm", "scaleState");
     DeviceScope scope(m_index);
-    if (!m_clipScratch.defined()) { // once: [the summed squares as a double, the factor]
-        m_clipScratch = empty({4}, DType::F32);
+    // Once: [the summed squares as a double, the factor, padding, a double per block's partial].
+    if (!m_clipScratch.defined()) {
+        m_clipScratch = empty({4 + 2 * int64_t{kMaxSumSquaresBlocks}}, DType::F32);
         fill(m_clipScratch, 0.0f);
     }
     auto* sum = reinterpret_cast<double*>(m_clipScratch.data<float>());
     float* factor = m_clipScratch.data<float>() + 2;
+    auto* partials = reinterpret_cast<double*>(m_clipScratch.data<float>() + 4);
     for (const Tensor* g : grads) {
         if (!g || !g->defined())
             continue;
         requireDevice(*g, "clipGradNorm");
         requireDType(*g, DType::F32, "clipGradNorm", "a gradient");
-        launchSumSquares(g->data<float>(), g->numel(), sum, stream());
+        launchSumSquares(g->data<float>(), g->numel(), partials, sum, stream());
     }
     launchClipFactor(sum, optionalF32(scaleState), maxNorm, stats.data<float>(), factor, stream());
     for (Tensor* g : grads)

@@ -53,7 +53,8 @@ __global__ void adamwKernel(float* param, const float* grad, float* expAvg, floa
 
 // Adds the squares of g(n) to *sum in double: each block's partial, then one atomic add a
 // block (the order of those adds varies, so the last bits of the sum may too).
-__global__ void sumSquaresKernel(const float* g, int64_t n, double* sum) {
+// A block's sum of squares (a tree in shared memory: a fixed order) into partials[blockIdx.x].
+__global__ void sumSquaresKernel(const float* g, int64_t n, double* partials) {
     __shared__ double partial[kBlock];
     double local = 0.0;
     TB_GRID_STRIDE(i, n) {
@@ -68,7 +69,24 @@ __global__ void sumSquaresKernel(const float* g, int64_t n, double* sum) {
         __syncthreads();
     }
     if (threadIdx.x == 0)
-        atomicAdd(sum, partial[0]);
+        partials[blockIdx.x] = partial[0];
+}
+
+// One block: the partials added in a fixed order (not atomicAdd's order of arrival) to *sum.
+__global__ void addPartialsKernel(const double* partials, unsigned count, double* sum) {
+    __shared__ double partial[kBlock];
+    double local = 0.0;
+    for (unsigned i = threadIdx.x; i < count; i += blockDim.x)
+        local += partials[i];
+    partial[threadIdx.x] = local;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s)
+            partial[threadIdx.x] += partial[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        *sum += partial[0];
 }
 
 // One thread: the clip factor from the summed squares, the stats, and the sum zeroed for the
@@ -90,11 +108,15 @@ __global__ void scaleByKernel(float* g, int64_t n, const float* factor) {
 
 } // namespace
 
-void launchSumSquares(const float* g, int64_t n, double* sum, cudaStream_t stream) {
+void launchSumSquares(const float* g, int64_t n, double* partials, double* sum,
+                      cudaStream_t stream) {
     if (n == 0)
         return;
-    sumSquaresKernel<<<std::min(gridFor(n), 1024u), kBlock, 0, stream>>>(g, n, sum);
+    const unsigned blocks = std::min(gridFor(n), kMaxSumSquaresBlocks);
+    sumSquaresKernel<<<blocks, kBlock, 0, stream>>>(g, n, partials);
     TB_KERNEL_CHECK("sumSquaresKernel");
+    addPartialsKernel<<<1, kBlock, 0, stream>>>(partials, blocks, sum);
+    TB_KERNEL_CHECK("addPartialsKernel");
 }
 
 void launchClipFactor(double* sum, const float* scaleState, float maxNorm, float* stats,

@@ -5,6 +5,7 @@
 // Also the NVTX ranges Nsight Systems shows for profiled layers.
 #include "cudabackend.h"
 #include "deviceinfo.h"
+#include "streams.h"
 
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
@@ -68,6 +69,10 @@ Roofline CudaBackend::roofline(const std::string& precision) {
     static std::map<int, double> measured; // GB/s per device index, once per process
     std::lock_guard lock(mutex);
     if (!measured.count(m_index)) {
+        // On this backend's device (a rank's, not device 0), with the allocator's cached blocks
+        // handed back first so that the two buffers fit beside a run's working set.
+        const DeviceScope scope(m_index);
+        releaseCachedMemory();
         constexpr std::size_t kBytes = std::size_t{256} << 20;
         void* a = nullptr;
         void* b = nullptr;
