@@ -24,7 +24,10 @@ std::string configTypeText(const ConfigField& f) {
     if (f.type == "float")
         return "float " + std::string(f.minOpen ? "(" : "[") + f.min.dump() + ", " + f.max.dump() +
                "]";
-    return f.type + " " + f.min.dump() + ".." + (f.max.is_null() ? "" : f.max.dump());
+    return f.type + " " + f.min.dump() + ".." +
+           (!f.maxRule.empty() ? f.maxRule
+            : f.max.is_null()  ? ""
+                               : f.max.dump());
 }
 
 std::string configDefaultText(const ConfigField& f) {

@@ -179,6 +179,12 @@ FieldBinding withChoices(Choices choices, FieldBinding b) {
     return b;
 }
 
+// A max that differs from machine to machine, described by its rule for the docs.
+FieldBinding withMaxRule(std::string rule, FieldBinding b) {
+    b.field.maxRule = std::move(rule);
+    return b;
+}
+
 FieldBinding withRange(json min, json max, FieldBinding b) {
     b.field.min = std::move(min);
     b.field.max = std::move(max);
@@ -486,8 +492,10 @@ std::vector<FieldBinding> makeBindings() {
     groups.push_back(group(
         ConfigGroup::Performance,
         {device,
-         TB_INT("threads", threads, 0, hardwareThreads(),
-                "CPU compute threads; 0 = one per core, at most this machine's hardware threads"),
+         withMaxRule("hardware threads",
+                     TB_INT("threads", threads, 0, hardwareThreads(),
+                            "CPU compute threads; 0 = one per core, at most this machine's "
+                            "hardware threads")),
          TB_INT("num_workers", numWorkers, 0, 64, "DataLoader worker threads; 0 loads inline"),
          TB_BOOL("pin_memory", pinMemory, "page-locked batches for asynchronous GPU copies"),
          TB_INT("prefetch_factor", prefetchFactor, 1, 64, "batches each worker prepares ahead"),

@@ -106,6 +106,9 @@ struct ConfigField {
     // stay exact (seed's max is 2^64 - 1).
     nlohmann::json min, max;
     bool minOpen = false;
+    // A max that is this machine's (threads: its hardware threads), as the rule the docs print
+    // instead of the number; empty where the max is the same everywhere.
+    std::string maxRule;
     // The key matters only while appliesWhenKey has one of appliesWhenValues (momentum only for
     // optimizer=sgd); an empty appliesWhenKey means always.
     std::string appliesWhenKey;
