@@ -26,8 +26,9 @@ int cmdGenerate(const Argv& argv) {
             "Samples text from a language model trained on dataset=text: the prompt (in\n"
             "the model's own vocabulary, saved with its checkpoints), then --tokens more,\n"
             "each drawn from the model's next-token distribution at --temperature (lower:\n"
-            "safer, higher: wilder), from the --top-k most likely only when given. The\n"
-            "same seed gives the same text.");
+            "safer, higher: wilder; 0 is greedy, always the most likely token, the same as\n"
+            "--top-k 1), from the --top-k most likely only when given. The same seed gives\n"
+            "the same text.");
         return args.flag("help") ? 0 : 2;
     }
     const std::string databasePath =

@@ -105,6 +105,8 @@ int32_t TextGenerator::sampleNext(const std::vector<int32_t>& context,
     b.copy(f32, m_logits);
     const int classes = m_graph.classes();
     const float* row = m_logits.data<float>() + (used - 1) * classes;
+    if (options.temperature == 0.0f) // greedy: the first of the most likely, as argmax
+        return static_cast<int32_t>(std::max_element(row, row + classes) - row);
     std::vector<double> p(static_cast<std::size_t>(classes));
     for (int k = 0; k < classes; ++k)
         p[static_cast<std::size_t>(k)] = row[k] / options.temperature;
@@ -133,8 +135,8 @@ int32_t TextGenerator::sampleNext(const std::vector<int32_t>& context,
 }
 
 std::string TextGenerator::generate(const GenerateOptions& options) {
-    if (!(options.temperature > 0.0f))
-        throw ConfigError("--temperature", "must be above 0");
+    if (!(options.temperature >= 0.0f))
+        throw ConfigError("--temperature", "must be 0 (greedy: the most likely token) or above");
     std::vector<int32_t> ids = encode(options.prompt);
     if (ids.empty())
         ids.push_back(0);

@@ -16,10 +16,12 @@
 namespace tb {
 
 struct GenerateOptions {
-    std::string prompt;       // may be empty: the sample starts from the first token id
-    int tokens = 200;         // new tokens
-    float temperature = 0.8f; // > 0; 1 samples the model's distribution as it is
-    int topK = 0;             // 0: every token; else only the k most likely
+    std::string prompt; // may be empty: the sample starts from the first token id
+    int tokens = 200;   // new tokens
+    // 1 samples the model's distribution as it is, lower sharpens it; 0 is greedy (the most
+    // likely token, as llama.cpp, Hugging Face and the OpenAI API read it).
+    float temperature = 0.8f;
+    int topK = 0; // 0: every token; else only the k most likely
     uint64_t seed = 0;
 };
 

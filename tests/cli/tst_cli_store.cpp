@@ -293,6 +293,23 @@ private slots:
         QCOMPARE(lastJsonLine(runCli(ask, home.path()).out)["text"].toString(), written);
         const CliResult plain = runCli({"generate", id, "--tokens", "10"}, home.path());
         QVERIFY2(plain.code == 0, qPrintable(plain.err));
+        // Temperature 0 is greedy, as llama.cpp and Hugging Face read it: the same text as
+        // --top-k 1 whatever the seed; a negative one is refused.
+        const auto greedy = [&](const QStringList& extra) {
+            const CliResult g = runCli(
+                QStringList{"generate", id, "--prompt", "to be", "--tokens", "30", "--json"} +
+                    extra,
+                home.path());
+            return g.code == 0 ? lastJsonLine(g.out)["text"].toString() : g.err;
+        };
+        const QString atZero = greedy({"--temperature", "0", "--seed", "1"});
+        QCOMPARE(atZero.size(), 5 + 30);
+        QCOMPARE(greedy({"--temperature", "0", "--seed", "9"}), atZero);
+        QCOMPARE(greedy({"--top-k", "1", "--seed", "4"}), atZero);
+        const CliResult negative = runCli({"generate", id, "--temperature", "-0.5"}, home.path());
+        QCOMPARE(negative.code, 1);
+        QVERIFY2(negative.err.contains("--temperature") && negative.err.contains("greedy"),
+                 qPrintable(negative.err));
 
         const CliResult unknown = runCli({"generate", id, "--prompt", "To Be"}, home.path());
         QCOMPARE(unknown.code, 1);

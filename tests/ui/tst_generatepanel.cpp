@@ -95,6 +95,15 @@ private slots:
         g.generate();
         QTRY_COMPARE_WITH_TIMEOUT(done.count(), 3, 30000);
         QVERIFY(g.text().startsWith(QStringLiteral("the ")));
+        // The box goes down to 0, greedy: the same text as top-k 1.
+        const QString topOne = g.text();
+        g.temperatureBox()->setValue(0.0);
+        QCOMPARE(g.temperatureBox()->text(), QStringLiteral("0 (greedy)"));
+        g.topKBox()->setValue(0);
+        g.seedBox()->setValue(11);
+        g.generate();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 4, 30000);
+        QCOMPARE(g.text(), topOne);
     }
 
     void refusalsSayWhy() {

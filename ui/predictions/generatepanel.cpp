@@ -47,11 +47,13 @@ GeneratePanel::GeneratePanel(QWidget* parent)
     m_tokens->setValue(300);
     m_temperature->setObjectName(QStringLiteral("generate-temperature"));
     m_temperature->setAccessibleName(tr("Temperature"));
-    m_temperature->setRange(0.05, 5.0);
+    m_temperature->setRange(0.0, 5.0);
+    m_temperature->setSpecialValueText(tr("0 (greedy)")); // the most likely token, every time
     m_temperature->setSingleStep(0.1);
     m_temperature->setValue(0.8);
     m_temperature->setToolTip(tr("Divides the logits before the softmax: below 1 the likely "
-                                 "tokens win more often, above 1 the text gets wilder"));
+                                 "tokens win more often, above 1 the text gets wilder; 0 always "
+                                 "takes the most likely token (greedy)"));
     m_topK->setObjectName(QStringLiteral("generate-top-k"));
     m_topK->setAccessibleName(tr("Top-k"));
     m_topK->setRange(0, 100000);
