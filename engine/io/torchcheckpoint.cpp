@@ -210,7 +210,8 @@ TorchCheckpoint readTorchCheckpoint(const std::string& path) {
             throw DatasetError(path, -1,
                                "PyTorch's format from before 1.6 (_use_new_zipfile_"
                                "serialization=False), which is read only by running its pickle: "
-                               "load it in PyTorch and save it again with torch.save");
+                               "save it again with a current PyTorch, "
+                               "torch.save(torch.load(\"old.pth\"), \"new.pth\")");
         throw DatasetError(
             path, -1, "not a PyTorch checkpoint (torch.save writes a zip archive; " + why + ")");
     }

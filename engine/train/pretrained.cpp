@@ -20,18 +20,26 @@ namespace {
 constexpr const char* kField = "model.pretrained";
 
 // PyTorch's files are zip archives (torch.save since 1.6); safetensors starts with its length.
-bool isZip(const std::string& path) {
+// torch.save's zip archive, or its format before 1.6: a protocol-2 pickle whose first value is
+// PyTorch's magic number as a 10-byte long (PROTO 2, LONG1 10), which the torch reader names
+// with its fix; the safetensors reader would only see a bad header length.
+bool isTorchFile(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
-    char magic[4] = {};
-    in.read(magic, sizeof magic);
-    return in.gcount() == 4 && magic[0] == 'P' && magic[1] == 'K' && magic[2] == 3 && magic[3] == 4;
+    unsigned char magic[4] = {};
+    in.read(reinterpret_cast<char*>(magic), sizeof magic);
+    if (in.gcount() != 4)
+        return false;
+    const bool zip = magic[0] == 'P' && magic[1] == 'K' && magic[2] == 3 && magic[3] == 4;
+    const bool legacy = magic[0] == 0x80 && magic[1] == 2 && magic[2] == 0x8a && magic[3] == 10;
+    return zip || legacy;
 }
 
 std::map<std::string, Tensor> readWeights(const std::string& path) {
     if (!std::ifstream(path).good())
         throw ConfigError(kField, "cannot open " + path);
     try {
-        return isZip(path) ? readTorchCheckpoint(path).tensors : readSafetensors(path).tensors;
+        return isTorchFile(path) ? readTorchCheckpoint(path).tensors
+                                 : readSafetensors(path).tensors;
     } catch (const DatasetError& e) {
         throw ConfigError(kField, e.what());
     }

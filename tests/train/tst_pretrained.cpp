@@ -20,6 +20,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <fstream>
+
 using namespace tb;
 using test::hostStateOf;
 using test::sameValues;
@@ -258,6 +260,20 @@ private slots:
         const std::string dir = m_dir.path().toStdString();
         QString why = refusalOf(dir + "/absent.pth", g);
         QVERIFY2(why.contains("model.pretrained") && why.contains("absent.pth"), qPrintable(why));
+
+        // PyTorch's format before 1.6 (torch.save(..., _use_new_zipfile_serialization=False)
+        // starts with these bytes: a protocol-2 pickle of its magic number) is named, with the
+        // one-line fix, not taken for a broken safetensors header.
+        {
+            std::ofstream legacy(dir + "/legacy.pth", std::ios::binary);
+            const unsigned char start[] = {0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46,
+                                           0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, 0x2e};
+            legacy.write(reinterpret_cast<const char*>(start), sizeof start);
+        }
+        why = refusalOf(dir + "/legacy.pth", g);
+        QVERIFY2(why.contains("legacy.pth") && why.contains("before 1.6") &&
+                     why.contains("torch.save(torch.load("),
+                 qPrintable(why));
 
         std::vector<SafetensorsEntry> entries;
         for (const auto& [key, value] : before)
