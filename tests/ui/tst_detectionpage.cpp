@@ -2,8 +2,8 @@
 // page (per-class table, precision-recall curves, the confusion matrix with its background, the
 // validation images with boxes); the gallery loads the checkpoint, detects the validation
 // images once and filters the boxes by the confidence slider; Try it detects in an opened
-// image and says why it cannot open a file that is not one; the set-up panel draws a detection
-// set's boxes and names.
+// image and says why it cannot open a file that is not one; the set-up panel counts a
+// detection set's boxes and draws them with their names, as they are and as training draws them.
 #include "charts/prcurvechart.h"
 #include "data/imagecodec.h"
 #include "data/shapesdetect.h"
@@ -16,6 +16,7 @@
 #include "support/runlog.h"
 #include "train/trainer.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QListWidget>
@@ -228,6 +229,24 @@ private slots:
         for (int c = 0; c < 5; ++c)
             coloured += pixelsOf(grid, boxColor(c));
         QVERIFY(coloured > 100);
+        // The boxes counted, as dataset-info counts them, and the grid as training draws it.
+        const QString boxes = panel.facts().boxes;
+        QVERIFY2(boxes.contains(QStringLiteral("training images")) &&
+                     boxes.contains(QStringLiteral("COCO's sizes at 128 px")) &&
+                     boxes.contains(QStringLiteral("circle ")),
+                 qPrintable(boxes));
+        auto* augmented = panel.findChild<QCheckBox*>(QStringLiteral("dataset-augmented"));
+        QVERIFY(augmented && !augmented->isHidden());
+        const QImage drawn = panel.facts().augmentedGrid;
+        QCOMPARE(drawn.size(), grid.size());
+        QVERIFY(drawn != grid);
+        auto* samples = panel.findChild<QLabel*>(QStringLiteral("dataset-samples"));
+        augmented->setChecked(true);
+        QCOMPARE(samples->pixmap().toImage(),
+                 drawn.convertToFormat(samples->pixmap().toImage().format()));
+        augmented->setChecked(false);
+        QCOMPARE(samples->pixmap().toImage(),
+                 grid.convertToFormat(samples->pixmap().toImage().format()));
     }
 
 private:

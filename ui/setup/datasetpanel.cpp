@@ -5,11 +5,14 @@
 #include "predictions/boxpainter.h"
 #include "status/wrappinglabel.h"
 
+#include "backend/kernels/random_math.h"
 #include "core/errors.h"
 #include "data/datasets.h"
 #include "data/detectiondataset.h"
+#include "data/detectioninfo.h"
 #include "data/textdataset.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
@@ -87,8 +90,10 @@ QImage sampleGrid(const Dataset& set) {
     return grid;
 }
 
-// A detection set's first images as they are (not letterboxed), boxes drawn and named.
-QImage detectionGrid(const DetectionDataset& set) {
+// A detection set's first images, boxes drawn and named: as they are (not letterboxed), or as
+// the first epoch's augmentation draws them (the loader's seed for each sample, as
+// dataset-info --augmented draws them).
+QImage detectionGrid(const DetectionDataset& set, bool augmented) {
     constexpr int kColumns = 4, kCell = kGridColumns * kCellPixels / kColumns, kImages = 8;
     const int count = static_cast<int>(std::min<int64_t>(kImages, set.size()));
     if (count == 0)
@@ -98,12 +103,40 @@ QImage detectionGrid(const DetectionDataset& set) {
     grid.fill(Qt::black);
     QPainter painter(&grid);
     for (int i = 0; i < count; ++i) {
-        const LabeledImage sample = set.source().load(i);
+        const LabeledImage sample =
+            augmented
+                ? set.labeledSample(i, math::mix64(math::mix64(0, 0), static_cast<uint64_t>(i)))
+                : set.source().load(i);
         const QImage tile = paintLabels(sample.image, sample.boxes, set.classNames(), kCell - 2);
         painter.drawImage((i % kColumns) * kCell + 1 + (kCell - 2 - tile.width()) / 2,
                           (i / kColumns) * kCell + 1 + (kCell - 2 - tile.height()) / 2, tile);
     }
     return grid;
+}
+
+// "1,234 boxes in 640 images (1 to 8 an image, 1.9 on average, 12 without any); COCO's sizes at
+// 96 px: 40% small, 52% medium, 8% large; circle 250, square 260, ..."
+QString boxSummary(const DetectionSplitStats& st, const std::vector<std::string>& names,
+                   int inputSize) {
+    const double sized = std::max<double>(1.0, double(st.small + st.medium + st.large));
+    QString text = QStringLiteral("%L1 boxes in %L2 training images (up to %3 an image, %4 on "
+                                  "average, %L5 without any); COCO's sizes at %6 px: %7% small, "
+                                  "%8% medium, %9% large; ")
+                       .arg(st.boxes)
+                       .arg(st.images)
+                       .arg(st.mostBoxes)
+                       .arg(double(st.boxes) / std::max<double>(1.0, double(st.images)), 0, 'f', 1)
+                       .arg(st.background)
+                       .arg(inputSize)
+                       .arg(100.0 * double(st.small) / sized, 0, 'f', 0)
+                       .arg(100.0 * double(st.medium) / sized, 0, 'f', 0)
+                       .arg(100.0 * double(st.large) / sized, 0, 'f', 0);
+    QStringList perClass;
+    for (std::size_t c = 0; c < names.size() && c < st.boxesPerClass.size(); ++c)
+        perClass << QStringLiteral("%1 %L2")
+                        .arg(QString::fromStdString(names[c]))
+                        .arg(st.boxesPerClass[c]);
+    return text + perClass.join(QStringLiteral(", "));
 }
 
 DatasetFacts openFacts(DataConfig data) {
@@ -137,7 +170,12 @@ DatasetFacts openFacts(DataConfig data) {
                 decodeTokens(text->corpus().tokens, text->corpus().byteLevel, ids));
         }
         const auto* detection = dynamic_cast<const DetectionDataset*>(splits.train.get());
-        f.grid = detection ? detectionGrid(*detection) : sampleGrid(*splits.train);
+        f.grid = detection ? detectionGrid(*detection, false) : sampleGrid(*splits.train);
+        if (detection) {
+            f.augmentedGrid = detectionGrid(*detection, true);
+            f.boxes = boxSummary(detectionStats(detection->source(), detection->imageSize()),
+                                 detection->classNames(), detection->imageSize());
+        }
         f.ok = true;
     } catch (const DatasetError& e) {
         f.error = QString::fromStdString(e.what());
@@ -171,7 +209,9 @@ std::string guessDatasetKind(const QString& path) {
 DatasetPanel::DatasetPanel(QWidget* parent)
     : QWidget(parent), m_picker(new QComboBox(this)), m_root(new QLineEdit(this)),
       m_summary(new WrappingLabel(this)), m_classes(new WrappingLabel(this)),
-      m_samples(new QLabel(this)), m_error(new WrappingLabel(this)) {
+      m_samples(new QLabel(this)), m_boxes(new WrappingLabel(this)),
+      m_augmented(new QCheckBox(tr("As training draws them (mosaic, scale, flip, colour)"), this)),
+      m_error(new WrappingLabel(this)) {
     m_picker->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_picker->setMinimumContentsLength(16); // spec paths can be long
     m_picker->setObjectName(QStringLiteral("dataset"));
@@ -208,6 +248,15 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     m_classes->setObjectName(QStringLiteral("dataset-classes"));
     m_samples->setObjectName(QStringLiteral("dataset-samples"));
     m_samples->setMinimumHeight(2 * kCellPixels);
+    m_boxes->setObjectName(QStringLiteral("dataset-boxes"));
+    m_boxes->hide();
+    m_augmented->setObjectName(QStringLiteral("dataset-augmented"));
+    m_augmented->setToolTip(tr("The same images after the first epoch's augmentation, their "
+                               "boxes moved with them"));
+    m_augmented->hide();
+    connect(m_augmented, &QCheckBox::toggled, this, [this](bool on) {
+        m_samples->setPixmap(QPixmap::fromImage(on ? m_facts.augmentedGrid : m_facts.grid));
+    });
     m_error->setObjectName(QStringLiteral("dataset-error"));
     m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_error->setStyleSheet(QStringLiteral("color: #d13438;"));
@@ -225,7 +274,9 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     layout->addLayout(form);
     layout->addWidget(m_summary);
     layout->addWidget(m_classes);
+    layout->addWidget(m_boxes);
     layout->addWidget(m_samples);
+    layout->addWidget(m_augmented);
     layout->addWidget(m_error);
 
     connect(m_picker, &QComboBox::currentTextChanged, this, [this](const QString& name) {
@@ -286,6 +337,9 @@ void DatasetPanel::showFacts() {
     m_error->setVisible(!m_facts.ok);
     m_samples->setVisible(m_facts.ok && !m_facts.grid.isNull());
     m_classes->setVisible(m_facts.ok);
+    m_boxes->setVisible(m_facts.ok && !m_facts.boxes.isEmpty());
+    m_boxes->setWrappedText(m_facts.boxes);
+    m_augmented->setVisible(m_facts.ok && !m_facts.augmentedGrid.isNull());
     if (!m_facts.ok) {
         m_summary->setWrappedText(tr("Cannot open this dataset:"));
         m_error->setWrappedText(m_facts.error);
@@ -312,7 +366,8 @@ void DatasetPanel::showFacts() {
         m_classes->setWrappedText(
             tr("Classes: %1").arg(m_facts.classNames.join(QStringLiteral(", "))));
     }
-    m_samples->setPixmap(QPixmap::fromImage(m_facts.grid));
+    const bool augmented = m_augmented->isChecked() && !m_facts.augmentedGrid.isNull();
+    m_samples->setPixmap(QPixmap::fromImage(augmented ? m_facts.augmentedGrid : m_facts.grid));
 }
 
 } // namespace tb::ui

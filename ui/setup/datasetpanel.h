@@ -11,6 +11,7 @@
 #include <QWidget>
 
 class QAction;
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -30,6 +31,10 @@ struct DatasetFacts {
     int numClasses = 0;
     QStringList classNames;
     QImage grid; // a few samples side by side; null for non-image data
+    // A detection set's: its boxes counted (per image, per class, COCO's sizes), and the same
+    // samples as the first epoch's augmentation draws them (mosaic, affine, HSV, flip).
+    QString boxes;
+    QImage augmentedGrid;
     // Text: tokens, not classes; an excerpt of the training text as the samples.
     bool text = false;
     QString excerpt;
@@ -67,6 +72,8 @@ private:
     WrappingLabel* m_summary;
     WrappingLabel* m_classes;
     QLabel* m_samples;
+    WrappingLabel* m_boxes;
+    QCheckBox* m_augmented; // a detection set's grid as training draws it
     WrappingLabel* m_error;
     QAction* m_openFolder;
     QAction* m_openCsv;
