@@ -286,10 +286,14 @@ std::vector<FieldBinding> makeBindings() {
     const Choices syntheticClasses{"spirals", "blobs", "shapes"}; // shapes-detect has its five
     const Choices detection{"shapes-detect", "yolo", "coco"};
     const Choices detectors{"yolov8n", "yolov8s"};
-    Choices classification;
+    // The sets whose samples are measurements (normalised), and of those the images that a crop
+    // and a flip can augment; a text set's token ids are neither.
+    Choices measured;
     for (const std::string& name : datasetNames())
-        if (!isDetectionDataset(name))
-            classification.push_back(name);
+        if (!isDetectionDataset(name) && name != "text")
+            measured.push_back(name);
+    const Choices augmentable{"mnist",    "fashion-mnist", "cifar10",
+                              "cifar100", "imagefolder",   "shapes"};
     const Choices warmupSchedules{"constant", "step", "multistep", "cosine"};
     Choices zoo;
     for (const ZooEntry& e : modelZoo())
@@ -322,9 +326,9 @@ std::vector<FieldBinding> makeBindings() {
          when("dataset", withHoldout,
               TB_FLOAT("data.val_fraction", data.valFraction, 0.0, 0.9, false,
                        "held-out fraction for sets without a test split")),
-         when("dataset", classification,
+         when("dataset", augmentable,
               TB_BOOL("data.augment", data.augment, "random crop + flip while training")),
-         when("dataset", classification,
+         when("dataset", measured,
               TB_BOOL("data.normalize", data.normalize, "per-channel mean/std normalisation")),
          when("dataset", detection,
               TB_INT("data.imgsz", data.detectSize, 0, kMaxDetectSize,
@@ -590,10 +594,14 @@ const char* toString(ConfigGroup group) {
 bool ConfigField::appliesTo(const RunConfig& config) const {
     if (appliesWhenKey.empty())
         return true;
-    const json current = binding(appliesWhenKey).get(config);
+    const FieldBinding& controller = binding(appliesWhenKey);
+    const json current = controller.get(config);
     const std::string value = current.is_string() ? current.get<std::string>() : current.dump();
+    // A key that depends on one that does not apply does not apply either (data.norm_stats
+    // under data.normalize, which a text set has no use for).
     return std::find(appliesWhenValues.begin(), appliesWhenValues.end(), value) !=
-           appliesWhenValues.end();
+               appliesWhenValues.end() &&
+           controller.field.appliesTo(config);
 }
 
 const std::vector<ConfigField>& configSchema() {

@@ -383,6 +383,33 @@ private slots:
                                       << "model"
                                       << "mlp"
                                       << "resnet20";
+        QTest::newRow("data.normalize") << "data.normalize"
+                                        << "dataset"
+                                        << "blobs"
+                                        << "text";
+        QTest::newRow("data.augment") << "data.augment"
+                                      << "dataset"
+                                      << "cifar10"
+                                      << "blobs";
+    }
+
+    // A key under one that does not apply does not apply either: a text set shows neither
+    // data.normalize nor data.norm_stats, though normalize is true (its default).
+    void dependentKeysFollowTheirController() {
+        const ConfigField* stats = findConfigField("data.norm_stats");
+        QVERIFY(stats);
+        QCOMPARE(stats->appliesWhenKey, std::string("data.normalize"));
+        RunConfig c;
+        c.set("dataset", "fashion-mnist");
+        QVERIFY(stats->appliesTo(c));
+        c.set("dataset", "text");
+        QVERIFY(c.data.normalize);
+        QVERIFY(!stats->appliesTo(c));
+        for (const ConfigField& f : configSchema()) // nothing about pixels for token ids
+            if (f.key.rfind("data.norm", 0) == 0 || f.key == "data.augment")
+                QVERIFY2(!f.appliesTo(c), f.key.c_str());
+        c.set("dataset", "shapes-detect"); // pixels over 255, as Ultralytics feeds them
+        QVERIFY(!stats->appliesTo(c));
     }
     void appliesToConditionalKeys() {
         QFETCH(QString, key);
