@@ -1,11 +1,11 @@
 // DetectionGallery: redraws from the kept detections on every slider move (a dozen small
 // images: well under a frame), and runs the detector only to load or to open an image.
 #include "predictions/detectiongallery.h"
+#include "predictions/filechoosers.h"
 
 #include "predictions/boxpainter.h"
 
 #include <QApplication>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QImageReader>
@@ -278,18 +278,12 @@ bool DetectionGallery::openImage(const QString& path) {
 }
 
 void DetectionGallery::chooseImage() {
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open Image"), QString(), tr("Images (*.png *.jpg *.jpeg *.bmp *.pgm *.ppm)"));
-    if (!path.isEmpty())
+    if (const QString path = askForImage(this); !path.isEmpty())
         openImage(path);
 }
 
 void DetectionGallery::chooseCheckpoint() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Use Checkpoint"),
-                                                      QFileInfo(m_loader.path()).absolutePath(),
-                                                      tr("TrainBench checkpoints (*.safetensors)"));
-    if (!path.isEmpty())
-        setCheckpoint(path);
+    setCheckpoint(askForCheckpoint(this, m_loader.path()));
 }
 
 } // namespace tb::ui

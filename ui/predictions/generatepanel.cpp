@@ -1,9 +1,9 @@
 // GeneratePanel: a failed load or a prompt the vocabulary cannot spell says why in the status
 // line, in the error colour; the last text stays until new text replaces it.
 #include "predictions/generatepanel.h"
+#include "predictions/filechoosers.h"
 
 #include <QDoubleSpinBox>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QGridLayout>
@@ -190,10 +190,7 @@ void GeneratePanel::written() {
 }
 
 void GeneratePanel::chooseCheckpoint() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Use Checkpoint"),
-                                                      QFileInfo(m_loader.path()).absolutePath(),
-                                                      tr("Checkpoints (*.safetensors)"));
-    setCheckpoint(path);
+    setCheckpoint(askForCheckpoint(this, m_loader.path()));
 }
 
 } // namespace tb::ui

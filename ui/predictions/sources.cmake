@@ -1,3 +1,3 @@
 set(TB_MODULE_SOURCES confusionmodel.cpp drawingcanvas.cpp predictionspanel.cpp sampleimage.cpp
                       tryitpanel.cpp generatepanel.cpp exportmodeldialog.cpp
-                      boxpainter.cpp detectiongallery.cpp detectionpage.cpp)
+                      boxpainter.cpp detectiongallery.cpp detectionpage.cpp filechoosers.cpp)

@@ -3,9 +3,9 @@
 #include "predictions/tryitpanel.h"
 
 #include "predictions/drawingcanvas.h"
+#include "predictions/filechoosers.h"
 
 #include <QCheckBox>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -168,18 +168,12 @@ bool TryItPanel::openImage(const QString& path) {
 }
 
 void TryItPanel::chooseImage() {
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open Image"), QString(), tr("Images (*.png *.jpg *.jpeg *.bmp *.pgm *.ppm)"));
-    if (!path.isEmpty())
+    if (const QString path = askForImage(this); !path.isEmpty())
         openImage(path);
 }
 
 void TryItPanel::chooseCheckpoint() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Use Checkpoint"),
-                                                      QFileInfo(m_loader.path()).absolutePath(),
-                                                      tr("TrainBench checkpoints (*.safetensors)"));
-    if (!path.isEmpty())
-        setCheckpoint(path);
+    setCheckpoint(askForCheckpoint(this, m_loader.path()));
 }
 
 } // namespace tb::ui
