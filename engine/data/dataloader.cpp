@@ -21,6 +21,14 @@
 
 namespace tb {
 
+uint64_t epochSeed(uint64_t seed, int64_t epoch) {
+    return math::mix64(seed, static_cast<uint64_t>(epoch));
+}
+
+uint64_t sampleSeed(uint64_t epochSeed, int64_t index) {
+    return math::mix64(epochSeed, static_cast<uint64_t>(index));
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -78,8 +86,7 @@ struct DataLoader::Impl {
             if (stop.stop_requested())
                 return false;
             const int64_t index = order[static_cast<std::size_t>(begin + i)];
-            // The per-sample seed depends only on (seed, epoch, sample index): no worker count.
-            const uint64_t seed = math::mix64(epochSeed, static_cast<uint64_t>(index));
+            const uint64_t seed = sampleSeed(epochSeed, index);
             if (boxFloats > 0)
                 dataset->sampleBoxes(index, in + i * stride,
                                      lease.labels.data<float>() + i * boxFloats, seed);
@@ -190,7 +197,7 @@ void DataLoader::startEpoch(int64_t epoch, int64_t firstBatch) {
     Impl& d = *m_impl;
     d.stopWorkers();
     d.epoch = epoch;
-    d.epochSeed = math::mix64(d.options.seed, static_cast<uint64_t>(epoch));
+    d.epochSeed = tb::epochSeed(d.options.seed, epoch);
     const int64_t n = d.dataset->size();
     if (d.options.shuffle) {
         d.order = seededPermutation(n, math::mix64(d.epochSeed, 0x5a0ff1eull));

@@ -28,6 +28,12 @@ struct LoaderOptions {
     int worldSize = 1;
 };
 
+// The seeds of an epoch and of one sample's augmentation in it: they depend only on (seed,
+// epoch, sample index), never on the worker count. A view of what training draws (dataset-info
+// --augmented, the set-up panel) seeds a sample with the same.
+uint64_t epochSeed(uint64_t seed, int64_t epoch);
+uint64_t sampleSeed(uint64_t epochSeed, int64_t index);
+
 // One collated batch in host memory. Holding it keeps its buffer out of the loader's pool.
 struct Batch {
     Tensor inputs; // f32 (n, sample shape...)

@@ -1,8 +1,8 @@
 // Detection statistics and grids: boxes counted from the labels alone, pixels only for the grid.
 #include "data/detectioninfo.h"
 
-#include "backend/kernels/random_math.h"
 #include "data/bitmapfont.h"
+#include "data/dataloader.h"
 #include "data/detectaugment.h"
 #include "data/imagecodec.h"
 
@@ -106,6 +106,10 @@ void drawBoxes(LabeledImage& image, const std::vector<std::string>& classNames) 
     }
 }
 
+LabeledImage firstEpochSample(const DetectionDataset& dataset, int64_t index, uint64_t seed) {
+    return dataset.labeledSample(index, sampleSeed(epochSeed(seed, 0), index));
+}
+
 void writeDetectionGrid(const DetectionDataset& dataset, const std::string& path, int columns,
                         int rows, int tile, bool augmented, uint64_t seed) {
     constexpr int kGap = 4;
@@ -117,11 +121,8 @@ void writeDetectionGrid(const DetectionDataset& dataset, const std::string& path
     const std::vector<std::string> names = dataset.classNames();
     for (int64_t k = 0; k < count; ++k) {
         const int64_t index = k * dataset.size() / count;
-        // Epoch 0's draw for this sample, as the loader seeds it (data/dataloader.cpp).
         LabeledImage sample =
-            augmented ? dataset.labeledSample(
-                            index, math::mix64(math::mix64(seed, 0), static_cast<uint64_t>(index)))
-                      : dataset.source().load(index);
+            augmented ? firstEpochSample(dataset, index, seed) : dataset.source().load(index);
         sample = letterbox(sample, tile);
         drawBoxes(sample, names);
         const int ox = kGap + static_cast<int>(k % columns) * (tile + kGap);

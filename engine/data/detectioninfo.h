@@ -35,6 +35,10 @@ nlohmann::json detectionStatsToJson(const DetectionSplitStats& stats,
 // Draws each box (2 px, the class's colour) and its class name into `image`.
 void drawBoxes(LabeledImage& image, const std::vector<std::string>& classNames);
 
+// Training sample `index` as the loader draws it in epoch 0 of a run seeded `seed` (mosaic,
+// affine, HSV, flip), its boxes in its pixels.
+LabeledImage firstEpochSample(const DetectionDataset& dataset, int64_t index, uint64_t seed);
+
 // A PNG grid of columns x rows tiles (tile x tile px each): `dataset`'s images letterboxed, or
 // with `augmented` its training samples as the loader makes them in epoch 0 (mosaic, affine,
 // HSV, flip), their boxes and class names drawn.

@@ -5,7 +5,6 @@
 #include "predictions/boxpainter.h"
 #include "status/wrappinglabel.h"
 
-#include "backend/kernels/random_math.h"
 #include "core/errors.h"
 #include "data/datasets.h"
 #include "data/detectiondataset.h"
@@ -91,8 +90,7 @@ QImage sampleGrid(const Dataset& set) {
 }
 
 // A detection set's first images, boxes drawn and named: as they are (not letterboxed), or as
-// the first epoch's augmentation draws them (the loader's seed for each sample, as
-// dataset-info --augmented draws them).
+// the first epoch of a run with the default seed draws them (as dataset-info --augmented).
 QImage detectionGrid(const DetectionDataset& set, bool augmented) {
     constexpr int kColumns = 4, kCell = kGridColumns * kCellPixels / kColumns, kImages = 8;
     const int count = static_cast<int>(std::min<int64_t>(kImages, set.size()));
@@ -103,10 +101,7 @@ QImage detectionGrid(const DetectionDataset& set, bool augmented) {
     grid.fill(Qt::black);
     QPainter painter(&grid);
     for (int i = 0; i < count; ++i) {
-        const LabeledImage sample =
-            augmented
-                ? set.labeledSample(i, math::mix64(math::mix64(0, 0), static_cast<uint64_t>(i)))
-                : set.source().load(i);
+        const LabeledImage sample = augmented ? firstEpochSample(set, i, 0) : set.source().load(i);
         const QImage tile = paintLabels(sample.image, sample.boxes, set.classNames(), kCell - 2);
         painter.drawImage((i % kColumns) * kCell + 1 + (kCell - 2 - tile.width()) / 2,
                           (i / kColumns) * kCell + 1 + (kCell - 2 - tile.height()) / 2, tile);
