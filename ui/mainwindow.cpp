@@ -186,19 +186,7 @@ void MainWindow::connectController() {
             // The config key the failure names gets the focus once the form is enabled again.
             m_focusAfterRun = QString::fromStdString(e.failure.subject);
         } else {
-            const QString status = QString::fromStdString(toString(e.status));
-            m_log->addMessage(LogLevel::Info,
-                              e.summary.bestEpoch == 0
-                                  ? tr("run %1 before its first validation").arg(status)
-                              : m_predictions->showsDetector() // its score is mAP50-95
-                                  ? tr("run %1; best mAP50-95 %2 at epoch %3")
-                                        .arg(status)
-                                        .arg(e.summary.bestValAcc, 0, 'f', 3)
-                                        .arg(e.summary.bestEpoch)
-                                  : tr("run %1; best validation accuracy %2% at epoch %3")
-                                        .arg(status)
-                                        .arg(e.summary.bestValAcc * 100.0, 0, 'f', 2)
-                                        .arg(e.summary.bestEpoch));
+            m_log->addRunEnding(e, m_predictions->showsDetector());
         }
     });
     connect(c, &RunController::tick, m_charts, &ChartsPanel::replot);

@@ -6,6 +6,7 @@
 
 #include "core/errors.h"
 #include "store/runstore.h"
+#include "store/validationreportjson.h"
 #include "train/detectorevaluation.h"
 
 #include <cstdio>
@@ -34,11 +35,6 @@ nlohmann::json reportJson(const DetectorEvaluation& e) {
                            {"map50_95", c.ap5095}});
     std::vector<std::string> names = r.classNames;
     names.push_back("background");
-    nlohmann::json rows = nlohmann::json::array();
-    for (std::size_t t = 0; t < names.size(); ++t)
-        rows.push_back(std::vector<int64_t>(
-            r.confusion.begin() + static_cast<std::ptrdiff_t>(t * names.size()),
-            r.confusion.begin() + static_cast<std::ptrdiff_t>((t + 1) * names.size())));
     return {{"checkpoint", e.checkpoint},
             {"imgsz", e.imageSize},
             {"images", r.images},
@@ -48,7 +44,8 @@ nlohmann::json reportJson(const DetectorEvaluation& e) {
             {"map50", r.map50},
             {"map50_95", r.map5095},
             {"classes", classes},
-            {"confusion", {{"names", names}, {"rows", "true class"}, {"matrix", rows}}}};
+            {"confusion",
+             {{"names", names}, {"rows", "true class"}, {"matrix", matrixRows(r.confusion)}}}};
 }
 
 // The confusion matrix as Ultralytics draws it, with the background last: counts, rows the

@@ -12,16 +12,7 @@ namespace tb {
 
 namespace {
 
-// A square matrix's rows as arrays, and back; empty when the rows are not n x n.
-nlohmann::json matrixRows(const std::vector<int64_t>& m) {
-    nlohmann::json rows = nlohmann::json::array();
-    const auto n = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(m.size()))));
-    for (std::size_t r = 0; r < n; ++r)
-        rows.push_back(std::vector<int64_t>(m.begin() + static_cast<std::ptrdiff_t>(r * n),
-                                            m.begin() + static_cast<std::ptrdiff_t>((r + 1) * n)));
-    return rows;
-}
-
+// A square matrix's rows, back to row-major counts; empty when they are not n x n.
 std::vector<int64_t> matrixFromRows(const nlohmann::json& rows, std::size_t n) {
     std::vector<int64_t> m;
     if (rows.size() != n)
@@ -82,6 +73,15 @@ DetectionReport detectionFromJson(const nlohmann::json& j) {
 }
 
 } // namespace
+
+nlohmann::json matrixRows(const std::vector<int64_t>& m) {
+    nlohmann::json rows = nlohmann::json::array();
+    const auto n = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(m.size()))));
+    for (std::size_t r = 0; r < n; ++r)
+        rows.push_back(std::vector<int64_t>(m.begin() + static_cast<std::ptrdiff_t>(r * n),
+                                            m.begin() + static_cast<std::ptrdiff_t>((r + 1) * n)));
+    return rows;
+}
 
 std::string validationReportToText(const ValidationReport& r) {
     if (r.detection)

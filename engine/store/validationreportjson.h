@@ -5,9 +5,14 @@
 
 #include "events/events.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <string>
 
 namespace tb {
+
+// A square confusion matrix (row-major counts) as an array of its rows.
+nlohmann::json matrixRows(const std::vector<int64_t>& matrix);
 
 // "" for a report with no classes (a run recorded before schema 3, or a failed validation).
 std::string validationReportToText(const ValidationReport& report);

@@ -18,6 +18,9 @@ public:
     void addMessage(tb::LogLevel level, const QString& message);
     // An advisor message; a concept card with the rule's id gets a "Why?" link.
     void addAdvice(const tb::AdviceEvent& advice);
+    // How a run that did not fail ended, with its best epoch: by validation accuracy, or by
+    // mAP50-95 for a detector.
+    void addRunEnding(const tb::RunFinishedEvent& run, bool detector);
     void clear();
     QString plainText() const;
 
