@@ -389,6 +389,53 @@ private slots:
         });
     }
 
+    // The same reductions at GPT-2's sizes, where a kernel that does not scale shows first:
+    // a vocabulary of 50,257 and 8,192 rows (batch 8 at context 1,024). The ids repeat one
+    // token a thousand times (a long run of one table row) and include ids that read no row.
+    void gptScale_data() {
+        QTest::addColumn<int>("dtype");
+        QTest::newRow("f32") << static_cast<int>(DType::F32);
+        QTest::newRow("bf16") << static_cast<int>(DType::BF16);
+    }
+    void gptScale() {
+        QFETCH(int, dtype);
+        const DType dt = static_cast<DType>(dtype);
+        const int64_t rows = 8192, vocab = 50257, width = 768, tableWidth = 64;
+        Tensor hids = Tensor::host({rows}, DType::F32);
+        Tensor hlabels = Tensor::host({rows}, DType::F32);
+        for (int64_t i = 0; i < rows; ++i) {
+            const int64_t token = i % 8 == 0 ? 198 : (i * 7919) % vocab;
+            hids.data<float>()[i] = i % 1000 == 999 ? -1.0f : static_cast<float>(token);
+            hlabels.data<float>()[i] = static_cast<float>((i * 104729) % vocab);
+        }
+        const Tensor hdy = rnd({rows, tableWidth}, 91), hx = rnd({rows, width}, 92, -2.0f, 2.0f),
+                     hdln = rnd({rows, width}, 93), hgamma = rnd({width}, 94, 0.5f, 1.5f),
+                     hbeta = rnd({width}, 95), hlogits = rnd({rows, vocab}, 96, -4.0f, 4.0f);
+        compareRuns("gptScale", dt, [&](Backend& b) {
+            Tensor ids = upload(b, hids, DType::F32), dy = upload(b, hdy, dt);
+            Tensor dtable = b.empty({vocab, tableWidth}, DType::F32);
+            b.fill(dtable, 0.0f);
+            b.embeddingBackward(ids, dy, dtable);
+            Tensor x = upload(b, hx, dt), dln = upload(b, hdln, dt);
+            Tensor gamma = upload(b, hgamma, DType::F32), beta = upload(b, hbeta, DType::F32);
+            Tensor y = b.empty(x.shape(), dt), dx = b.empty(x.shape(), dt);
+            Tensor mean = b.empty({rows}, DType::F32), var = b.empty({rows}, DType::F32);
+            Tensor dgamma = b.empty({width}, DType::F32), dbeta = b.empty({width}, DType::F32);
+            b.fill(dgamma, 0.0f);
+            b.fill(dbeta, 0.0f);
+            b.layerNormForward(x, gamma, beta, 1e-5f, y, mean, var);
+            b.layerNormBackward(x, dln, gamma, mean, var, 1e-5f, dx, dgamma, dbeta);
+            Tensor logits = upload(b, hlogits, dt), labels = upload(b, hlabels, DType::I32);
+            Tensor lossSum = uploadValues(b, {0.0f, 0.0f}), scale = uploadValues(b, {256.0f});
+            Tensor dlogits = b.empty(logits.shape(), dt);
+            b.softmaxCrossEntropy(logits, labels, 0.1f, lossSum, &dlogits, &scale, 1.0f);
+            return Results{
+                {"~embeddingGrad", download(b, dtable)},   {"layerNormDx", download(b, dx)},
+                {"~layerNormDgamma", download(b, dgamma)}, {"~layerNormDbeta", download(b, dbeta)},
+                {"~lossSum", download(b, lossSum)},        {"dlogits", download(b, dlogits)}};
+        });
+    }
+
     void loss_data() { addDtypeRows(); }
     void loss() {
         QFETCH(int, dtype);

@@ -7,6 +7,8 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 
 namespace tb::cuda {
@@ -84,11 +86,12 @@ void launchPoolBackward(const PoolDesc& d, const void* dy, const int32_t* indice
 
 // ---- loss.cu ----
 // logits(n, classes), labels(n) i32; lossSum[0] += mean loss, lossSum[1] += #correct; dlogits
-// (n, classes) = gradScale[0] * (softmax - target) / (n * divisor) when not null.
+// (n, classes) = gradScale[0] * (softmax - target) / (n * divisor) when not null. rowScratch
+// holds 2 * n floats (each row's loss and hit, added in a fixed order).
 void launchSoftmaxCrossEntropy(const void* logits, DType logitsType, const int32_t* labels,
                                int64_t n, int64_t classes, float smoothing, float* lossSum,
                                void* dlogits, DType dlogitsType, const float* gradScale,
-                               float divisor, cudaStream_t stream);
+                               float divisor, float* rowScratch, cudaStream_t stream);
 
 // ---- optimizer.cu ----
 // param(n), grad(n), buffers(n) f32. scaleState[0] (or null) unscales the gradient; the step is
@@ -128,13 +131,18 @@ void launchBatchNormBackward(const void* x, const void* dy, void* dx, DType dtyp
                              const float* saveInvStd, float* dgamma, float* dbeta, float* scratch,
                              int64_t splits, cudaStream_t stream);
 
-// ---- transformer.cu: embeddings, layer norm and attention's own kernels. ----
+// ---- embedding.cu: the token table. ----
 // y(m, d) = table(ids[i], :) (ids f32 holding whole numbers; an id outside [0, rows) gives 0).
 void launchEmbeddingForward(const float* ids, int64_t m, const float* table, int64_t rows,
                             int64_t d, void* y, DType dtype, cudaStream_t stream);
-// dtable(rows, d) += dy's rows at their ids, each row summed in position order (deterministic).
+// dtable(rows, d) += dy's rows at their ids, each row summed in position order (deterministic),
+// through a sort of the positions by row in scratch (embeddingBackwardScratchBytes bytes).
+std::size_t embeddingBackwardScratchBytes(int64_t m, int64_t rows);
 void launchEmbeddingBackward(const float* ids, int64_t m, const void* dy, DType dtype,
-                             float* dtable, int64_t rows, int64_t d, cudaStream_t stream);
+                             float* dtable, int64_t rows, int64_t d, void* scratch,
+                             std::size_t scratchBytes, cudaStream_t stream);
+
+// ---- transformer.cu: position embeddings, layer norm and attention's own kernels. ----
 // y(n, t, d) = x + table(t, d); dtable(t, d) += sum over n of dy(n, t, d).
 void launchPositionEmbeddingForward(const void* x, const float* table, void* y, DType dtype,
                                     int64_t n, int64_t t, int64_t d, cudaStream_t stream);
@@ -144,11 +152,22 @@ void launchPositionEmbeddingBackward(const void* dy, DType dtype, float* dtable,
 void launchLayerNormForward(const void* x, void* y, DType dtype, int64_t m, int64_t d,
                             const float* gamma, const float* beta, float eps, float* mean,
                             float* variance, cudaStream_t stream);
-// dx overwritten (one warp a row); dgamma, dbeta accumulated (one thread a column, in row order).
+// dx overwritten (one warp a row); dgamma, dbeta accumulated in two stages: chunks of rows into
+// partials (layerNormPartialFloats(m, d) floats), then the chunks added in order (deterministic).
+// Chunks of at least 64 rows, at most 1024 chunks.
+inline int64_t layerNormRowsPerChunk(int64_t m) {
+    return std::max<int64_t>(64, (m + 1023) / 1024);
+}
+inline int64_t layerNormChunks(int64_t m) {
+    return (m + layerNormRowsPerChunk(m) - 1) / layerNormRowsPerChunk(m);
+}
+inline int64_t layerNormPartialFloats(int64_t m, int64_t d) {
+    return 2 * layerNormChunks(m) * d;
+}
 void launchLayerNormBackward(const void* x, const void* dy, void* dx, DType dtype, int64_t m,
                              int64_t d, const float* gamma, const float* mean,
                              const float* variance, float eps, float* dgamma, float* dbeta,
-                             cudaStream_t stream);
+                             float* partials, cudaStream_t stream);
 // Attention's layout changes: qkv(n, t, 3, heads, hd) <-> q, k, v each (n, heads, t, hd), and
 // y(n, heads, t, hd) -> (n, t, heads, hd). All in one dtype.
 void launchSplitHeads(const void* qkv, void* q, void* k, void* v, DType dtype,

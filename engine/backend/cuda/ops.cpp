@@ -7,6 +7,7 @@
 #include "kernels.h"
 #include "tensorchecks.h"
 
+#include <algorithm>
 #include <initializer_list>
 #include <string>
 
@@ -265,10 +266,11 @@ void CudaBackend::softmaxCrossEntropy(const Tensor& logits, const Tensor& labels
     if (!(divisor > 0.0f))
         throw Error("softmaxCrossEntropy: divisor must be positive");
     DeviceScope scope(m_index);
+    Tensor rowScratch = empty({2 * std::max<int64_t>(n, 1)}, DType::F32);
     launchSoftmaxCrossEntropy(logits.raw(), logits.dtype(), labels.data<int32_t>(), n, classes,
                               smoothing, lossSum.data<float>(), dlogits ? dlogits->raw() : nullptr,
                               dlogits ? dlogits->dtype() : logits.dtype(), optionalF32(gradScale),
-                              divisor, stream());
+                              divisor, rowScratch.data<float>(), stream());
 }
 
 void CudaBackend::checkFinite(const std::vector<Tensor*>& tensors, Tensor& foundInf) {

@@ -51,8 +51,6 @@ __global__ void adamwKernel(float* param, const float* grad, float* expAvg, floa
     }
 }
 
-// Adds the squares of g(n) to *sum in double: each block's partial, then one atomic add a
-// block (the order of those adds varies, so the last bits of the sum may too).
 // A block's sum of squares (a tree in shared memory: a fixed order) into partials[blockIdx.x].
 __global__ void sumSquaresKernel(const float* g, int64_t n, double* partials) {
     __shared__ double partial[kBlock];

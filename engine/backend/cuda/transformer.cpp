@@ -9,6 +9,7 @@
 #include "kernels.h"
 #include "tensorchecks.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace tb::cuda {
@@ -75,8 +76,10 @@ void CudaBackend::embeddingBackward(const Tensor& ids, const Tensor& dy, Tensor&
         throw Error("embeddingBackward: gradient " + dy.shape().toString() + " does not fit " +
                     std::to_string(m) + " ids of a table " + dtable.shape().toString());
     DeviceScope scope(m_index);
+    const std::size_t scratchBytes = embeddingBackwardScratchBytes(m, rows);
+    Tensor scratch = empty({static_cast<int64_t>(scratchBytes / sizeof(float)) + 1}, DType::F32);
     launchEmbeddingBackward(ids.data<float>(), m, dy.raw(), dy.dtype(), dtable.data<float>(), rows,
-                            d, stream());
+                            d, scratch.raw(), scratchBytes, stream());
 }
 
 void CudaBackend::positionEmbeddingForward(const Tensor& x, const Tensor& table, Tensor& y) {
@@ -131,9 +134,11 @@ void CudaBackend::layerNormBackward(const Tensor& x, const Tensor& dy, const Ten
     requireF32Vector(dgamma, d, "layerNormBackward", "dgamma");
     requireF32Vector(dbeta, d, "layerNormBackward", "dbeta");
     DeviceScope scope(m_index);
+    Tensor partials = empty({std::max<int64_t>(layerNormPartialFloats(m, d), 1)}, DType::F32);
     launchLayerNormBackward(x.raw(), dy.raw(), dx.raw(), x.dtype(), m, d, gamma.data<float>(),
                             saveMean.data<float>(), saveVar.data<float>(), eps,
-                            dgamma.data<float>(), dbeta.data<float>(), stream());
+                            dgamma.data<float>(), dbeta.data<float>(), partials.data<float>(),
+                            stream());
 }
 
 void CudaBackend::attentionForward(const AttentionDesc& d, const Tensor& qkv, Tensor& y,

@@ -1,11 +1,10 @@
-// The transformer ops' own kernels: embeddings, layer norm (a warp per row), attention's head
-// layout changes and its causal softmax (a warp per row of scores). Every reduction runs in a
-// fixed order, so results are bit-reproducible.
+// The transformer ops' own kernels: position embeddings, layer norm (a warp per row), attention's
+// head layout changes and its causal softmax (a warp per row of scores). Every reduction runs in
+// a fixed order, so results are bit-reproducible. The token embedding is embedding.cu's.
 #include "cudacheck.h"
 #include "dtypeio.cuh"
 #include "kernels.h"
 
-#include "backend/kernels/embedding_math.h"
 #include "backend/kernels/random_math.h"
 
 namespace tb::cuda {
@@ -35,29 +34,6 @@ unsigned warpBlocks(int64_t rows) {
 #define TB_WARP_ROWS(row, rows)                                                                    \
     for (int64_t row = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;      \
          row < (rows); row += static_cast<int64_t>(gridDim.x) * blockDim.x / kWarp)
-
-template <typename Io>
-__global__ void embeddingForwardKernel(const float* ids, int64_t m, const float* table,
-                                       int64_t rows, int64_t d, typename Io::Storage* y) {
-    TB_GRID_STRIDE(i, m * d) {
-        const int64_t row = math::tokenRow(ids[i / d], rows);
-        Io::store(y, i, row < 0 ? 0.0f : table[row * d + i % d]);
-    }
-}
-
-// A thread per table element, walking the positions in order.
-template <typename Io>
-__global__ void embeddingBackwardKernel(const float* ids, int64_t m, const typename Io::Storage* dy,
-                                        float* dtable, int64_t rows, int64_t d) {
-    TB_GRID_STRIDE(e, rows * d) {
-        const int64_t row = e / d, j = e % d;
-        float sum = 0.0f;
-        for (int64_t i = 0; i < m; ++i)
-            if (math::tokenRow(ids[i], rows) == row)
-                sum += Io::load(dy, i * d + j);
-        dtable[e] += sum;
-    }
-}
 
 template <typename Io>
 __global__ void positionForwardKernel(const typename Io::Storage* x, const float* table,
@@ -132,20 +108,53 @@ layerNormBackwardDataKernel(const typename Io::Storage* x, const typename Io::St
     }
 }
 
+// The parameters' gradients in two stages that scale with the rows: a block per (32 columns,
+// chunk of rows) whose warps walk the chunk's rows interleaved, reading a row's 32 columns at
+// once, and add their sums in warp order into partials (the chunk's dgamma row, then its dbeta
+// row further on); then a thread a column adds the chunks in order.
 template <typename Io>
-__global__ void layerNormBackwardParamsKernel(const typename Io::Storage* x,
-                                              const typename Io::Storage* dy, int64_t m, int64_t d,
-                                              const float* mean, const float* variance, float eps,
-                                              float* dgamma, float* dbeta) {
-    TB_GRID_STRIDE(j, d) {
-        float sg = 0.0f, sb = 0.0f;
-        for (int64_t row = 0; row < m; ++row) {
+__global__ void layerNormParamPartialsKernel(const typename Io::Storage* x,
+                                             const typename Io::Storage* dy, int64_t m, int64_t d,
+                                             const float* mean, const float* variance, float eps,
+                                             int64_t rowsPerChunk, float* partials) {
+    __shared__ float gammaPart[kWarpsPerBlock][kWarp];
+    __shared__ float betaPart[kWarpsPerBlock][kWarp];
+    const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+    const int64_t j = static_cast<int64_t>(blockIdx.x) * kWarp + lane;
+    const int64_t first = static_cast<int64_t>(blockIdx.y) * rowsPerChunk;
+    const int64_t last = min(m, first + rowsPerChunk);
+    float sg = 0.0f, sb = 0.0f;
+    if (j < d)
+        for (int64_t row = first + warp; row < last; row += kWarpsPerBlock) {
             const float g = Io::load(dy, row * d + j);
             sg += g * (Io::load(x, row * d + j) - mean[row]) * rsqrtf(variance[row] + eps);
             sb += g;
         }
-        dgamma[j] += sg;
-        dbeta[j] += sb;
+    gammaPart[warp][lane] = sg;
+    betaPart[warp][lane] = sb;
+    __syncthreads();
+    if (warp == 0 && j < d) {
+        float g = 0.0f, b = 0.0f;
+        for (int w = 0; w < kWarpsPerBlock; ++w) {
+            g += gammaPart[w][lane];
+            b += betaPart[w][lane];
+        }
+        const int64_t chunks = gridDim.y;
+        partials[blockIdx.y * d + j] = g;
+        partials[(chunks + blockIdx.y) * d + j] = b;
+    }
+}
+
+__global__ void layerNormParamSumKernel(const float* partials, int64_t chunks, int64_t d,
+                                        float* dgamma, float* dbeta) {
+    TB_GRID_STRIDE(j, d) {
+        float g = 0.0f, b = 0.0f;
+        for (int64_t c = 0; c < chunks; ++c) {
+            g += partials[c * d + j];
+            b += partials[(chunks + c) * d + j];
+        }
+        dgamma[j] += g;
+        dbeta[j] += b;
     }
 }
 
@@ -252,30 +261,6 @@ __global__ void causalSoftmaxBackwardKernel(const float* probs, const float* dwe
 
 } // namespace
 
-void launchEmbeddingForward(const float* ids, int64_t m, const float* table, int64_t rows,
-                            int64_t d, void* y, DType dtype, cudaStream_t stream) {
-    if (m * d == 0)
-        return;
-    dispatchFloat(dtype, "embeddingForward", [&](auto io) {
-        using Io = decltype(io);
-        embeddingForwardKernel<Io>
-            <<<gridFor(m * d), kBlock, 0, stream>>>(ids, m, table, rows, d, out<Io>(y));
-    });
-    TB_KERNEL_CHECK("embeddingForwardKernel");
-}
-
-void launchEmbeddingBackward(const float* ids, int64_t m, const void* dy, DType dtype,
-                             float* dtable, int64_t rows, int64_t d, cudaStream_t stream) {
-    if (m * d == 0)
-        return;
-    dispatchFloat(dtype, "embeddingBackward", [&](auto io) {
-        using Io = decltype(io);
-        embeddingBackwardKernel<Io>
-            <<<gridFor(rows * d), kBlock, 0, stream>>>(ids, m, in<Io>(dy), dtable, rows, d);
-    });
-    TB_KERNEL_CHECK("embeddingBackwardKernel");
-}
-
 void launchPositionEmbeddingForward(const void* x, const float* table, void* y, DType dtype,
                                     int64_t n, int64_t t, int64_t d, cudaStream_t stream) {
     const int64_t total = n * t * d;
@@ -317,17 +302,22 @@ void launchLayerNormForward(const void* x, void* y, DType dtype, int64_t m, int6
 void launchLayerNormBackward(const void* x, const void* dy, void* dx, DType dtype, int64_t m,
                              int64_t d, const float* gamma, const float* mean,
                              const float* variance, float eps, float* dgamma, float* dbeta,
-                             cudaStream_t stream) {
+                             float* partials, cudaStream_t stream) {
     if (m == 0)
         return;
+    const dim3 grid(static_cast<unsigned>((d + kWarp - 1) / kWarp),
+                    static_cast<unsigned>(layerNormChunks(m)));
     dispatchFloat(dtype, "layerNormBackward", [&](auto io) {
         using Io = decltype(io);
         layerNormBackwardDataKernel<Io><<<warpBlocks(m), kBlock, 0, stream>>>(
             in<Io>(x), in<Io>(dy), out<Io>(dx), m, d, gamma, mean, variance, eps);
-        layerNormBackwardParamsKernel<Io><<<gridFor(d), kBlock, 0, stream>>>(
-            in<Io>(x), in<Io>(dy), m, d, mean, variance, eps, dgamma, dbeta);
+        layerNormParamPartialsKernel<Io><<<grid, kBlock, 0, stream>>>(
+            in<Io>(x), in<Io>(dy), m, d, mean, variance, eps, layerNormRowsPerChunk(m), partials);
     });
     TB_KERNEL_CHECK("layerNormBackwardKernels");
+    layerNormParamSumKernel<<<gridFor(d), kBlock, 0, stream>>>(partials, layerNormChunks(m), d,
+                                                               dgamma, dbeta);
+    TB_KERNEL_CHECK("layerNormParamSumKernel");
 }
 
 void launchSplitHeads(const void* qkv, void* q, void* k, void* v, DType dtype,
