@@ -216,11 +216,21 @@ sanitize() { # TOOL
         --set dataset=shapes --set data.synthetic_samples=256 --set data.image_size=28 \
         --set model=fmnist-cnn --set max_steps=3 --set batch_size=64 --set num_workers=0 \
         --set device=cuda:0 --set checkpoint_dir="$WORK/checkpoints"
-    local rc=$?
-    say "$tool: rc=$rc $(grep -E -m1 "ERROR SUMMARY|RACECHECK SUMMARY" "$WORK/sanitizer-$tool.txt")"
-    grep -E -m10 "^========= (Invalid|Error|Race|Program hit|  at )" \
-        "$WORK/sanitizer-$tool.txt" | tee -a "$REPORT"
+    local rc=$? log="$WORK/sanitizer-$tool.txt"
+    say "$tool: rc=$rc $(grep -E -m1 "ERROR SUMMARY|RACECHECK SUMMARY" "$log")"
+    grep -E -m10 "^========= (Invalid|Error|Race|Program hit|  at )" "$log" | tee -a "$REPORT"
+    if [[ $tool == racecheck ]] && (( rc == 99 )) && ! ours_in_report "$log"; then
+        # Shared-memory hazards inside cuDNN's or cuBLAS's kernels are theirs to answer for:
+        # reported above, judged only where a device frame is one of our kernels (tb::cuda).
+        say "racecheck: the hazards above are all in library kernels, none in ours"
+        return
+    fi
     (( rc == 0 )) || fail "sanitizer $tool"
+}
+# Whether a sanitizer report names one of TrainBench's kernels (namespace tb::cuda, demangled
+# or mangled) outside the host backtraces, where our launch functions appear for every kernel.
+ours_in_report() { # LOG
+    grep -v "Host Frame" "$1" | grep -q -E "tb::cuda|2tb4cuda"
 }
 SANITIZER=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
 if ! needs_gpu "compute-sanitizer"; then
