@@ -18,15 +18,20 @@ constexpr int64_t slidingOutput(int64_t size, int64_t kernel, int64_t stride, in
     return span < 0 ? 0 : span / stride + 1;
 }
 
-// 2-D convolution, NCHW input (n, c, h, w), KCRS weights (k, c / groups, r, s); dilation 1.
-// Groups split the channels into that many independent convolutions (groups = c = k: depthwise).
+// 2-D convolution, NCHW input (n, c, h, w), KCRS weights (k, c / groups, r, s). Groups split the
+// channels into that many independent convolutions (groups = c = k: depthwise). Dilation spaces
+// the kernel's taps `dilation` apart (PyTorch's convention: 1 is a dense kernel), so an r-tap
+// kernel spans dilation * (r - 1) + 1 inputs.
 struct ConvDesc {
     int64_t n = 0, c = 0, h = 0, w = 0;
     int64_t k = 0, r = 0, s = 0;
     int64_t stride = 1, pad = 0;
     int64_t groups = 1;
-    int64_t outH() const { return slidingOutput(h, r, stride, pad); }
-    int64_t outW() const { return slidingOutput(w, s, stride, pad); }
+    int64_t dilation = 1;
+    int64_t spanR() const { return dilation * (r - 1) + 1; }
+    int64_t spanS() const { return dilation * (s - 1) + 1; }
+    int64_t outH() const { return slidingOutput(h, spanR(), stride, pad); }
+    int64_t outW() const { return slidingOutput(w, spanS(), stride, pad); }
     int64_t weightCount() const { return k * (c / groups) * r * s; }
     bool operator==(const ConvDesc&) const = default;
 };

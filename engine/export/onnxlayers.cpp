@@ -58,12 +58,13 @@ std::string linear(OnnxGraphBuilder& g, const OnnxLayer& l) {
 std::string conv2d(OnnxGraphBuilder& g, const OnnxLayer& l) {
     const int64_t k = intOf(l, "kernel"), s = intOf(l, "stride"), p = intOf(l, "padding");
     const nlohmann::json o = l.layer.options();
+    const int64_t dilation = o.value("dilation", int64_t{1});
     std::vector<std::string> in{l.inputs[0], param(l, "weight")};
     if (o.value("bias", true))
         in.push_back(param(l, "bias"));
     return g.node("Conv", in, l.layer.name(),
                   {Attr::list("kernel_shape", {k, k}), Attr::list("strides", {s, s}),
-                   Attr::list("pads", {p, p, p, p}), Attr::list("dilations", {1, 1}),
+                   Attr::list("pads", {p, p, p, p}), Attr::list("dilations", {dilation, dilation}),
                    Attr::integer("group", o.value("groups", int64_t{1}))});
 }
 

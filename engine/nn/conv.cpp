@@ -12,7 +12,9 @@ Conv2d::Conv2d(const nlohmann::json& spec)
       m_kernel(intOption(spec, "kernel", 3, 1, kMaxKernel)),
       m_stride(intOption(spec, "stride", 1, 1, kMaxKernel)),
       m_padding(intOption(spec, "padding", 0, 0, kMaxKernel)),
-      m_groups(intOption(spec, "groups", 1)), m_hasBias(boolOption(spec, "bias", true)) {
+      m_groups(intOption(spec, "groups", 1)),
+      m_dilation(intOption(spec, "dilation", 1, 1, kMaxKernel)),
+      m_hasBias(boolOption(spec, "bias", true)) {
     if (m_outChannels <= 0)
         layerError(layerLabel(spec), "needs out_channels");
     if (spec.contains("bias_init")) {
@@ -33,6 +35,7 @@ ConvDesc Conv2d::describe(const Shape& x) const {
     d.stride = m_stride;
     d.pad = m_padding;
     d.groups = m_groups;
+    d.dilation = m_dilation;
     return d;
 }
 
@@ -45,8 +48,10 @@ Shape Conv2d::outputShape(const std::vector<Shape>& in) const {
                                std::to_string(d.c) + " input and " + std::to_string(d.k) +
                                " output channels");
     if (d.outH() < 1 || d.outW() < 1)
-        layerError(name(), "kernel " + std::to_string(m_kernel) + " does not fit input " +
-                               in[0].dropBatch().toString());
+        layerError(name(), "kernel " + std::to_string(m_kernel) +
+                               (m_dilation > 1 ? " at dilation " + std::to_string(m_dilation)
+                                               : std::string()) +
+                               " does not fit input " + in[0].dropBatch().toString());
     return Shape{d.n, d.k, d.outH(), d.outW()};
 }
 
@@ -86,6 +91,8 @@ nlohmann::json Conv2d::options() const {
                         {"bias", m_hasBias}};
     if (m_groups != 1)
         o["groups"] = m_groups;
+    if (m_dilation != 1)
+        o["dilation"] = m_dilation;
     if (m_biasInit)
         o["bias_init"] = *m_biasInit;
     return o;

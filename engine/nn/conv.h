@@ -1,4 +1,5 @@
-// Conv2d: square kernel, stride, zero padding, dilation 1, groups (depthwise when groups equals
+// Conv2d: square kernel, stride, zero padding, dilation (taps that far apart: a wider view at
+// the same resolution, as DeepLab's atrous convolutions), groups (depthwise when groups equals
 // the input channels), optional bias.
 #pragma once
 
@@ -24,7 +25,7 @@ public:
 private:
     ConvDesc describe(const Shape& x) const;
 
-    int64_t m_outChannels, m_kernel, m_stride, m_padding, m_groups;
+    int64_t m_outChannels, m_kernel, m_stride, m_padding, m_groups, m_dilation;
     bool m_hasBias;
     std::optional<float> m_biasInit; // a constant bias at init instead of PyTorch's uniform
     Param m_weight{"weight", {}, {}, true};

@@ -112,19 +112,25 @@ private slots:
         QTest::addColumn<int>("pad");
         QTest::addColumn<bool>("bias");
         QTest::addColumn<int>("groups");
+        QTest::addColumn<int>("dilation");
         for (DType dt : {DType::F32, DType::F16, DType::BF16}) {
             const std::string d(dtypeName(dt));
             QTest::newRow((d + "-3x3-s1-p1-bias").c_str())
-                << static_cast<int>(dt) << 3 << 1 << 1 << true << 1;
+                << static_cast<int>(dt) << 3 << 1 << 1 << true << 1 << 1;
             QTest::newRow((d + "-3x3-s2-p1").c_str())
-                << static_cast<int>(dt) << 3 << 2 << 1 << false << 1;
+                << static_cast<int>(dt) << 3 << 2 << 1 << false << 1 << 1;
             QTest::newRow((d + "-1x1-s2-p0").c_str())
-                << static_cast<int>(dt) << 1 << 2 << 0 << false << 1;
+                << static_cast<int>(dt) << 1 << 2 << 0 << false << 1 << 1;
             // MobileNet's depthwise 3x3 (one group per channel) and a grouped one.
             QTest::newRow((d + "-3x3-s2-p1-depthwise").c_str())
-                << static_cast<int>(dt) << 3 << 2 << 1 << false << 8;
+                << static_cast<int>(dt) << 3 << 2 << 1 << false << 8 << 1;
             QTest::newRow((d + "-3x3-s1-p1-groups2-bias").c_str())
-                << static_cast<int>(dt) << 3 << 1 << 1 << true << 2;
+                << static_cast<int>(dt) << 3 << 1 << 1 << true << 2 << 1;
+            // DeepLab's atrous 3x3 (padding = dilation keeps the size) and a strided one.
+            QTest::newRow((d + "-3x3-s1-p2-dilation2").c_str())
+                << static_cast<int>(dt) << 3 << 1 << 2 << false << 1 << 2;
+            QTest::newRow((d + "-3x3-s2-p1-dilation4-bias").c_str())
+                << static_cast<int>(dt) << 3 << 2 << 1 << true << 1 << 4;
         }
     }
     void conv() {
@@ -134,11 +140,12 @@ private slots:
         QFETCH(int, pad);
         QFETCH(bool, bias);
         QFETCH(int, groups);
+        QFETCH(int, dilation);
         const DType dt = static_cast<DType>(dtype);
         ConvDesc d;
         d.n = 4, d.c = 8, d.h = 12, d.w = 12, d.k = groups == 8 ? 8 : 16, d.r = kernel,
         d.s = kernel;
-        d.stride = stride, d.pad = pad, d.groups = groups;
+        d.stride = stride, d.pad = pad, d.groups = groups, d.dilation = dilation;
         const Shape xs{d.n, d.c, d.h, d.w}, ws{d.k, d.c / groups, d.r, d.s},
             ys{d.n, d.k, d.outH(), d.outW()};
         const Tensor hx = rnd(xs, 11), hw = rnd(ws, 12, -0.2f, 0.2f), hb = rnd({d.k}, 13),

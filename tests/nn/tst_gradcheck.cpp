@@ -38,6 +38,13 @@ private slots:
         QTest::newRow("conv2d-groups2-stride2-nobias")
             << R"({"type":"conv2d","out_channels":6,"kernel":3,"stride":2,"groups":2,"bias":false})"
             << "2x4x7x7";
+        // Atrous: taps 2 apart (a 5 x 5 span), and DeepLab's stride 1 with padding = dilation.
+        QTest::newRow("conv2d-dilated2-stride2")
+            << R"({"type":"conv2d","out_channels":3,"kernel":3,"stride":2,"dilation":2})"
+            << "2x2x9x9";
+        QTest::newRow("conv2d-dilated3-same")
+            << R"({"type":"conv2d","out_channels":2,"kernel":3,"padding":3,"dilation":3,"bias":false})"
+            << "1x3x7x7";
         QTest::newRow("conv2d-depthwise-multiplier2")
             << R"({"type":"conv2d","out_channels":6,"kernel":1,"groups":3})"
             << "1x3x4x4";
@@ -113,6 +120,50 @@ private slots:
         qInfo("%s: worst relative error %.2e (%s)", qPrintable(spec), r.worstRelativeError,
               r.worstTensor.c_str());
         QVERIFY2(r.worstRelativeError < 1e-2f, r.worstTensor.c_str());
+    }
+
+    // A dilated convolution computes PyTorch's definition: out(k, i, j) = bias(k) + sum over c,
+    // r, s of x(c, i * stride - pad + r * dilation, j * stride - pad + s * dilation) * w(k, c, r,
+    // s), zero outside the input; a non-square input, so rows and columns cannot be swapped.
+    void dilatedConvolutionIsItsDefinition() {
+        const int64_t c = 2, h = 9, w = 7, k = 3, taps = 3, stride = 1, pad = 1, dilation = 2;
+        auto layer = createLayer({{"type", "conv2d"},
+                                  {"out_channels", k},
+                                  {"kernel", taps},
+                                  {"padding", pad},
+                                  {"dilation", dilation}});
+        const Shape xs{1, c, h, w};
+        const Shape ys = layer->outputShape({xs});
+        QCOMPARE(ys, (Shape{1, k, h - 2, w - 2})); // a span of 5 with padding 1 loses 2
+        layer->init(*m_backend, {xs}, 3);
+        Tensor x = Tensor::host(xs, DType::F32);
+        for (int64_t i = 0; i < x.numel(); ++i)
+            x.data<float>()[i] = 2.0f * math::uniform01(5, static_cast<uint64_t>(i)) - 1.0f;
+        Tensor y = Tensor::host(ys, DType::F32);
+        layer->forward(*m_backend, {&x}, y, false);
+        const float* wt = layer->params()[0]->value.data<float>();
+        const float* bias = layer->params()[1]->value.data<float>();
+        double worst = 0.0;
+        for (int64_t o = 0; o < k; ++o)
+            for (int64_t i = 0; i < ys[2]; ++i)
+                for (int64_t j = 0; j < ys[3]; ++j) {
+                    double sum = bias[o];
+                    for (int64_t ci = 0; ci < c; ++ci)
+                        for (int64_t r = 0; r < taps; ++r)
+                            for (int64_t q = 0; q < taps; ++q) {
+                                const int64_t yi = i * stride - pad + r * dilation;
+                                const int64_t xj = j * stride - pad + q * dilation;
+                                if (yi < 0 || yi >= h || xj < 0 || xj >= w)
+                                    continue;
+                                sum +=
+                                    static_cast<double>(x.data<float>()[(ci * h + yi) * w + xj]) *
+                                    wt[((o * c + ci) * taps + r) * taps + q];
+                            }
+                    const double got = y.data<float>()[(o * ys[2] + i) * ys[3] + j];
+                    worst = std::max(worst, std::fabs(got - sum));
+                }
+        qInfo("dilated convolution against its definition: max |difference| %.2e", worst);
+        QVERIFY(worst < 1e-5);
     }
 
     void softmaxCrossEntropy_data() {

@@ -190,7 +190,9 @@ CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, DType act, bool bias
         wei = grouped ? memory::dims{d.groups, d.k / d.groups, d.c / d.groups, d.r, d.s}
                       : memory::dims{d.k, d.c, d.r, d.s},
         dst{d.n, d.k, d.outH(), d.outW()}, b{d.k};
-    const memory::dims strides{d.stride, d.stride}, pad{d.pad, d.pad};
+    // oneDNN counts the gaps between taps: PyTorch's dilation 1 (dense) is its 0.
+    const memory::dims strides{d.stride, d.stride}, gaps{d.dilation - 1, d.dilation - 1},
+        pad{d.pad, d.pad};
     const memory::desc srcPlain(src, a, tag::nchw),
         weiPlain(wei, dt::f32, grouped ? tag::goihw : tag::oihw), dstPlain(dst, a, tag::nchw);
     e->biasPlain = memory::desc(b, dt::f32, tag::x);
@@ -221,16 +223,17 @@ CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, DType act, bool bias
         const memory::desc srcAny(src, a, activations), weiAny(wei, a, tag::any),
             dstAny(dst, a, activations), diffWeiAny(wei, dt::f32, tag::any);
         const Fwd::primitive_desc fwdPd(
-            bias
-                ? Fwd::desc(training, algo, srcAny, weiAny, e->biasPlain, dstAny, strides, pad, pad)
-                : Fwd::desc(training, algo, srcAny, weiAny, dstAny, strides, pad, pad),
+            bias ? Fwd::desc(training, algo, srcAny, weiAny, e->biasPlain, dstAny, strides, gaps,
+                             pad, pad)
+                 : Fwd::desc(training, algo, srcAny, weiAny, dstAny, strides, gaps, pad, pad),
             eng);
         const BwdData::primitive_desc dataPd(
-            BwdData::desc(algo, srcAny, weiAny, dstAny, strides, pad, pad), eng, fwdPd);
+            BwdData::desc(algo, srcAny, weiAny, dstAny, strides, gaps, pad, pad), eng, fwdPd);
         // Weight gradients stay f32: they accumulate into the f32 master gradients.
         const BwdWei::primitive_desc weiPd(
-            bias ? BwdWei::desc(algo, srcAny, diffWeiAny, e->biasPlain, dstAny, strides, pad, pad)
-                 : BwdWei::desc(algo, srcAny, diffWeiAny, dstAny, strides, pad, pad),
+            bias ? BwdWei::desc(algo, srcAny, diffWeiAny, e->biasPlain, dstAny, strides, gaps, pad,
+                                pad)
+                 : BwdWei::desc(algo, srcAny, diffWeiAny, dstAny, strides, gaps, pad, pad),
             eng, fwdPd);
         return Primitives{fwdPd, dataPd, weiPd};
     };

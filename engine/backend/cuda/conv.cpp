@@ -18,8 +18,8 @@ namespace {
 void checkConv(const ConvDesc& d, const Tensor& x, const Tensor& w, const Tensor& y,
                const char* op) {
     // The stride first: outH() divides by it.
-    if (d.stride <= 0 || d.pad < 0 || d.r <= 0 || d.s <= 0 || d.groups <= 0 || d.c % d.groups ||
-        d.k % d.groups || d.outH() <= 0 || d.outW() <= 0)
+    if (d.stride <= 0 || d.dilation <= 0 || d.pad < 0 || d.r <= 0 || d.s <= 0 || d.groups <= 0 ||
+        d.c % d.groups || d.k % d.groups || d.outH() <= 0 || d.outW() <= 0)
         throw Error(std::string(op) + ": invalid convolution geometry");
     if (x.numel() != d.n * d.c * d.h * d.w || w.numel() != d.weightCount() ||
         y.numel() != d.n * d.k * d.outH() * d.outW())

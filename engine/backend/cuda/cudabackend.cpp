@@ -46,7 +46,7 @@ void fillHost(Tensor& t, float value) {
 std::size_t ConvKeyHash::operator()(const ConvKey& k) const {
     const ConvDesc& d = k.desc;
     std::size_t h = 1469598103934665603ull;
-    for (int64_t v : {d.n, d.c, d.h, d.w, d.k, d.r, d.s, d.stride, d.pad, d.groups,
+    for (int64_t v : {d.n, d.c, d.h, d.w, d.k, d.r, d.s, d.stride, d.pad, d.groups, d.dilation,
                       static_cast<int64_t>(k.dtype), static_cast<int64_t>(k.deterministic)})
         h = (h ^ static_cast<std::size_t>(v)) * 1099511628211ull;
     return h;

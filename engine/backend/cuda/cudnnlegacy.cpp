@@ -111,9 +111,9 @@ public:
                                                   toInt(d.c / d.groups), toInt(d.r), toInt(d.s)));
         TB_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&conv));
         // Compute in f32 for every storage type (PSEUDO_HALF / PSEUDO_BFLOAT16 configurations).
-        TB_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(conv, toInt(d.pad), toInt(d.pad),
-                                                       toInt(d.stride), toInt(d.stride), 1, 1,
-                                                       CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+        TB_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(
+            conv, toInt(d.pad), toInt(d.pad), toInt(d.stride), toInt(d.stride), toInt(d.dilation),
+            toInt(d.dilation), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
         TB_CUDNN_CHECK(cudnnSetConvolutionGroupCount(conv, toInt(d.groups)));
     }
     ~ConvPlan() {
