@@ -203,6 +203,11 @@ public:
     // backward sums dy over the s x s values each input gave.
     virtual void upsampleNearestForward(const Tensor& x, int64_t scale, Tensor& y) = 0;
     virtual void upsampleNearestBackward(const Tensor& dy, int64_t scale, Tensor& dx) = 0;
+    // Bilinear resizing of x(n, c, h, w) to y(n, c, oh, ow), any sizes, as PyTorch's
+    // F.interpolate(mode="bilinear", align_corners=False) (kernels/resize_math.h); backward
+    // overwrites dx with each input pixel's share of dy, added in a fixed order.
+    virtual void resizeBilinearForward(const Tensor& x, Tensor& y) = 0;
+    virtual void resizeBilinearBackward(const Tensor& dy, Tensor& dx) = 0;
 
     // ---- transformers ----
     // Token embedding: y(m, d) = table(ids[i], :) for the m ids. ids is f32 holding whole numbers

@@ -105,6 +105,12 @@ void MetaBackend::upsampleNearestForward(const Tensor&, int64_t, Tensor&) {
 void MetaBackend::upsampleNearestBackward(const Tensor&, int64_t, Tensor&) {
     cannotCompute("upsampleNearestBackward");
 }
+void MetaBackend::resizeBilinearForward(const Tensor&, Tensor&) {
+    cannotCompute("resizeBilinearForward");
+}
+void MetaBackend::resizeBilinearBackward(const Tensor&, Tensor&) {
+    cannotCompute("resizeBilinearBackward");
+}
 void MetaBackend::embeddingForward(const Tensor&, const Tensor&, Tensor&) {
     cannotCompute("embeddingForward");
 }

@@ -55,6 +55,8 @@ public:
                        const std::vector<int64_t>&) override;
     void upsampleNearestForward(const Tensor&, int64_t, Tensor&) override;
     void upsampleNearestBackward(const Tensor&, int64_t, Tensor&) override;
+    void resizeBilinearForward(const Tensor&, Tensor&) override;
+    void resizeBilinearBackward(const Tensor&, Tensor&) override;
     void embeddingForward(const Tensor&, const Tensor&, Tensor&) override;
     void embeddingBackward(const Tensor&, const Tensor&, Tensor&) override;
     void positionEmbeddingForward(const Tensor&, const Tensor&, Tensor&) override;

@@ -15,6 +15,7 @@ set(TB_MODULE_SOURCES
     cpu/cpuoptim.cpp
     cpu/cpupeak.cpp
     cpu/cpupool.cpp
+    cpu/cpuresize.cpp
     cpu/cputransformer.cpp
     metabackend.cpp)
 # Device probing, the CUDA plugin loader and backend creation (owned by the CUDA backend).

@@ -161,6 +161,22 @@ std::string upsample(OnnxGraphBuilder& g, const OnnxLayer& l) {
                    OnnxAttribute::text("nearest_mode", "floor")});
 }
 
+// Bilinear resizing with PyTorch's align_corners=False centres (half_pixel: the same centres
+// for every size above 1), to sizes rather than scales, whose rounding could lose a row: the
+// input's batch and channels (the batch may be dynamic) and the layer's height and width.
+std::string resize(OnnxGraphBuilder& g, const OnnxLayer& l) {
+    const std::string& name = l.layer.name();
+    const std::string shape = g.node("Shape", {l.inputs[0]}, name + ".shape");
+    const std::string batchAndChannels = g.node(
+        "Slice", {shape, g.ints(name + ".from", {0}), g.ints(name + ".to", {2})}, name + ".nc");
+    const std::string sizes =
+        g.node("Concat", {batchAndChannels, g.ints(name + ".hw", {l.output[2], l.output[3]})},
+               name + ".sizes", {Attr::integer("axis", 0)});
+    return g.node("Resize", {l.inputs[0], "", "", sizes}, name,
+                  {OnnxAttribute::text("mode", "linear"),
+                   OnnxAttribute::text("coordinate_transformation_mode", "half_pixel")});
+}
+
 // He et al.'s option-A shortcut: every stride-th pixel, then zero channels on both sides.
 std::string shortcutPad(OnnxGraphBuilder& g, const OnnxLayer& l) {
     const std::string& name = l.layer.name();
@@ -288,6 +304,7 @@ const std::map<std::string, Emitter>& emitters() {
              return g.node("Concat", l.inputs, l.layer.name(), {Attr::integer("axis", 1)});
          }},
         {"upsample", upsample},
+        {"resize", resize},
         {"channel_slice",
          [](auto& g, const auto& l) {
              const std::string& name = l.layer.name();

@@ -6,6 +6,7 @@
 #include "nn/layerutil.h"
 #include "nn/norm.h"
 #include "nn/pooling.h"
+#include "nn/resize.h"
 #include "nn/structural.h"
 #include "nn/transformer.h"
 
@@ -53,6 +54,7 @@ std::unique_ptr<Layer> createLayer(const nlohmann::json& spec) {
         {"concat", [](const auto& s) { return std::make_unique<Concat>(s); }},
         {"channel_slice", [](const auto& s) { return std::make_unique<ChannelSlice>(s); }},
         {"upsample", [](const auto& s) { return std::make_unique<Upsample>(s); }},
+        {"resize", [](const auto& s) { return std::make_unique<Resize>(s); }},
         {"detect_output", [](const auto& s) { return std::make_unique<DetectOutput>(s); }},
         {"embedding", [](const auto& s) { return std::make_unique<Embedding>(s); }},
         {"position_embedding",

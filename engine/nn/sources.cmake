@@ -10,6 +10,7 @@ set(TB_MODULE_SOURCES
     modelzoo.cpp
     norm.cpp
     pooling.cpp
+    resize.cpp
     steptimeline.cpp
     structural.cpp
     syncbatchnorm.cpp

@@ -106,6 +106,8 @@ const char* kEveryLayerSpec = R"({
     {"type": "concat", "name": "join", "inputs": ["act_silu", "half", "sppf_pool"]},
     {"type": "adaptiveavgpool2d", "name": "pool2", "output_size": 4},
     {"type": "upsample", "name": "up", "scale_factor": 2},
+    {"type": "resize", "name": "resize_up", "size": [11, 13]},
+    {"type": "resize", "name": "resize_down", "scale_factor": 0.5},
     {"type": "batchnorm2d", "name": "bn"},
     {"type": "relu6", "name": "act3"},
     {"type": "flatten", "name": "flatten"},

@@ -316,13 +316,15 @@ private slots:
     }
 
     // A detector's neck: channel concatenation of unequal parts (a gradient not needed for one)
-    // and nearest upsampling by 2; values only move, except upsampling's summed gradient.
+    // and nearest upsampling by 2; values only move, except upsampling's summed gradient. And a
+    // segmentation head's bilinear resizing, up and down.
     void neck_data() { addDtypeRows(); }
     void neck() {
         QFETCH(int, dtype);
         const DType dt = static_cast<DType>(dtype);
         const Tensor ha = rnd({3, 4, 5, 6}, 61), hb = rnd({3, 7, 5, 6}, 62),
-                     hdy = rnd({3, 11, 5, 6}, 63), hdu = rnd({3, 4, 10, 12}, 64);
+                     hdy = rnd({3, 11, 5, 6}, 63), hdu = rnd({3, 4, 10, 12}, 64),
+                     hdr = rnd({3, 4, 11, 13}, 65), hds = rnd({3, 4, 3, 4}, 66);
         compareRuns("neck", dt, [&](Backend& b) {
             Tensor a = upload(b, ha, dt), bb = upload(b, hb, dt), dy = upload(b, hdy, dt),
                    du = upload(b, hdu, dt);
@@ -332,10 +334,21 @@ private slots:
             Tensor up = b.empty({3, 4, 10, 12}, dt), dUp = b.empty({3, 4, 5, 6}, dt);
             b.upsampleNearestForward(a, 2, up);
             b.upsampleNearestBackward(du, 2, dUp);
+            // Bilinear, up by a fraction and down: the CPU scatters, the GPU gathers.
+            Tensor bigger = b.empty({3, 4, 11, 13}, dt), smaller = b.empty({3, 4, 3, 4}, dt);
+            Tensor dBigger = b.empty({3, 4, 5, 6}, dt), dSmaller = b.empty({3, 4, 5, 6}, dt);
+            b.resizeBilinearForward(a, bigger);
+            b.resizeBilinearForward(a, smaller);
+            b.resizeBilinearBackward(upload(b, hdr, dt), dBigger);
+            b.resizeBilinearBackward(upload(b, hds, dt), dSmaller);
             return Results{{"=concat", download(b, joined)},
                            {"=concatBackward", download(b, da)},
                            {"=upsample", download(b, up)},
-                           {"upsampleBackward", download(b, dUp)}};
+                           {"upsampleBackward", download(b, dUp)},
+                           {"resizeUp", download(b, bigger)},
+                           {"resizeDown", download(b, smaller)},
+                           {"resizeUpBackward", download(b, dBigger)},
+                           {"resizeDownBackward", download(b, dSmaller)}};
         });
     }
 

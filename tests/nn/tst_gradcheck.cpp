@@ -78,6 +78,13 @@ private slots:
         QTest::newRow("adaptiveavgpool2d-upsampling")
             << R"({"type":"adaptiveavgpool2d","output_size":[3,4]})"
             << "1x2x2x3";
+        // Bilinear resizing: by 2, to a size up one way and down the other, and down by half.
+        QTest::newRow("resize-scale2") << R"({"type":"resize","scale_factor":2})"
+                                       << "2x2x3x4";
+        QTest::newRow("resize-size") << R"({"type":"resize","size":[7,3]})"
+                                     << "1x2x4x5";
+        QTest::newRow("resize-down") << R"({"type":"resize","scale_factor":0.5})"
+                                     << "1x3x8x6";
         QTest::newRow("dropout") << R"({"type":"dropout","p":0.3})"
                                  << "4x8";
         QTest::newRow("flatten") << R"({"type":"flatten"})"

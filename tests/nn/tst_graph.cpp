@@ -220,6 +220,27 @@ private slots:
             << "layer 'dw': groups 4 must divide both its 1 input and 6 output channels";
         QTest::newRow("conv-groups-0")
             << with(R"({"type":"conv2d","out_channels":2,"groups":0})") << "'groups'";
+        QTest::newRow("conv-dilation-0")
+            << with(R"({"type":"conv2d","out_channels":2,"dilation":0})") << "'dilation'";
+        QTest::newRow("conv-dilation-too-wide")
+            << with(R"({"type":"conv2d","name":"atrous","out_channels":2,"dilation":4})")
+            << "layer 'atrous': kernel 3 at dilation 4 does not fit input 1x8x8";
+        QTest::newRow("resize-nearest")
+            << with(R"({"type":"resize","name":"r","mode":"nearest","size":4})")
+            << "layer 'r': mode must be \"bilinear\" (nearest by a whole factor is the upsample";
+        QTest::newRow("resize-align-corners")
+            << with(R"({"type":"resize","size":4,"align_corners":true})")
+            << "align_corners=true is not supported";
+        QTest::newRow("resize-no-size")
+            << with(R"({"type":"resize"})") << "needs either size ([height, width] or one side)";
+        QTest::newRow("resize-size-and-scale")
+            << with(R"({"type":"resize","size":4,"scale_factor":2})") << "needs either size";
+        QTest::newRow("resize-size-float")
+            << with(R"({"type":"resize","size":[4,2.5]})")
+            << "size must be [height, width] or one side, whole numbers from 1";
+        QTest::newRow("resize-scale-to-nothing")
+            << with(R"({"type":"resize","name":"r","scale_factor":0.1})")
+            << "layer 'r': scale_factor 0.1";
         QTest::newRow("conv-stride-0")
             << with(R"({"type":"conv2d","out_channels":2,"stride":0})") << "'stride'";
         QTest::newRow("conv-kernel-huge")

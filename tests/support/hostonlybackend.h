@@ -94,6 +94,8 @@ public:
     }
     void upsampleNearestForward(const Tensor&, int64_t, Tensor&) override { __builtin_trap(); }
     void upsampleNearestBackward(const Tensor&, int64_t, Tensor&) override { __builtin_trap(); }
+    void resizeBilinearForward(const Tensor&, Tensor&) override { __builtin_trap(); }
+    void resizeBilinearBackward(const Tensor&, Tensor&) override { __builtin_trap(); }
     void embeddingForward(const Tensor&, const Tensor&, Tensor&) override { __builtin_trap(); }
     void embeddingBackward(const Tensor&, const Tensor&, Tensor&) override { __builtin_trap(); }
     void positionEmbeddingForward(const Tensor&, const Tensor&, Tensor&) override {

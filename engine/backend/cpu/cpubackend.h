@@ -99,6 +99,8 @@ public:
                        const std::vector<int64_t>& channels) override;
     void upsampleNearestForward(const Tensor& x, int64_t scale, Tensor& y) override;
     void upsampleNearestBackward(const Tensor& dy, int64_t scale, Tensor& dx) override;
+    void resizeBilinearForward(const Tensor& x, Tensor& y) override;
+    void resizeBilinearBackward(const Tensor& dy, Tensor& dx) override;
     void embeddingForward(const Tensor& ids, const Tensor& table, Tensor& y) override;
     void embeddingBackward(const Tensor& ids, const Tensor& dy, Tensor& dtable) override;
     void positionEmbeddingForward(const Tensor& x, const Tensor& table, Tensor& y) override;

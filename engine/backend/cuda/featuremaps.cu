@@ -1,8 +1,11 @@
-// A detector's neck on the GPU: joining and splitting along channels (strided copies, no kernel)
-// and nearest upsampling. Activations are plain NCHW here.
+// Feature maps between scales on the GPU: joining and splitting along channels (strided copies,
+// no kernel), nearest upsampling and bilinear resizing (a thread an output pixel; backward a
+// thread an input pixel, gathering, so no atomics). Activations are plain NCHW here.
 #include "cudacheck.h"
 #include "dtypeio.cuh"
 #include "kernels.h"
+
+#include "backend/kernels/resize_math.h"
 
 namespace tb::cuda {
 
@@ -33,7 +36,59 @@ __global__ void upsampleBackwardKernel(const typename Io::Storage* dy, typename 
     }
 }
 
+template <typename Io>
+__global__ void resizeBilinearForwardKernel(const typename Io::Storage* x, typename Io::Storage* y,
+                                            int64_t nc, int64_t h, int64_t w, int64_t oh,
+                                            int64_t ow) {
+    TB_GRID_STRIDE(i, nc * oh * ow) {
+        const int64_t j = i % ow, r = (i / ow) % oh, plane = i / (ow * oh);
+        const auto load = [&](int64_t a, int64_t b) {
+            return Io::load(x, (plane * h + a) * w + b);
+        };
+        Io::store(y, i, math::bilinearAt(load, r, j, h, w, oh, ow));
+    }
+}
+
+template <typename Io>
+__global__ void resizeBilinearBackwardKernel(const typename Io::Storage* dy,
+                                             typename Io::Storage* dx, int64_t nc, int64_t h,
+                                             int64_t w, int64_t oh, int64_t ow) {
+    TB_GRID_STRIDE(i, nc * h * w) {
+        const int64_t j = i % w, r = (i / w) % h, plane = i / (w * h);
+        const auto load = [&](int64_t a, int64_t b) {
+            return Io::load(dy, (plane * oh + a) * ow + b);
+        };
+        Io::store(dx, i, math::bilinearGradAt(load, r, j, h, w, oh, ow));
+    }
+}
+
 } // namespace
+
+void launchResizeBilinearForward(const void* x, void* y, DType dtype, int64_t nc, int64_t h,
+                                 int64_t w, int64_t oh, int64_t ow, cudaStream_t stream) {
+    const int64_t total = nc * oh * ow;
+    if (total == 0)
+        return;
+    dispatchFloat(dtype, "resizeBilinearForward", [&](auto io) {
+        using Io = decltype(io);
+        resizeBilinearForwardKernel<Io>
+            <<<gridFor(total), kBlock, 0, stream>>>(in<Io>(x), out<Io>(y), nc, h, w, oh, ow);
+    });
+    TB_KERNEL_CHECK("resizeBilinearForwardKernel");
+}
+
+void launchResizeBilinearBackward(const void* dy, void* dx, DType dtype, int64_t nc, int64_t h,
+                                  int64_t w, int64_t oh, int64_t ow, cudaStream_t stream) {
+    const int64_t total = nc * h * w;
+    if (total == 0)
+        return;
+    dispatchFloat(dtype, "resizeBilinearBackward", [&](auto io) {
+        using Io = decltype(io);
+        resizeBilinearBackwardKernel<Io>
+            <<<gridFor(total), kBlock, 0, stream>>>(in<Io>(dy), out<Io>(dx), nc, h, w, oh, ow);
+    });
+    TB_KERNEL_CHECK("resizeBilinearBackwardKernel");
+}
 
 void launchChannelCopy(const void* src, int64_t srcChannels, int64_t srcFirst, void* dst,
                        int64_t dstChannels, int64_t dstFirst, int64_t n, int64_t c, int64_t hw,

@@ -52,6 +52,12 @@ void launchUpsampleNearestForward(const void* x, void* y, DType dtype, int64_t n
                                   int64_t w, int64_t scale, cudaStream_t stream);
 void launchUpsampleNearestBackward(const void* dy, void* dx, DType dtype, int64_t nc, int64_t h,
                                    int64_t w, int64_t scale, cudaStream_t stream);
+// Bilinear resizing of nc (h, w) planes to (oh, ow), align_corners=False; backward overwrites
+// dx(nc, h, w), a thread per input pixel gathering from the outputs that read it.
+void launchResizeBilinearForward(const void* x, void* y, DType dtype, int64_t nc, int64_t h,
+                                 int64_t w, int64_t oh, int64_t ow, cudaStream_t stream);
+void launchResizeBilinearBackward(const void* dy, void* dx, DType dtype, int64_t nc, int64_t h,
+                                  int64_t w, int64_t oh, int64_t ow, cudaStream_t stream);
 // y(n, c, hw) += b(c) (b f32).
 void launchAddBias(void* y, const float* b, DType dtype, int64_t n, int64_t c, int64_t hw,
                    cudaStream_t stream);

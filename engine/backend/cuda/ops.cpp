@@ -240,6 +240,28 @@ void CudaBackend::upsampleNearestBackward(const Tensor& dy, int64_t scale, Tenso
                                   dx.dim(3), scale, stream());
 }
 
+void CudaBackend::resizeBilinearForward(const Tensor& x, Tensor& y) {
+    requireDevice(x, "resizeBilinearForward");
+    requireDevice(y, "resizeBilinearForward");
+    requireNeckShapes(x.shape().rank() == 4 && y.shape().rank() == 4 && y.dim(0) == x.dim(0) &&
+                          y.dim(1) == x.dim(1) && x.dtype() == y.dtype(),
+                      "resizeBilinearForward", x, y);
+    DeviceScope scope(m_index);
+    launchResizeBilinearForward(x.raw(), y.raw(), x.dtype(), x.dim(0) * x.dim(1), x.dim(2),
+                                x.dim(3), y.dim(2), y.dim(3), stream());
+}
+
+void CudaBackend::resizeBilinearBackward(const Tensor& dy, Tensor& dx) {
+    requireDevice(dy, "resizeBilinearBackward");
+    requireDevice(dx, "resizeBilinearBackward");
+    requireNeckShapes(dx.shape().rank() == 4 && dy.shape().rank() == 4 && dy.dim(0) == dx.dim(0) &&
+                          dy.dim(1) == dx.dim(1) && dx.dtype() == dy.dtype(),
+                      "resizeBilinearBackward", dy, dx);
+    DeviceScope scope(m_index);
+    launchResizeBilinearBackward(dy.raw(), dx.raw(), dy.dtype(), dx.dim(0) * dx.dim(1), dx.dim(2),
+                                 dx.dim(3), dy.dim(2), dy.dim(3), stream());
+}
+
 void CudaBackend::softmaxCrossEntropy(const Tensor& logits, const Tensor& labels, float smoothing,
                                       Tensor& lossSum, Tensor* dlogits, const Tensor* gradScale,
                                       float divisor) {
