@@ -248,6 +248,15 @@ public:
     virtual void softmaxCrossEntropy(const Tensor& logits, const Tensor& labels, float smoothing,
                                      Tensor& lossSum, Tensor* dlogits, const Tensor* gradScale,
                                      float divisor) = 0;
+    // The same for every pixel of a segmentation, as torch.nn.CrossEntropyLoss(ignore_index):
+    // logits(n, classes, h, w), labels(n, h, w) i32, where ignoreIndex marks a pixel that adds
+    // nothing (VOC's object borders) and gets a zero gradient. `counted` is the number of
+    // pixels not ignored (the caller has it from the batch it built, so no sync): lossSum[0] +=
+    // their summed loss / counted, lossSum[1] += how many of them are right; dlogits =
+    // gradScale[0] * (softmax - one-hot) / (counted * divisor). With counted 0 both add 0.
+    virtual void pixelCrossEntropy(const Tensor& logits, const Tensor& labels, int32_t ignoreIndex,
+                                   int64_t counted, Tensor& lossSum, Tensor* dlogits,
+                                   const Tensor* gradScale, float divisor) = 0;
 
     // ---- mixed precision and optimizers ----
     // Sets foundInf[0] to 1 if any element of any tensor is inf or NaN (leaves it alone

@@ -142,6 +142,10 @@ void MetaBackend::softmaxCrossEntropy(const Tensor&, const Tensor&, float, Tenso
                                       const Tensor*, float) {
     cannotCompute("softmaxCrossEntropy");
 }
+void MetaBackend::pixelCrossEntropy(const Tensor&, const Tensor&, int32_t, int64_t, Tensor&,
+                                    Tensor*, const Tensor*, float) {
+    cannotCompute("pixelCrossEntropy");
+}
 void MetaBackend::checkFinite(const std::vector<Tensor*>&, Tensor&) {
     cannotCompute("checkFinite");
 }

@@ -70,6 +70,8 @@ public:
                            Tensor&) override;
     void softmaxCrossEntropy(const Tensor&, const Tensor&, float, Tensor&, Tensor*, const Tensor*,
                              float) override;
+    void pixelCrossEntropy(const Tensor&, const Tensor&, int32_t, int64_t, Tensor&, Tensor*,
+                           const Tensor*, float) override;
     void checkFinite(const std::vector<Tensor*>&, Tensor&) override;
     void updateLossScale(Tensor&, const Tensor&, float, float, int) override;
     void clipGradNorm(const std::vector<Tensor*>&, float, const Tensor*, Tensor&) override;

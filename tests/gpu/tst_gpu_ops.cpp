@@ -475,6 +475,30 @@ private slots:
         });
     }
 
+    // A segmentation's per-pixel loss: VOC's 21 classes, every seventh pixel ignored (255).
+    void pixelLoss_data() { addDtypeRows(); }
+    void pixelLoss() {
+        QFETCH(int, dtype);
+        const DType dt = static_cast<DType>(dtype);
+        const Shape shape{2, 21, 6, 5};
+        const Tensor hl = rnd(shape, 67, -4.0f, 4.0f);
+        Tensor hy = Tensor::host({2, 6, 5}, DType::F32);
+        int64_t counted = 0;
+        for (int64_t i = 0; i < hy.numel(); ++i) {
+            const bool ignored = i % 7 == 3;
+            hy.data<float>()[i] = ignored ? 255.0f : static_cast<float>((i * 5) % 21);
+            counted += ignored ? 0 : 1;
+        }
+        compareRuns("pixelCrossEntropy", dt, [&](Backend& b) {
+            Tensor logits = upload(b, hl, dt), labels = upload(b, hy, DType::I32);
+            Tensor lossSum = uploadValues(b, {0.5f, 2.0f}), scale = uploadValues(b, {1024.0f});
+            Tensor dl = b.empty(shape, dt);
+            b.pixelCrossEntropy(logits, labels, 255, counted, lossSum, &dl, &scale, 2.0f);
+            b.pixelCrossEntropy(logits, labels, 255, counted, lossSum, nullptr, nullptr, 1.0f);
+            return Results{{"~lossSum", download(b, lossSum)}, {"dlogits", download(b, dl)}};
+        });
+    }
+
     void lossScaling() {
         compareRuns("mixedPrecision", DType::F32, [&](Backend& b) {
             Tensor ok32 = upload(b, rnd({1000}, 71), DType::F32);

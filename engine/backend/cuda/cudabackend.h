@@ -116,6 +116,9 @@ public:
     void softmaxCrossEntropy(const Tensor& logits, const Tensor& labels, float smoothing,
                              Tensor& lossSum, Tensor* dlogits, const Tensor* gradScale,
                              float divisor) override;
+    void pixelCrossEntropy(const Tensor& logits, const Tensor& labels, int32_t ignoreIndex,
+                           int64_t counted, Tensor& lossSum, Tensor* dlogits,
+                           const Tensor* gradScale, float divisor) override;
     void checkFinite(const std::vector<Tensor*>& tensors, Tensor& foundInf) override;
     void updateLossScale(Tensor& state, const Tensor& foundInf, float growth, float backoff,
                          int growthInterval) override;

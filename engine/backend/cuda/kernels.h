@@ -98,6 +98,15 @@ void launchSoftmaxCrossEntropy(const void* logits, DType logitsType, const int32
                                int64_t n, int64_t classes, float smoothing, float* lossSum,
                                void* dlogits, DType dlogitsType, const float* gradScale,
                                float divisor, float* rowScratch, cudaStream_t stream);
+// Per pixel: logits(n, classes, hw), labels(n, hw); a label equal to ignoreIndex adds nothing
+// (zero gradient), another outside [0, classes) poisons the loss with NaN. lossSum[0] += summed
+// loss / counted, lossSum[1] += hits; dlogits = gradScale[0] * (softmax - one-hot) / (counted *
+// divisor). pixelScratch holds 2 * n * hw floats.
+void launchPixelCrossEntropy(const void* logits, DType logitsType, const int32_t* labels, int64_t n,
+                             int64_t classes, int64_t hw, int32_t ignoreIndex, int64_t counted,
+                             float* lossSum, void* dlogits, DType dlogitsType,
+                             const float* gradScale, float divisor, float* pixelScratch,
+                             cudaStream_t stream);
 
 // ---- optimizer.cu ----
 // param(n), grad(n), buffers(n) f32. scaleState[0] (or null) unscales the gradient; the step is

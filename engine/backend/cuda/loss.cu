@@ -2,10 +2,13 @@
 // warp a row (max, sum of exponentials and the gradient read lane-strided, then a shuffle tree)
 // writes the row's loss and hit, then one block adds the rows in a fixed order. The sums have the
 // same bits every run, and nothing waits for the host. The math is loss_math.h's (the CPU's),
-// spread over the lanes.
+// spread over the lanes. A segmentation's per-pixel loss runs the CPU's row function a thread a
+// pixel (a few dozen classes, read a plane apart, so neighbouring threads read neighbours).
 #include "cudacheck.h"
 #include "dtypeio.cuh"
 #include "kernels.h"
+
+#include "backend/kernels/loss_math.h"
 
 #include <cmath>
 
@@ -98,10 +101,41 @@ __global__ void softmaxCrossEntropyRowsKernel(const typename InIo::Storage* logi
     }
 }
 
+// A thread a pixel: its loss and hit (0 for an ignored pixel, whose gradient is zeroed).
+template <typename InIo, typename GradIo>
+__global__ void pixelCrossEntropyKernel(const typename InIo::Storage* logits, const int32_t* labels,
+                                        int64_t n, int64_t classes, int64_t hw, int32_t ignoreIndex,
+                                        const float* gradScale, float countedDivisor,
+                                        typename GradIo::Storage* dlogits, float* pixelLoss,
+                                        float* pixelCorrect) {
+    const float scale =
+        countedDivisor > 0.0f ? (gradScale ? gradScale[0] : 1.0f) / countedDivisor : 0.0f;
+    TB_GRID_STRIDE(p, n * hw) {
+        const int64_t base = p / hw * classes * hw + p % hw;
+        const int label = labels[p];
+        if (label == ignoreIndex || label < 0 || label >= classes) {
+            if (dlogits)
+                for (int64_t j = 0; j < classes; ++j)
+                    GradIo::store(dlogits, base + j * hw, 0.0f);
+            // An invalid label poisons the loss, which the trainer reports.
+            pixelLoss[p] = label == ignoreIndex ? 0.0f : NAN;
+            pixelCorrect[p] = 0.0f;
+            continue;
+        }
+        auto load = [&](int j) { return InIo::load(logits, base + j * hw); };
+        auto store = [&](int j, float g) { GradIo::store(dlogits, base + j * hw, g); };
+        const math::RowLoss r = math::softmaxCrossEntropyRow(
+            static_cast<int>(classes), label, 0.0f, load, scale, store, dlogits != nullptr);
+        pixelLoss[p] = r.loss;
+        pixelCorrect[p] = r.correct ? 1.0f : 0.0f;
+    }
+}
+
 // One block: the rows' losses and hits added in a fixed order (a thread's rows in turn, then a
-// tree in shared memory); lossSum[0] += the mean loss, lossSum[1] += the hits.
+// tree in shared memory); lossSum[0] += the loss summed / meanOver (nothing when it is 0),
+// lossSum[1] += the hits.
 __global__ void addRowLossesKernel(const float* rowLoss, const float* rowCorrect, int64_t n,
-                                   float* lossSum) {
+                                   float meanOver, float* lossSum) {
     __shared__ float lossPart[kBlock];
     __shared__ float correctPart[kBlock];
     float loss = 0.0f, correct = 0.0f;
@@ -120,7 +154,8 @@ __global__ void addRowLossesKernel(const float* rowLoss, const float* rowCorrect
         __syncthreads();
     }
     if (threadIdx.x == 0) {
-        lossSum[0] += lossPart[0] / static_cast<float>(n);
+        if (meanOver > 0.0f)
+            lossSum[0] += lossPart[0] / meanOver;
         lossSum[1] += correctPart[0];
     }
 }
@@ -148,7 +183,34 @@ void launchSoftmaxCrossEntropy(const void* logits, DType logitsType, const int32
         });
     });
     TB_KERNEL_CHECK("softmaxCrossEntropyRowsKernel");
-    addRowLossesKernel<<<1, kBlock, 0, stream>>>(rowScratch, rowScratch + n, n, lossSum);
+    addRowLossesKernel<<<1, kBlock, 0, stream>>>(rowScratch, rowScratch + n, n,
+                                                 static_cast<float>(n), lossSum);
+    TB_KERNEL_CHECK("addRowLossesKernel");
+}
+
+void launchPixelCrossEntropy(const void* logits, DType logitsType, const int32_t* labels, int64_t n,
+                             int64_t classes, int64_t hw, int32_t ignoreIndex, int64_t counted,
+                             float* lossSum, void* dlogits, DType dlogitsType,
+                             const float* gradScale, float divisor, float* pixelScratch,
+                             cudaStream_t stream) {
+    const int64_t pixels = n * hw;
+    if (pixels == 0)
+        return;
+    if (classes <= 0 || classes > INT32_MAX)
+        throw Error("pixelCrossEntropy: invalid class count");
+    const float countedDivisor = static_cast<float>(counted) * divisor;
+    dispatchFloat(logitsType, "pixelCrossEntropy", [&](auto inIo) {
+        using InIo = decltype(inIo);
+        dispatchFloat(dlogits ? dlogitsType : logitsType, "pixelCrossEntropy", [&](auto gIo) {
+            using GradIo = decltype(gIo);
+            pixelCrossEntropyKernel<InIo, GradIo><<<gridFor(pixels), kBlock, 0, stream>>>(
+                in<InIo>(logits), labels, n, classes, hw, ignoreIndex, gradScale, countedDivisor,
+                dlogits ? out<GradIo>(dlogits) : nullptr, pixelScratch, pixelScratch + pixels);
+        });
+    });
+    TB_KERNEL_CHECK("pixelCrossEntropyKernel");
+    addRowLossesKernel<<<1, kBlock, 0, stream>>>(pixelScratch, pixelScratch + pixels, pixels,
+                                                 static_cast<float>(counted), lossSum);
     TB_KERNEL_CHECK("addRowLossesKernel");
 }
 

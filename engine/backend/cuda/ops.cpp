@@ -295,6 +295,39 @@ void CudaBackend::softmaxCrossEntropy(const Tensor& logits, const Tensor& labels
                               divisor, rowScratch.data<float>(), stream());
 }
 
+void CudaBackend::pixelCrossEntropy(const Tensor& logits, const Tensor& labels, int32_t ignoreIndex,
+                                    int64_t counted, Tensor& lossSum, Tensor* dlogits,
+                                    const Tensor* gradScale, float divisor) {
+    requireDevice(logits, "pixelCrossEntropy");
+    requireDevice(labels, "pixelCrossEntropy");
+    requireDevice(lossSum, "pixelCrossEntropy");
+    requireDType(labels, DType::I32, "pixelCrossEntropy", "labels");
+    requireDType(lossSum, DType::F32, "pixelCrossEntropy", "lossSum");
+    if (logits.shape().rank() != 4 || lossSum.numel() < 2 ||
+        labels.numel() != logits.dim(0) * logits.dim(2) * logits.dim(3))
+        throw Error("pixelCrossEntropy: logits " + logits.shape().toString() +
+                    " need (n, classes, h, w), labels n x h x w and lossSum 2 floats");
+    if (dlogits) {
+        requireDevice(*dlogits, "pixelCrossEntropy");
+        if (dlogits->numel() != logits.numel())
+            throw Error("pixelCrossEntropy: dlogits must have the size of logits");
+    }
+    if (gradScale) {
+        requireDevice(*gradScale, "pixelCrossEntropy");
+        requireF32Scalars(*gradScale, 1, "pixelCrossEntropy", "gradScale");
+    }
+    if (!(divisor > 0.0f) || counted < 0)
+        throw Error("pixelCrossEntropy: divisor must be positive and counted not negative");
+    const int64_t pixels = labels.numel();
+    DeviceScope scope(m_index);
+    Tensor pixelScratch = empty({2 * std::max<int64_t>(pixels, 1)}, DType::F32);
+    launchPixelCrossEntropy(logits.raw(), logits.dtype(), labels.data<int32_t>(), logits.dim(0),
+                            logits.dim(1), logits.dim(2) * logits.dim(3), ignoreIndex, counted,
+                            lossSum.data<float>(), dlogits ? dlogits->raw() : nullptr,
+                            dlogits ? dlogits->dtype() : logits.dtype(), optionalF32(gradScale),
+                            divisor, pixelScratch.data<float>(), stream());
+}
+
 void CudaBackend::checkFinite(const std::vector<Tensor*>& tensors, Tensor& foundInf) {
     requireDevice(foundInf, "checkFinite");
     requireF32Scalars(foundInf, 1, "checkFinite", "foundInf");
