@@ -1,0 +1,1 @@
+set(TB_MODULE_SOURCES segmentationconfusion.cpp)
