@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace tb {
 
@@ -28,12 +29,19 @@ struct Archive {
 };
 
 // One whole entry of the archive; `what` names it in errors.
+// An entry's bytes. With `expected` (a storage's size as the pickle declares it), an entry of
+// another size is refused before anything is inflated: a small file must not inflate to
+// gigabytes, nor a tensor be read from the first bytes of a storage that is not its own.
 std::string readEntry(zip_t* zip, zip_int64_t index, const std::string& path,
-                      const std::string& what) {
+                      const std::string& what, std::optional<uint64_t> expected = {}) {
     zip_stat_t st;
     zip_stat_init(&st);
     if (zip_stat_index(zip, index, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
         throw DatasetError(path, -1, "cannot read " + what + " in the archive");
+    if (expected && st.size != *expected)
+        throw DatasetError(path, -1,
+                           what + " holds " + std::to_string(st.size) +
+                               " bytes where the pickle declares " + std::to_string(*expected));
     if (st.size > (uint64_t{1} << 40))
         throw DatasetError(path, -1, what + " claims " + std::to_string(st.size) + " bytes");
     std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> file(zip_fopen_index(zip, index, 0),
@@ -121,7 +129,9 @@ public:
     }
 
 private:
-    const std::string& storageBytes(const PickleStorage& s) {
+    // The storage's bytes: numel elements of its type, as the pickle declares (checked before
+    // the entry is inflated).
+    const std::string& storageBytes(const PickleStorage& s, const StorageKind& kind) {
         auto it = m_storages.find(s.key);
         if (it != m_storages.end())
             return it->second;
@@ -129,12 +139,19 @@ private:
         const zip_int64_t index = zip_name_locate(m_zip, entry.c_str(), 0);
         if (index < 0)
             throw DatasetError(m_path, -1, "the archive has no storage " + entry);
-        return m_storages.emplace(s.key, readEntry(m_zip, index, m_path, entry)).first->second;
+        if (s.numel < 0 || static_cast<uint64_t>(s.numel) > (uint64_t{1} << 40) / kind.bytes)
+            throw DatasetError(m_path, -1,
+                               "storage " + entry + " declares " + std::to_string(s.numel) +
+                                   " elements");
+        const uint64_t declared = static_cast<uint64_t>(s.numel) * kind.bytes;
+        return m_storages
+            .emplace(s.key, readEntry(m_zip, index, m_path, "storage " + entry, declared))
+            .first->second;
     }
 
     Tensor tensorOf(const PickleTensor& t, const std::string& name) {
         const StorageKind& kind = storageKind(t.storage.type, m_path);
-        const std::string& bytes = storageBytes(t.storage);
+        const std::string& bytes = storageBytes(t.storage, kind);
         const auto elements = static_cast<int64_t>(bytes.size() / kind.bytes);
         if (t.size.size() > static_cast<std::size_t>(Shape::kMaxRank))
             throw DatasetError(m_path, -1,

@@ -462,6 +462,41 @@ private slots:
                       {other, "'pytorch'", "not one TrainBench exported"});
     }
 
+    // Weights that do not fill their shape: an initializer whose shape claims a thousand times
+    // its data (nothing that size is allocated) and one whose data was cut short are refused
+    // naming the file, the initializer and both sizes.
+    void refusesInitializersOfAnotherSize() {
+        QFile whole(m_dir.filePath("resnet20.onnx"));
+        QVERIFY(whole.open(QIODevice::ReadOnly));
+        const QByteArray bytes = whole.readAll();
+        for (const bool grow : {true, false}) {
+            onnx::ModelProto model;
+            QVERIFY(model.ParseFromArray(bytes.constData(), static_cast<int>(bytes.size())));
+            onnx::TensorProto* weight = nullptr; // the first weight of the state dict
+            for (onnx::TensorProto& t : *model.mutable_graph()->mutable_initializer())
+                if (!weight && !t.raw_data().empty() && t.dims_size() == 4)
+                    weight = &t;
+            QVERIFY(weight);
+            const std::string held = std::to_string(weight->raw_data().size());
+            std::vector<std::string> says{"initializer '" + weight->name() + "'"};
+            if (grow) {
+                weight->set_dims(0, weight->dims(0) * 1000);
+                says.push_back("has a shape its " + held + " bytes do not fill");
+            } else {
+                weight->mutable_raw_data()->resize(weight->raw_data().size() - 4);
+                says.push_back("holds " + std::to_string(weight->raw_data().size()) +
+                               " bytes, its shape " + held);
+            }
+            const std::string path =
+                m_dir.filePath(grow ? "grown.onnx" : "shrunk.onnx").toStdString();
+            std::ofstream out(path, std::ios::binary);
+            QVERIFY(model.SerializeToOstream(&out));
+            out.close();
+            says.push_back(path);
+            expectRefusal([&] { readOnnxModelFile(path); }, says);
+        }
+    }
+
     void unwritablePlaceIsNamed() {
         Built b = build(caseOf("mlp"), m_dir.path());
         const std::string path = "/nonexistent-folder/model.onnx";

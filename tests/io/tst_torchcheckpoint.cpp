@@ -1,7 +1,8 @@
 // PyTorch checkpoints as torch.save writes them (Debian's python3-torch writes them here): every
 // dtype, non-contiguous and shared-storage views, nested dicts and a whole torchvision model come
-// back with PyTorch's values; a pickle that would run a command, the pre-1.6 format and broken
-// files are refused naming the file, and nothing in them is run.
+// back with PyTorch's values; a pickle that would run a command, the pre-1.6 format, storages of
+// another size than declared and broken files are refused naming the file, and nothing in them
+// is run or inflated beyond what the pickle declares.
 #include "io/torchcheckpoint.h"
 
 #include "core/errors.h"
@@ -151,6 +152,14 @@ private slots:
                                    << "cut short or damaged";
         QTest::newRow("missing") << "missing.pth"
                                  << "does not exist";
+        // A storage entry of another size than the pickle declares for it: refused before it
+        // is inflated (256 MiB here), naming the entry and both sizes.
+        QTest::newRow("a storage that inflates far beyond its tensor")
+            << "oversized.pth"
+            << "storage plain/data/0 holds 268435456 bytes where the pickle declares 48";
+        QTest::newRow("a storage shorter than declared")
+            << "undersized.pth"
+            << "storage plain/data/0 holds 24 bytes where the pickle declares 48";
     }
     void otherFilesAreRefusedNamingThem() {
         QFETCH(QString, file);

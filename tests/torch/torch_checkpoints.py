@@ -9,6 +9,9 @@ values in row-major order; for the torchvision model, each tensor's shape and su
   resnet18.pth   torchvision's resnet18 state dict, seeded (when torchvision is installed)
   legacy.pth     the pre-1.6 format (_use_new_zipfile_serialization=False)
   evil.pth       a zip laid out as torch.save's whose pickle calls os.system
+  oversized.pth  plain.pth with the storage of "w" (12 floats) an entry that inflates to
+                 256 MiB (zeros: a few hundred KB in the file)
+  undersized.pth plain.pth with that storage cut to half
 """
 import collections
 import json
@@ -37,6 +40,15 @@ def describe(state):
 class RunsACommand:
     def __reduce__(self):
         return (os.system, ("touch evil-ran",))
+
+
+def swap_storage(folder, source, target, change):
+    """Copies the archive `source` to `target` with its first storage's bytes changed."""
+    with zipfile.ZipFile(os.path.join(folder, source)) as src, \
+            zipfile.ZipFile(os.path.join(folder, target), "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            dst.writestr(info.filename, change(data) if info.filename.endswith("/data/0") else data)
 
 
 def main():
@@ -73,6 +85,8 @@ def main():
     except ImportError:
         report["resnet18"] = None
 
+    swap_storage(out, "plain.pth", "oversized.pth", lambda data: bytes(256 << 20))
+    swap_storage(out, "plain.pth", "undersized.pth", lambda data: data[:len(data) // 2])
     torch.save(plain, os.path.join(out, "legacy.pth"), _use_new_zipfile_serialization=False)
     with zipfile.ZipFile(os.path.join(out, "evil.pth"), "w") as z:
         z.writestr("evil/data.pkl", pickle.dumps({"w": RunsACommand()}, protocol=2))
