@@ -62,6 +62,7 @@ int printLlmMemory(const Args& args) {
     q.batch = args.intValue("batch", 1).value_or(1);
     q.accumulation = static_cast<int>(args.intValue("accumulate", 1, 1 << 20).value_or(1));
     q.checkpointing = args.flag("checkpointing");
+    q.attention = args.valueOr("attention", q.attention);
     const LlmMemoryEstimate e = estimateLlmMemory(q);
     if (args.flag("json")) {
         std::printf("%s\n", toJson(q, e).dump(2).c_str());
@@ -75,9 +76,10 @@ int printLlmMemory(const Args& args) {
                 static_cast<long long>(m.heads),
                 static_cast<long long>(q.context > 0 ? q.context : m.context),
                 static_cast<long long>(m.vocab));
-    std::printf("%s at %s, batch %lld%s\n\n",
+    std::printf("%s at %s, batch %lld, %s attention%s\n\n",
                 q.training ? ("training with " + q.optimizer).c_str() : "inference",
                 q.precision.c_str(), static_cast<long long>(q.batch),
+                q.attention == "flash" ? "fused (flash)" : "eager",
                 q.checkpointing ? ", activation checkpointing" : "");
     const std::pair<const char*, int64_t> parts[] = {{"weights", e.weights},
                                                      {"gradients", e.gradients},

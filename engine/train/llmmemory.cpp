@@ -110,6 +110,10 @@ LlmMemoryEstimate estimateLlmMemory(const LlmMemoryQuery& q) {
         throw ConfigError("batch", "at least one sequence");
     if (q.accumulation < 1)
         throw ConfigError("accumulate", "at least one micro-batch a step");
+    if (q.attention != "flash" && q.attention != "eager")
+        throw ConfigError("attention", "'" + q.attention +
+                                           "' is not flash (a fused kernel, PyTorch 2's default) "
+                                           "or eager (the scores stored)");
     const PrecisionBytes bytes = bytesOf(q.precision, q.training);
     const int64_t s = q.context > 0 ? q.context : m.context;
     if (s < 1)
@@ -123,11 +127,15 @@ LlmMemoryEstimate estimateLlmMemory(const LlmMemoryQuery& q) {
     e.working.push_back("weights: " + formatParameterCount(m.params) + " parameters x " +
                         formatString("%g", bytes.weight) + " bytes (" + q.precision +
                         ") = " + formatGigabytes(static_cast<double>(e.weights)));
-    // What the activations of one layer hold for backward, in bytes at 16-bit (Korthikanti et
-    // al.): 34*s*b*h for the linear layers, norms, GELU and dropout masks, 5*a*s^2*b for the
-    // attention scores, their softmax and its dropout mask.
-    const double layerAt16 = ctx * b * h * (34.0 + 5.0 * a * ctx / h);
+    // What the activations of one layer hold for backward (Korthikanti et al.): 34*s*b*h bytes
+    // at 16-bit for the linear layers, norms, GELU and dropout masks; with eager attention
+    // 5*a*s^2*b more for the scores, their softmax and its dropout mask; with a fused kernel
+    // only a*s*b f32 log-sum-exps (backward recomputes the scores block by block).
+    const bool eager = q.attention == "eager";
     const double activationScale = bytes.activation / 2.0;
+    const double scoresAt16 = eager ? 5.0 * a * ctx * ctx * b : 0.0;
+    const double rowStats = eager ? 0.0 : 4.0 * a * ctx * b;
+    const double layerBytes = (34.0 * ctx * b * h + scoresAt16) * activationScale + rowStats;
     if (q.training) {
         e.gradients = e.weights;
         e.working.push_back("gradients: one per parameter, as the weights: " +
@@ -141,23 +149,35 @@ LlmMemoryEstimate estimateLlmMemory(const LlmMemoryQuery& q) {
             (moments == 2 ? " (AdamW's running mean and variance of each gradient)" : ""));
         if (q.checkpointing) {
             // Each layer's input kept; one layer's activations recomputed at a time.
-            e.activations = std::llround((2.0 * ctx * b * h * L + layerAt16) * activationScale);
+            e.activations = std::llround(2.0 * ctx * b * h * L * activationScale + layerBytes);
             e.working.push_back(formatString("activations, checkpointed: each of %lld layers "
                                              "keeps its input (2*s*b*h bytes) and one layer is "
                                              "recomputed at a time: ",
                                              static_cast<long long>(m.layers)) +
                                 formatGigabytes(static_cast<double>(e.activations)));
-        } else {
-            e.activations = std::llround(layerAt16 * L * activationScale);
+        } else if (eager) {
+            e.activations = std::llround(layerBytes * L);
             e.working.push_back(
-                formatString("activations: %lld layers x s*b*h*(34 + 5*a*s/h) bytes at 16-bit, "
-                             "s=%lld b=%lld h=%lld a=%lld: ",
+                formatString("activations, eager attention: %lld layers x s*b*h*(34 + 5*a*s/h) "
+                             "bytes at 16-bit, s=%lld b=%lld h=%lld a=%lld: ",
                              static_cast<long long>(m.layers), static_cast<long long>(s),
                              static_cast<long long>(q.batch), static_cast<long long>(m.width),
                              static_cast<long long>(m.heads)) +
                 formatGigabytes(static_cast<double>(e.activations)) +
-                formatString(" (the attention scores, growing with s^2, are %.0f%% of it)",
+                formatString(" (the attention scores, growing with s^2, are %.0f%% of it; a "
+                             "fused kernel would not store them)",
                              100.0 * 5.0 * a * ctx / h / (34.0 + 5.0 * a * ctx / h)));
+        } else {
+            e.activations = std::llround(layerBytes * L);
+            e.working.push_back(
+                formatString("activations, fused (flash) attention: %lld layers x (s*b*h*34 "
+                             "bytes at 16-bit + a*s*b f32 log-sum-exps), s=%lld b=%lld h=%lld "
+                             "a=%lld: ",
+                             static_cast<long long>(m.layers), static_cast<long long>(s),
+                             static_cast<long long>(q.batch), static_cast<long long>(m.width),
+                             static_cast<long long>(m.heads)) +
+                formatGigabytes(static_cast<double>(e.activations)) +
+                " (the s^2 score matrices are never stored: backward recomputes them)");
         }
         e.logits = std::llround(b * ctx * V * (bytes.activation + 4.0));
         e.working.push_back("logits: b*s*vocab in the activation dtype and the loss's f32 copy: " +
@@ -177,12 +197,15 @@ LlmMemoryEstimate estimateLlmMemory(const LlmMemoryQuery& q) {
                  : std::string()) +
             ": " + formatGigabytes(static_cast<double>(e.kvCache)));
         // Reading the prompt, one layer at a time and nothing kept for backward: q, k, v and
-        // the attention output (4*s*b*h), the MLP's hidden layer (4*s*b*h), and the attention
-        // scores of every head (a*s^2*b), which a fused attention kernel never writes out.
-        e.activations = std::llround(ctx * b * (8.0 * h + a * ctx) * bytes.activation);
-        e.working.push_back("working activations: one layer's at a time while the prompt is "
-                            "read, s*b*(8h + a*s) elements, the attention scores unfused: " +
-                            formatGigabytes(static_cast<double>(e.activations)));
+        // the attention output (4*s*b*h), the MLP's hidden layer (4*s*b*h), and with eager
+        // attention the scores of every head (a*s^2*b), which a fused kernel never writes out.
+        e.activations =
+            std::llround(ctx * b * (8.0 * h + (eager ? a * ctx : 0.0)) * bytes.activation);
+        e.working.push_back(
+            std::string("working activations: one layer's at a time while the prompt is read, ") +
+            (eager ? "s*b*(8h + a*s) elements, the attention scores stored (eager): "
+                   : "s*b*8h elements, the attention scores never stored (fused): ") +
+            formatGigabytes(static_cast<double>(e.activations)));
         e.logits = std::llround(b * V * 4.0);
         e.working.push_back("logits of the next token: " +
                             formatGigabytes(static_cast<double>(e.logits)));
@@ -228,6 +251,7 @@ nlohmann::json toJson(const LlmMemoryQuery& q, const LlmMemoryEstimate& e) {
             {"accumulate", q.accumulation},
             {"effective_batch", e.effectiveBatch},
             {"checkpointing", q.checkpointing},
+            {"attention", q.attention},
             {"bytes",
              {{"weights", e.weights},
               {"gradients", e.gradients},

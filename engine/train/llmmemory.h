@@ -2,8 +2,10 @@
 // behind "a 7B-parameter model needs at least 24 GB", for configurations far beyond any machine
 // TrainBench runs on. Weights, gradients and the optimizer's state per parameter by precision;
 // activations per layer from Korthikanti et al., "Reducing Activation Recomputation in Large
-// Transformer Models" (2022): s*b*h*(34 + 5*a*s/h) bytes at 16-bit, the attention matrices the
-// term that grows with the context squared; the KV cache for inference.
+// Transformer Models" (2022): s*b*h*(34 + 5*a*s/h) bytes at 16-bit when attention stores its
+// score matrices (the term that grows with the context squared), s*b*h*34 when a fused kernel
+// (FlashAttention, PyTorch 2's scaled_dot_product_attention) never writes them; the KV cache for
+// inference.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -46,6 +48,10 @@ struct LlmMemoryQuery {
     int64_t context = 0;             // tokens per sequence; 0: the model's
     int accumulation = 1;            // micro-batches per optimizer step
     bool checkpointing = false;      // activation checkpointing: each layer's input kept only
+    // "flash": a fused kernel (PyTorch 2.x's default scaled_dot_product_attention) keeps one f32
+    // log-sum-exp per row and head instead of the scores; "eager": the scores, their softmax
+    // and its dropout mask are stored (5*a*s^2*b bytes a layer), as an unfused implementation.
+    std::string attention = "flash";
 };
 
 struct LlmMemoryEstimate {

@@ -410,6 +410,24 @@ private slots:
             if (gpu.toObject()["fits"].toBool())
                 fits << gpu.toObject()["gpu"].toString();
         QCOMPARE(fits, QStringList{"H200"});
+        // Fused attention is the default; eager stores the scores, growing with s^2.
+        QCOMPARE(j["attention"].toString(), QString("flash"));
+        const Result eager =
+            runCli({"summary", "--preset", "gpt2", "--training", "--attention", "eager", "--json"},
+                   home.path());
+        const Result fused =
+            runCli({"summary", "--preset", "gpt2", "--training", "--json"}, home.path());
+        const auto activations = [](const Result& r) {
+            return QJsonDocument::fromJson(r.out.toUtf8())
+                .object()["bytes"]
+                .toObject()["activations"]
+                .toDouble();
+        };
+        QVERIFY2(activations(eager) > 2 * activations(fused), qPrintable(eager.err));
+        const Result unknown =
+            runCli({"summary", "--preset", "gpt2", "--attention", "sdpa"}, home.path());
+        QCOMPARE(unknown.code, 1);
+        QVERIFY2(unknown.err.contains("'sdpa' is not flash"), qPrintable(unknown.err));
         const Result bad = runCli({"summary", "--params", "lots"}, home.path());
         QCOMPARE(bad.code, 1);
         QVERIFY2(bad.err.contains("--params"), qPrintable(bad.err));

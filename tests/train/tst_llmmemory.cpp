@@ -1,7 +1,8 @@
 // The language-model memory calculator: the presets' parameter counts agree with GPT-2's formula,
 // "a 7B model needs at least 24 GB" comes out as arithmetic (bf16 inference fits a 24 GB card
 // and no 16 GB one; training with AdamW needs 16 bytes a parameter before any activation), the
-// activations grow with batch, depth and the context squared and shrink under checkpointing,
+// activations grow with batch, depth and the context squared (eager attention) or linearly (a
+// fused kernel, the default) and shrink under checkpointing,
 // accumulation keeps the memory of one micro-batch, grouped-query attention shrinks the KV
 // cache, and bad input names its field.
 #include "core/errors.h"
@@ -20,13 +21,15 @@ using namespace tb;
 namespace {
 
 LlmMemoryEstimate estimate(const std::string& preset, bool training, const std::string& precision,
-                           int64_t batch = 1, int64_t context = 0) {
+                           int64_t batch = 1, int64_t context = 0,
+                           const std::string& attention = "flash") {
     LlmMemoryQuery q;
     q.model = transformerPreset(preset, "preset");
     q.training = training;
     q.precision = precision;
     q.batch = batch;
     q.context = context;
+    q.attention = attention;
     return estimateLlmMemory(q);
 }
 
@@ -72,13 +75,17 @@ private slots:
         QCOMPARE(mixed.weights + mixed.gradients + mixed.optimizerState, std::llround(6.74e9 * 16));
         const LlmMemoryEstimate pure = estimate("llama-7b", true, "bf16-true");
         QCOMPARE(pure.weights + pure.gradients + pure.optimizerState, std::llround(6.74e9 * 8));
-        QVERIFY(mixed.total() > 141'000'000'000); // beyond any single GPU listed
+        QVERIFY(mixed.total() > 80'000'000'000); // fused attention: beyond an 80 GB H100
+        // Eager attention's stored scores: beyond any single GPU listed.
+        QVERIFY(estimate("llama-7b", true, "bf16-mixed", 1, 0, "eager").total() > 141'000'000'000);
     }
 
+    // Eager attention stores the scores: the activations grow with the context squared.
     void activationsGrowWithBatchDepthAndContextSquared() {
-        const LlmMemoryEstimate base = estimate("gpt2", true, "bf16-mixed", 8, 512);
-        const LlmMemoryEstimate twiceBatch = estimate("gpt2", true, "bf16-mixed", 16, 512);
-        const LlmMemoryEstimate twiceContext = estimate("gpt2", true, "bf16-mixed", 8, 1024);
+        const LlmMemoryEstimate base = estimate("gpt2", true, "bf16-mixed", 8, 512, "eager");
+        const LlmMemoryEstimate twiceBatch = estimate("gpt2", true, "bf16-mixed", 16, 512, "eager");
+        const LlmMemoryEstimate twiceContext =
+            estimate("gpt2", true, "bf16-mixed", 8, 1024, "eager");
         QCOMPARE(twiceBatch.activations, 2 * base.activations);
         QCOMPARE(twiceBatch.weights, base.weights); // weights do not grow with the batch
         QVERIFY(twiceContext.activations > 2 * base.activations); // the s^2 attention term
@@ -92,6 +99,7 @@ private slots:
         q.precision = "bf16-mixed";
         q.batch = 8;
         q.context = 512;
+        q.attention = "eager";
         q.checkpointing = true;
         const LlmMemoryEstimate checkpointed = estimateLlmMemory(q);
         QVERIFY(checkpointed.activations < base.activations / 4);
@@ -100,6 +108,27 @@ private slots:
         const LlmMemoryEstimate accumulated = estimateLlmMemory(q);
         QCOMPARE(accumulated.total(), base.total());
         QCOMPARE(accumulated.effectiveBatch, int64_t{32});
+    }
+
+    // A fused kernel (PyTorch 2's default) never stores the scores, only a f32 log-sum-exp a row
+    // and head: linear in the context, which is why 4k-context training fits at all. LLaMA-7B
+    // at 4,096 tokens: eager's scores alone are 32 x 5*a*s^2 = 86 GB more.
+    void fusedAttentionStoresNoScores() {
+        const LlmMemoryEstimate flash = estimate("gpt2", true, "bf16-mixed", 8, 512);
+        const double layer = 512.0 * 8 * 768 * 34 + 4.0 * 12 * 512 * 8;
+        QCOMPARE(flash.activations, std::llround(12 * layer));
+        const LlmMemoryEstimate twiceContext = estimate("gpt2", true, "bf16-mixed", 8, 1024);
+        QCOMPARE(twiceContext.activations, 2 * flash.activations); // linear in the context
+        const LlmMemoryEstimate eager = estimate("llama-7b", true, "bf16-mixed", 1, 4096, "eager");
+        const LlmMemoryEstimate fused = estimate("llama-7b", true, "bf16-mixed", 1, 4096);
+        const double scores = 32.0 * 5 * 32 * 4096.0 * 4096, stats = 32.0 * 4 * 32 * 4096;
+        QCOMPARE(eager.activations - fused.activations, std::llround(scores - stats));
+        qInfo("llama-7b, one 4,096-token sequence: activations %.1f GB eager, %.1f GB fused",
+              eager.activations / 1e9, fused.activations / 1e9);
+        QVERIFY(QString::fromStdString(fused.working[3]).contains("never stored"));
+        // Reading a prompt: the same difference for one layer at a time.
+        QVERIFY(estimate("llama-7b", false, "bf16-true", 1, 4096, "eager").activations >
+                estimate("llama-7b", false, "bf16-true", 1, 4096).activations);
     }
 
     // LLaMA-70B keeps 8 key/value heads for its 64 query heads: an eighth of the cache.
@@ -137,6 +166,9 @@ private slots:
         q.training = true;
         q.optimizer = "lion";
         QVERIFY(fails([&] { estimateLlmMemory(q); }, "optimizer"));
+        q.optimizer = "adamw";
+        q.attention = "sdpa";
+        QVERIFY(fails([&] { estimateLlmMemory(q); }, "attention"));
         try {
             transformerPreset("llama-8b", "--preset");
         } catch (const ConfigError& e) {

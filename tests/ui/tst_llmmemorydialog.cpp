@@ -45,8 +45,17 @@ private slots:
         const LlmMemoryEstimate& e = d.estimate();
         QCOMPARE(e.weights + e.gradients + e.optimizerState, std::llround(6.74e9 * 16));
         QVERIFY(e.total() > 5 * inference);
-        QVERIFY(d.fitsText().startsWith(QStringLiteral("Fits on none")));
+        // Fused attention, the default: only the 141 GB H200 holds it.
+        QCOMPARE(d.query().attention, std::string("flash"));
+        QVERIFY2(d.fitsText().startsWith(QStringLiteral("Fits on one H200.")),
+                 qPrintable(d.fitsText()));
         const int64_t full = e.activations;
+        // Eager attention stores every head's scores: far more, and no single GPU holds it.
+        d.setAttention(QStringLiteral("eager"));
+        QCOMPARE(d.query().attention, std::string("eager"));
+        QVERIFY(d.estimate().activations > 4 * full);
+        QVERIFY(d.fitsText().startsWith(QStringLiteral("Fits on none")));
+        d.setAttention(QStringLiteral("flash"));
         d.setCheckpointing(true);
         QVERIFY(d.estimate().activations < full / 4);
         QVERIFY(d.fitsText().contains(QStringLiteral("H200")));

@@ -37,8 +37,8 @@ LlmMemoryDialog::LlmMemoryDialog(QWidget* parent)
       m_inference(new QRadioButton(tr("&Inference"))),
       m_training(new QRadioButton(tr("&Training"))), m_precision(new QComboBox),
       m_optimizer(new QComboBox), m_batch(spin(1, 1 << 16)), m_accumulation(spin(1, 1 << 16)),
-      m_checkpointing(new QCheckBox(tr("Activation &checkpointing"))), m_chart(new LlmMemoryChart),
-      m_total(new QLabel), m_fits(new QLabel), m_working(new QLabel) {
+      m_checkpointing(new QCheckBox(tr("Activation &checkpointing"))), m_attention(new QComboBox),
+      m_chart(new LlmMemoryChart), m_total(new QLabel), m_fits(new QLabel), m_working(new QLabel) {
     setWindowTitle(tr("Language Model Memory"));
     setObjectName(QStringLiteral("llm-memory-dialog"));
     for (const TransformerShape& p : transformerPresets())
@@ -61,6 +61,13 @@ LlmMemoryDialog::LlmMemoryDialog(QWidget* parent)
         m_optimizer->addItem(QString::fromLatin1(o));
     m_optimizer->setToolTip(tr("adamw keeps two moments per parameter, sgd with momentum one, "
                                "plain sgd none"));
+    // PyTorch 2.x's scaled_dot_product_attention is fused (FlashAttention) by default.
+    m_attention->addItem(tr("Fused (flash)"), QStringLiteral("flash"));
+    m_attention->addItem(tr("Eager (scores stored)"), QStringLiteral("eager"));
+    m_attention->setToolTip(tr("Fused: the kernel never writes the attention scores out, "
+                               "backward recomputes them (PyTorch 2's default); eager: the "
+                               "scores of every head are kept, growing with the context "
+                               "squared"));
     m_inference->setChecked(true);
     m_total->setObjectName(QStringLiteral("llm-memory-total"));
     m_fits->setObjectName(QStringLiteral("llm-memory-fits"));
@@ -94,6 +101,7 @@ LlmMemoryDialog::LlmMemoryDialog(QWidget* parent)
     useForm->addRow(tr("&Batch (sequences):"), m_batch);
     useForm->addRow(tr("C&ontext (tokens):"), m_context);
     useForm->addRow(tr("Acc&umulate batches:"), m_accumulation);
+    useForm->addRow(tr("Atte&ntion:"), m_attention);
     useForm->addRow(m_checkpointing);
     auto* controls = new QVBoxLayout;
     controls->addWidget(model);
@@ -151,6 +159,7 @@ LlmMemoryDialog::LlmMemoryDialog(QWidget* parent)
     connect(m_precision, &QComboBox::currentTextChanged, this, &LlmMemoryDialog::recompute);
     connect(m_optimizer, &QComboBox::currentTextChanged, this, &LlmMemoryDialog::recompute);
     connect(m_checkpointing, &QCheckBox::toggled, this, &LlmMemoryDialog::recompute);
+    connect(m_attention, &QComboBox::currentIndexChanged, this, &LlmMemoryDialog::recompute);
     m_optimizer->setEnabled(false);
     m_accumulation->setEnabled(false);
     m_checkpointing->setEnabled(false);
@@ -206,6 +215,10 @@ void LlmMemoryDialog::setCheckpointing(bool on) {
     m_checkpointing->setChecked(on);
 }
 
+void LlmMemoryDialog::setAttention(const QString& kind) {
+    m_attention->setCurrentIndex(m_attention->findData(kind));
+}
+
 void LlmMemoryDialog::setBatch(int batch) {
     m_batch->setValue(batch);
 }
@@ -226,6 +239,7 @@ LlmMemoryQuery LlmMemoryDialog::query() const {
     q.batch = m_batch->value();
     q.accumulation = m_accumulation->value();
     q.checkpointing = m_checkpointing->isChecked();
+    q.attention = m_attention->currentData().toString().toStdString();
     return q;
 }
 

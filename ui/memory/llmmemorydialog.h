@@ -1,8 +1,9 @@
 // LlmMemoryDialog: Run > Language Model Memory... A what-if calculator for transformer language
 // models far beyond this machine (train/llmmemory.h): pick a size (a preset, or a parameter
-// count and shape), inference or training, precision, optimizer, batch, context, accumulation
-// and activation checkpointing, and see where the memory goes, which common GPUs hold it, and
-// the arithmetic behind each part. What `trainbench-cli summary --params` prints.
+// count and shape), inference or training, precision, optimizer, batch, context, accumulation,
+// activation checkpointing and the attention kind, and see where the memory goes, which common
+// GPUs hold it, and the arithmetic behind each part. What `trainbench-cli summary --params`
+// prints.
 #pragma once
 
 #include "train/llmmemory.h"
@@ -31,6 +32,8 @@ public:
     void setTraining(bool training);
     void setPrecision(const QString& precision);
     void setCheckpointing(bool on);
+    // "flash" (a fused kernel, the default) or "eager" (the attention scores stored).
+    void setAttention(const QString& kind);
     void setBatch(int batch);
 
     LlmMemoryQuery query() const;
@@ -57,6 +60,7 @@ private:
     QSpinBox* m_batch;
     QSpinBox* m_accumulation;
     QCheckBox* m_checkpointing;
+    QComboBox* m_attention; // data: "flash" or "eager"
     LlmMemoryChart* m_chart;
     QLabel* m_total;
     QLabel* m_fits;
