@@ -9,6 +9,9 @@
 #include "support/testdata.h"
 #include "uitestutil.h"
 
+#include <nlohmann/json.hpp>
+
+#include <QAccessible>
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -37,6 +40,29 @@ void typeInto(SetupPanel& panel, const QString& key, const QString& text) {
         QTest::keyClicks(edit, text);
 }
 
+// The accessible interfaces of the controls a screen reader edits (line edits, combo boxes,
+// check boxes) under `a`, in the tree's order, skipping hidden ones.
+void editableControls(QAccessibleInterface* a, std::vector<QAccessibleInterface*>& out) {
+    if (!a || a->state().invisible)
+        return;
+    const QAccessible::Role role = a->role();
+    if (role == QAccessible::EditableText || role == QAccessible::ComboBox ||
+        role == QAccessible::CheckBox)
+        out.push_back(a);
+    for (int i = 0; i < a->childCount(); ++i)
+        editableControls(a->child(i), out);
+}
+
+// The config as "key": value text, every key flattened ("data.image_size").
+QMap<QString, QString> flatConfig(const SetupPanel& panel) {
+    QMap<QString, QString> values;
+    const nlohmann::json flat = panel.config().toJson().flatten();
+    for (const auto& [pointer, value] : flat.items())
+        values.insert(QString::fromStdString(pointer).mid(1).replace('/', '.'),
+                      QString::fromStdString(value.dump()));
+    return values;
+}
+
 } // namespace
 
 class TestSetupPanel : public QObject {
@@ -61,6 +87,68 @@ private slots:
         QCOMPARE(c.model, std::string("fmnist-cnn"));
         QCOMPARE(c.data.name, std::string("fashion-mnist"));
         QCOMPARE(c.batchSize, int64_t{64});
+    }
+
+    // Each field as a screen reader finds it: walking the panel's accessible tree, every
+    // editable control named after a config key (by its own name, and by the label related to
+    // it) is that key's editor, no key is named twice, and typing into it changes that key and
+    // no other, and if it blocks Train (other than while a dataset opens), names that key. (Typing
+    // "0" into the editor the tree named keep_last_checkpoints once changed log_every_n_steps.)
+    void everyEditorIsNamedAfterTheKeyItSets() {
+        SetupPanel panel;
+        panel.resize(1280, 800);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        std::vector<QAccessibleInterface*> controls;
+        editableControls(QAccessible::queryAccessibleInterface(&panel), controls);
+        QStringList named;
+        for (QAccessibleInterface* a : controls) {
+            // What a screen reader says for it: the label related to it, else its name (on
+            // Linux a combo box's name is its value, so the label tells rows apart).
+            const auto labels = a->relations(QAccessible::Label);
+            const QString key = labels.empty() ? a->text(QAccessible::Name)
+                                               : labels.front().first->text(QAccessible::Name);
+            auto* editor = qobject_cast<QWidget*>(a->object());
+            if (!editor || panel.editorOf(key) == nullptr)
+                continue; // a control of no config key (the layer table's filter, ...)
+            QVERIFY2(panel.editorOf(key) == editor,
+                     qPrintable(key + ": the tree names " + editor->objectName()));
+            for (const auto& [label, relation] : labels)
+                QCOMPARE(label->text(QAccessible::Name), key);
+            if (a->role() != QAccessible::ComboBox)
+                QCOMPARE(a->text(QAccessible::Name), key);
+            QVERIFY2(!named.contains(key), qPrintable(key + " is named twice"));
+            named << key;
+        }
+        for (const char* key : {"batch_size", "lr", "keep_last_checkpoints", "log_every_n_steps",
+                                "precision", "num_workers", "deterministic"})
+            QVERIFY2(named.contains(QLatin1String(key)), key);
+        qInfo("%lld editors named after their keys", static_cast<long long>(named.size()));
+
+        // Typing through what the tree names: only that key may change, or be blamed.
+        for (QAccessibleInterface* a : controls) {
+            const QString key = a->text(QAccessible::Name); // a line edit's own name
+            auto* edit = qobject_cast<QLineEdit*>(a->object());
+            if (!edit || !named.contains(key) || !edit->isEnabled())
+                continue;
+            const QString before = edit->text();
+            const QMap<QString, QString> was = flatConfig(panel);
+            edit->setFocus();
+            edit->selectAll();
+            QTest::keyClicks(edit, QStringLiteral("0"));
+            const QMap<QString, QString> now = flatConfig(panel);
+            for (auto it = now.cbegin(); it != now.cend(); ++it)
+                if (it.key() != key && !it.key().startsWith(key + '.')) // tags.0: tags
+                    QVERIFY2(was.value(it.key()) == it.value(),
+                             qPrintable("typing into " + key + " changed " + it.key()));
+            QVERIFY2(panel.blocker().isEmpty() || panel.busy() || panel.blocker().contains(key),
+                     qPrintable("typing into " + key + " blocks Train with: " + panel.blocker()));
+            edit->selectAll();
+            if (before.isEmpty())
+                QTest::keyClick(edit, Qt::Key_Backspace);
+            else
+                QTest::keyClicks(edit, before);
+        }
     }
 
     // A text dataset is described in tokens: windows, a vocabulary (control characters and
