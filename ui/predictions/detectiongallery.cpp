@@ -23,7 +23,7 @@ namespace tb::ui {
 namespace {
 
 constexpr int kPreview = 360;
-constexpr int kThumbnail = 96;
+constexpr int kGalleryThumbnail = 96;
 constexpr int kSliderSteps = 100;
 constexpr float kDefaultConfidence = 0.25f; // Ultralytics' predict default
 
@@ -84,11 +84,11 @@ DetectionGallery::DetectionGallery(QWidget* parent)
     m_grid->setObjectName(QStringLiteral("detection-grid"));
     m_grid->setAccessibleName(tr("Validation images with boxes"));
     m_grid->setViewMode(QListView::IconMode);
-    m_grid->setIconSize({kThumbnail, kThumbnail});
-    m_grid->setGridSize({kThumbnail + 8, kThumbnail + 26});
+    m_grid->setIconSize({kGalleryThumbnail, kGalleryThumbnail});
+    m_grid->setGridSize({kGalleryThumbnail + 8, kGalleryThumbnail + 26});
     m_grid->setResizeMode(QListView::Adjust);
     m_grid->setMovement(QListView::Static);
-    m_grid->setMinimumSize(kThumbnail + 30, kThumbnail + 30);
+    m_grid->setMinimumSize(kGalleryThumbnail + 30, kGalleryThumbnail + 30);
     connect(m_grid, &QListWidget::currentRowChanged, this, [this](int row) {
         if (row >= 0)
             m_opened.reset(); // a picked validation image replaces an opened one
@@ -220,7 +220,7 @@ void DetectionGallery::redraw() {
     for (int i = 0; i < m_grid->count() && i < static_cast<int>(images().size()); ++i) {
         const GalleryImage& image = images()[static_cast<std::size_t>(i)];
         m_grid->item(i)->setIcon(QPixmap::fromImage(paintDetections(
-            image.image, image.truth, image.detections, names, threshold, kThumbnail)));
+            image.image, image.truth, image.detections, names, threshold, kGalleryThumbnail)));
     }
     const GalleryImage* shown = shownImage();
     if (!shown) {
