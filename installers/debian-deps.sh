@@ -22,6 +22,7 @@ packages=(
   dataset-fashion-mnist               # the default dataset
   fortunes                            # dataset=text's built-in corpus (2.5 MB of quotations)
   xvfb xauth                          # screenshots of the window
+  libxcb1-dev                         # the window's X events (a window destroyed from outside)
   desktop-file-utils appstream        # the packages' desktop entry and metadata, validated
   dpkg-dev file                       # the packages' dependencies: CPack runs dpkg-shlibdeps on
                                       # what file(1) says is a binary

@@ -1,3 +1,3 @@
 set(TB_MODULE_SOURCES mainwindow.cpp mainwindowteaching.cpp mainwindowmenus.cpp mainwindowsweeps.cpp
                       runcontroller.cpp stoppablethread.cpp
-                      pagescrollarea.cpp unixsignalwatcher.cpp)
+                      pagescrollarea.cpp unixsignalwatcher.cpp windowlosswatcher.cpp)

@@ -1,8 +1,9 @@
 // trainbench: the desktop window. Sets up the application and shows the main window; Unix
-// signals and a lost display end it as Quit does.
+// signals, a lost display and a window destroyed from outside end it as Quit does.
 #include "mainwindow.h"
 #include "setup/setuppanel.h"
 #include "unixsignalwatcher.h"
+#include "windowlosswatcher.h"
 
 #include "core/errors.h"
 #include "io/jsontext.h"
@@ -89,6 +90,17 @@ int main(int argc, char** argv) {
     g_window = &window;
     std::atexit(finishRunsAtExit);
     window.show();
+    // Its X window destroyed by another program: nothing is seen any more, so the run stops as
+    // for a lost display, after its current step with a checkpoint, and the process ends.
+    tb::ui::WindowLossWatcher windowLoss(window);
+    QObject::connect(
+        &windowLoss, &tb::ui::WindowLossWatcher::lost, &window,
+        [] {
+            std::fprintf(stderr, "trainbench: the window was destroyed by another program: "
+                                 "stopping the run after its current step, with a checkpoint\n");
+            QApplication::exit(1);
+        },
+        Qt::QueuedConnection);
     if (parser.isSet(train)) {
         // Once the set-up column has opened the dataset (in the background): at its first
         // change that leaves it ready, or at once if it already is.

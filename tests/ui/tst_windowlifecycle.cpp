@@ -1,8 +1,8 @@
 // The window's process through a desktop's life: a session that ends it with SIGTERM, a closed
-// terminal's SIGHUP, Ctrl+C's SIGINT, and a display that goes away stop the run in progress
-// after its current step, with a checkpoint and the run recorded as stopped, then exit; a
-// second signal exits at once. Drives the real `trainbench` binary (offscreen, and under an
-// Xvfb the test starts and then kills) with --config and --train.
+// terminal's SIGHUP, Ctrl+C's SIGINT, a display that goes away and a window another program
+// destroys stop the run in progress after its current step, with a checkpoint and the run
+// recorded as stopped, then exit; a second signal exits at once. Drives the real `trainbench`
+// binary (offscreen, and under an Xvfb the test starts) with --config and --train.
 #include "store/runstore.h"
 #include "support/buildtree.h"
 
@@ -12,7 +12,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <xcb/xcb.h>
+
 #include <csignal>
+#include <cstdlib>
 
 using namespace tb;
 
@@ -73,6 +76,63 @@ struct Window {
     }
 };
 
+// Destroys the top-level window whose title contains `title` on `display`, as `xdotool
+// windowclose` (XDestroyWindow) does; false when there is none.
+bool destroyWindowTitled(const QString& display, const QByteArray& title) {
+    xcb_connection_t* c = xcb_connect(display.toLatin1().constData(), nullptr);
+    bool destroyed = false;
+    if (!xcb_connection_has_error(c)) {
+        const xcb_screen_t* screen = xcb_setup_roots_iterator(xcb_get_setup(c)).data;
+        xcb_query_tree_reply_t* tree =
+            xcb_query_tree_reply(c, xcb_query_tree(c, screen->root), nullptr);
+        const xcb_window_t* windows = tree ? xcb_query_tree_children(tree) : nullptr;
+        for (int i = 0; tree && i < xcb_query_tree_children_length(tree) && !destroyed; ++i) {
+            xcb_get_property_reply_t* name =
+                xcb_get_property_reply(c,
+                                       xcb_get_property(c, 0, windows[i], XCB_ATOM_WM_NAME,
+                                                        XCB_GET_PROPERTY_TYPE_ANY, 0, 256),
+                                       nullptr);
+            if (name && QByteArray(static_cast<const char*>(xcb_get_property_value(name)),
+                                   xcb_get_property_value_length(name))
+                            .contains(title))
+                destroyed = !xcb_request_check(c, xcb_destroy_window_checked(c, windows[i]));
+            std::free(name);
+        }
+        std::free(tree);
+    }
+    xcb_disconnect(c);
+    return destroyed;
+}
+
+// An Xvfb of its own for the test, and the environment that shows a window on it.
+struct XServer {
+    QProcess process;
+    QString display;
+
+    bool start() {
+        const QString xvfb = QStandardPaths::findExecutable("Xvfb");
+        process.start(xvfb, {"-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"});
+        if (!process.waitForStarted())
+            return false;
+        QByteArray number;
+        if (!QTest::qWaitFor(
+                [&] { return (number += process.readAllStandardOutput()).contains('\n'); }, 20000))
+            return false;
+        display = ":" + QString::fromUtf8(number).trimmed();
+        return true;
+    }
+    QProcessEnvironment environment() const {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("QT_QPA_PLATFORM", "xcb");
+        env.insert("DISPLAY", display);
+        return env;
+    }
+    ~XServer() {
+        process.kill();
+        process.waitForFinished(10000);
+    }
+};
+
 QProcessEnvironment offscreen() {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("QT_QPA_PLATFORM", "offscreen");
@@ -125,23 +185,35 @@ private slots:
 
     // Under X: the display going away (the X server dies) ends the process as Quit would.
     void aLostDisplayStopsTheRunWithACheckpoint() {
-        const QString xvfb = QStandardPaths::findExecutable("Xvfb");
-        if (xvfb.isEmpty())
+        if (QStandardPaths::findExecutable("Xvfb").isEmpty())
             QSKIP("Xvfb is not installed (Debian's xvfb)");
-        QProcess server;
-        server.start(xvfb, {"-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"});
-        QVERIFY(server.waitForStarted());
-        QByteArray number;
-        QTRY_VERIFY_WITH_TIMEOUT((number += server.readAllStandardOutput()).contains('\n'), 20000);
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("QT_QPA_PLATFORM", "xcb");
-        env.insert("DISPLAY", ":" + QString::fromUtf8(number).trimmed());
+        XServer server;
+        QVERIFY(server.start());
         Window w;
-        QVERIFY(w.start(env));
+        QVERIFY(w.start(server.environment()));
         QTRY_VERIFY_WITH_TIMEOUT(w.training(), 60000);
-        server.kill();
-        QVERIFY(server.waitForFinished(10000));
+        server.process.kill();
+        QVERIFY(server.process.waitForFinished(10000));
         QVERIFY(w.process.waitForFinished(20000));
+        const auto run = theRun(w.db);
+        QVERIFY(run);
+        QCOMPARE(toString(run->status), std::string("stopped"));
+        QVERIFY(QFile::exists(QString::fromStdString(run->checkpoint)));
+    }
+
+    // Under X: another program destroying the window (xdotool windowclose, a crashed window
+    // manager) ends the process as a lost display does, instead of training on unseen.
+    void aDestroyedWindowStopsTheRunWithACheckpoint() {
+        if (QStandardPaths::findExecutable("Xvfb").isEmpty())
+            QSKIP("Xvfb is not installed (Debian's xvfb)");
+        XServer server;
+        QVERIFY(server.start());
+        Window w;
+        QVERIFY(w.start(server.environment()));
+        QTRY_VERIFY_WITH_TIMEOUT(w.training(), 60000);
+        QVERIFY(destroyWindowTitled(server.display, "TrainBench"));
+        QVERIFY(w.process.waitForFinished(30000));
+        QCOMPARE(w.process.exitCode(), 1);
         const auto run = theRun(w.db);
         QVERIFY(run);
         QCOMPARE(toString(run->status), std::string("stopped"));
