@@ -422,9 +422,12 @@ private slots:
                             "max_epochs=100", "batch_size=32", "num_workers=0", "device=cpu",
                             "ddp.timeout_s=3", "checkpoint_dir=" + m_dir.filePath("killed")}));
         QVERIFY(job.waitForStarted());
-        // Steps recorded: the job trains. Then the second rank goes.
+        // Steps recorded: the job trains (a job that ended first says why). Then the second
+        // rank goes.
         int64_t before = 0;
-        QTRY_VERIFY_WITH_TIMEOUT((before = recordedSteps(db)) > 5, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (before = recordedSteps(db)) > 5 || job.state() == QProcess::NotRunning, 60000);
+        QVERIFY2(job.state() == QProcess::Running, job.readAllStandardError().constData());
         QProcess pgrep;
         pgrep.start("pgrep", {"-f", "-n", QString("%1 train --db %2").arg(test::cliPath(), db)});
         QVERIFY(pgrep.waitForFinished());
