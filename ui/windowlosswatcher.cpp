@@ -21,7 +21,7 @@ bool WindowLossWatcher::nativeEventFilter(const QByteArray& eventType, void* mes
     if (m_lost || eventType != "xcb_generic_event_t")
         return false;
     const auto* event = static_cast<const xcb_generic_event_t*>(message);
-    // The high bit marks events another client sent: a real destruction comes from the server.
+    // The low seven bits are the event's type (the high one marks an event a client sent).
     if ((event->response_type & 0x7f) != XCB_DESTROY_NOTIFY)
         return false;
     if (reinterpret_cast<const xcb_destroy_notify_event_t*>(event)->window == m_window) {
