@@ -74,8 +74,12 @@ void TelemetrySampler::run(std::stop_token stop) {
     for (;;) {
         {
             std::unique_lock lock(waitMutex);
+            m_waiting = true;
             // Returns true only when stop was requested (the predicate).
-            if (m_cv.wait_until(lock, stop, next, [] { return false; }) || stop.stop_requested())
+            const bool stopped =
+                m_cv.wait_until(lock, stop, next, [] { return false; }) || stop.stop_requested();
+            m_waiting = false;
+            if (stopped)
                 return;
         }
         // Fixed schedule without drift; after a long stall, skip the missed ticks.

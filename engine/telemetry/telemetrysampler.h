@@ -3,9 +3,10 @@
 #pragma once
 
 #include "core/systemsample.h"
-#include "telemetry/nvmlsampler.h"
 #include "events/events.h"
+#include "telemetry/nvmlsampler.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -43,6 +44,8 @@ public:
     // Stops and joins promptly: a waiting thread wakes at once; a sample in progress finishes.
     void stop();
     bool running() const;
+    // Whether the thread is waiting for its next tick (NVML loaded, no sample in progress).
+    bool waiting() const { return m_waiting.load(); }
 
     // Why there are no GPU readings ("NVML not available: libnvidia-ml.so.1 not found"), or the
     // last NVML failure; empty when GPUs are read fine (or not started yet).
@@ -60,6 +63,7 @@ private:
     std::vector<EventSink*> m_sinks;
     std::optional<SystemSample> m_latest;
     std::string m_gpuStatus;
+    std::atomic<bool> m_waiting{false};
     std::jthread m_thread;
 };
 

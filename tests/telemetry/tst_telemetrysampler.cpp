@@ -94,7 +94,7 @@ private slots:
         options.interval = std::chrono::seconds(10);
         TelemetrySampler sampler(options);
         sampler.start();
-        QTest::qWait(50); // let the thread reach its wait
+        QTRY_VERIFY(sampler.waiting()); // the thread in its ten-second wait
         QElapsedTimer timer;
         timer.start();
         sampler.stop();
