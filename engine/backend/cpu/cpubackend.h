@@ -168,6 +168,25 @@ private:
                                    Tensor& y, bool relu);
     // Whether an output written to `t` may stay channel-blocked.
     static bool mayBlock(const Tensor& t);
+    // For plane-walking ops that compute (resizing, upsampling's summed gradient): calls
+    // run(element, src, dst) with element float or uint16_t (bf16), f32 and bf16 in place, dst
+    // given src's layout (or the convolutions' for a plain src) where it may hold it; f16
+    // through f32 scratch, narrowed into dst afterwards.
+    template <typename Run> void computeOnPlanes(const Tensor& src, Tensor& dst, Run run) {
+        if (src.dtype() == DType::F32 || src.dtype() == DType::BF16) {
+            setLayout(dst, planeOutputLayout(layoutOf(src) ? layoutOf(src) : m_convBlock, dst,
+                                             mayBlock(dst)));
+            if (src.dtype() == DType::BF16)
+                run(uint16_t{}, src, dst);
+            else
+                run(float{}, src, dst);
+            return;
+        }
+        const Tensor srcF32 = asF32(src, 0);
+        Tensor dstF32 = f32Target(dst, 1);
+        run(float{}, srcF32, dstF32);
+        storeF32(dstF32, dst);
+    }
     // Remembers the layout the convolutions write (m_convBlock), for plane-walking ops to
     // give a plain input's output the layout the next convolution reads.
     void noteConvBlock(const Tensor& convOutput) {

@@ -182,19 +182,7 @@ void CpuBackend::upsampleNearestBackward(const Tensor& dy, int64_t scale, Tensor
             },
             16);
     };
-    if (dy.dtype() == DType::F32 || dy.dtype() == DType::BF16) { // summed in place
-        setLayout(dx,
-                  planeOutputLayout(layoutOf(dy) ? layoutOf(dy) : m_convBlock, dx, mayBlock(dx)));
-        if (dy.dtype() == DType::BF16)
-            run(uint16_t{}, dy, dx);
-        else
-            run(float{}, dy, dx);
-        return;
-    }
-    const Tensor dyf = asF32(dy, 0); // f16: summed in f32 scratch, then narrowed
-    Tensor dxf = f32Target(dx, 1);
-    run(float{}, dyf, dxf);
-    storeF32(dxf, dx);
+    computeOnPlanes(dy, dx, run);
 }
 
 } // namespace tb

@@ -62,18 +62,7 @@ void CpuBackend::resizeBilinearForward(const Tensor& x, Tensor& y) {
             }
         });
     };
-    if (x.dtype() == DType::F32 || x.dtype() == DType::BF16) {
-        setLayout(y, planeOutputLayout(layoutOf(x) ? layoutOf(x) : m_convBlock, y, mayBlock(y)));
-        if (x.dtype() == DType::BF16)
-            run(uint16_t{}, x, y);
-        else
-            run(float{}, x, y);
-        return;
-    }
-    const Tensor xf = asF32(x, 0); // f16: computed in f32 scratch, then narrowed
-    Tensor yf = f32Target(y, 1);
-    run(float{}, xf, yf);
-    storeF32(yf, y);
+    computeOnPlanes(x, y, run);
 }
 
 void CpuBackend::resizeBilinearBackward(const Tensor& dy, Tensor& dx) {
@@ -108,19 +97,7 @@ void CpuBackend::resizeBilinearBackward(const Tensor& dy, Tensor& dx) {
                 storeValue(d[k * out.stride()], sums[static_cast<size_t>(k)]);
         });
     };
-    if (dy.dtype() == DType::F32 || dy.dtype() == DType::BF16) {
-        setLayout(dx,
-                  planeOutputLayout(layoutOf(dy) ? layoutOf(dy) : m_convBlock, dx, mayBlock(dx)));
-        if (dy.dtype() == DType::BF16)
-            run(uint16_t{}, dy, dx);
-        else
-            run(float{}, dy, dx);
-        return;
-    }
-    const Tensor dyf = asF32(dy, 0);
-    Tensor dxf = f32Target(dx, 1);
-    run(float{}, dyf, dxf);
-    storeF32(dxf, dx);
+    computeOnPlanes(dy, dx, run);
 }
 
 } // namespace tb
