@@ -100,10 +100,11 @@ void launchEmbeddingBackward(const float* ids, int64_t m, const void* dy, DType 
                              std::size_t scratchBytes, cudaStream_t stream) {
     if (m * d == 0)
         return;
+    // The scratch embeddingBackwardScratchBytes sized: four arrays of keys, then CUB's own.
     const std::size_t keyBytes = aligned(static_cast<std::size_t>(m) * sizeof(int32_t));
-    std::size_t tempBytes = sortTempBytes(m, rows);
-    if (scratchBytes < 4 * keyBytes + tempBytes)
+    if (scratchBytes < 4 * keyBytes)
         throw Error("embeddingBackward: scratch smaller than embeddingBackwardScratchBytes");
+    std::size_t tempBytes = scratchBytes - 4 * keyBytes;
     auto* base = static_cast<char*>(scratch);
     auto* keys = reinterpret_cast<int32_t*>(base);
     auto* sortedKeys = reinterpret_cast<int32_t*>(base + keyBytes);
