@@ -12,6 +12,10 @@ public:
     explicit Resize(const nlohmann::json& spec);
     std::string type() const override { return "resize"; }
     Shape outputShape(const std::vector<Shape>& in) const override;
+    // Six multiplies and three adds an output value (two taps along each axis).
+    int64_t flops(const std::vector<Shape>& in) const override {
+        return 9 * outputShape(in).numel();
+    }
     nlohmann::json options() const override;
     void forward(Backend& b, const Inputs& in, Tensor& out, bool training) override;
     void backward(Backend& b, const Inputs& in, const Tensor& out, const Tensor& dout,

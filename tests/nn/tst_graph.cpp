@@ -331,6 +331,16 @@ private slots:
         QCOMPARE(rows.front().output, (Shape{1, 6, 28, 28}));
         // conv1: 6 x 28 x 28 outputs x 25 multiply-adds x 2.
         QCOMPARE(rows.front().flops, qint64(2 * 6 * 28 * 28 * 25));
+        // A dilated convolution does the same work as a dense one; bilinear resizing 9 an output.
+        const nlohmann::json spec = nlohmann::json::parse(R"({"input": [2, 8, 8], "classes": 2,
+            "layers": [{"type": "conv2d", "name": "atrous", "out_channels": 3, "kernel": 3,
+                        "padding": 2, "dilation": 2},
+                       {"type": "resize", "name": "up", "size": [16, 12]},
+                       {"type": "flatten"}, {"type": "linear", "out_features": 2}]})");
+        const auto atrous = Graph(spec, *m_backend, DType::F32, 0).summary(1);
+        QCOMPARE(atrous[0].flops, qint64(2 * 3 * 8 * 8 * 2 * 9));
+        QCOMPARE(atrous[1].output, (Shape{1, 3, 16, 12}));
+        QCOMPARE(atrous[1].flops, qint64(9 * 3 * 16 * 12));
     }
 
 private:
