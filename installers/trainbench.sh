@@ -10,7 +10,16 @@ mode=${1:-train}
 shift || true
 # The numerics suites compare against PyTorch in float64 (python3-torch); they skip without it.
 [[ "$mode" == test ]] && export TB_WITH_TORCH="${TB_WITH_TORCH:-1}"
+
+# Where the minutes went, one line a phase, so a slow first run says which part was slow.
+phase_start=$SECONDS
+phase_done() {
+  echo "trainbench.sh: $1 took $((SECONDS - phase_start)) s" >&2
+  phase_start=$SECONDS
+}
+
 bash installers/debian-deps.sh
+phase_done "installing dependencies"
 
 preset=release
 [[ "$mode" == test ]] && preset=ci
@@ -21,6 +30,7 @@ if [[ "$mode" == train ]]; then
 else
   cmake --build --preset "$preset"
 fi
+phase_done "building"
 
 case "$mode" in
   train)
@@ -33,12 +43,14 @@ case "$mode" in
     ;;
   test)
     ctest --preset "$preset" "$@"
+    phase_done "the test suites"
     # The packages, installed and removed as a user would (apt needs root).
     if [[ $(id -u) == 0 ]]; then
       bash installers/install-test.sh "build/$preset"
     else
       echo "install test skipped: installing packages needs root"
     fi
+    phase_done "the install test"
     # The libFuzzer targets need clang's fuzzer runtime: the dataset readers (10 s each) and the
     # JSON a user hands us, config files, model specs and checkpoint headers, and PyTorch
     # checkpoints' pickles (6 s each), two at a time.
@@ -47,6 +59,7 @@ case "$mode" in
       cmake --build build/fuzz -j2 --target fuzz_idx fuzz_cifar fuzz_csv \
         fuzz_json_config fuzz_model_spec fuzz_checkpoint fuzz_torch_pickle
       ctest --test-dir build/fuzz -L fuzz -j2 --output-on-failure
+      phase_done "the fuzz smoke (build and run)"
     fi
     ;;
   *)
