@@ -106,6 +106,28 @@ LabeledBox boundsOf(const ShapesDetectSource::Shape& s, int size) {
             std::clamp(x2, 0.0f, side), std::clamp(y2, 0.0f, side)};
 }
 
+// Calls visit(x, y, hits) for each pixel the shape touches, hits (1 to 4) the samples of its
+// 2x2 supersampling inside the shape.
+template <class Visit> void coverShape(const ShapesDetectSource::Shape& s, int side, Visit visit) {
+    const auto size = static_cast<std::size_t>(side);
+    const float c = std::cos(s.angle) / s.radius, sn = std::sin(s.angle) / s.radius;
+    const LabeledBox box = boundsOf(s, side);
+    const auto x0 = static_cast<std::size_t>(box.x1), y0 = static_cast<std::size_t>(box.y1);
+    const auto x1 = std::min(size, static_cast<std::size_t>(std::ceil(box.x2)));
+    const auto y1 = std::min(size, static_cast<std::size_t>(std::ceil(box.y2)));
+    for (std::size_t y = y0; y < y1; ++y)
+        for (std::size_t x = x0; x < x1; ++x) {
+            int hits = 0;
+            for (int sub = 0; sub < 4; ++sub) {
+                const float px = static_cast<float>(x) + 0.25f + 0.5f * (sub & 1) - s.cx;
+                const float py = static_cast<float>(y) + 0.25f + 0.5f * (sub >> 1) - s.cy;
+                hits += insideShape(s.category, c * px + sn * py, -sn * px + c * py) ? 1 : 0;
+            }
+            if (hits > 0)
+                visit(x, y, hits);
+        }
+}
+
 float overlapArea(const LabeledBox& a, const LabeledBox& b) {
     const float w = std::min(a.x2, b.x2) - std::max(a.x1, b.x1);
     const float h = std::min(a.y2, b.y2) - std::max(a.y1, b.y1);
@@ -209,27 +231,14 @@ LabeledImage ShapesDetectSource::load(int64_t index) const {
                 rgb[(y * size + x) * 3 + c] =
                     scene.background[c] + wave * (scene.stripe[c] - scene.background[c]) + noise;
         }
-    for (const Shape& s : scene.shapes) {
-        const float c = std::cos(s.angle) / s.radius, sn = std::sin(s.angle) / s.radius;
-        const LabeledBox box = boundsOf(s, m_size);
-        const auto x0 = static_cast<std::size_t>(box.x1), y0 = static_cast<std::size_t>(box.y1);
-        const auto x1 = std::min(size, static_cast<std::size_t>(std::ceil(box.x2)));
-        const auto y1 = std::min(size, static_cast<std::size_t>(std::ceil(box.y2)));
-        for (std::size_t y = y0; y < y1; ++y)
-            for (std::size_t x = x0; x < x1; ++x) {
-                int hits = 0;
-                for (int sub = 0; sub < 4; ++sub) {
-                    const float px = static_cast<float>(x) + 0.25f + 0.5f * (sub & 1) - s.cx;
-                    const float py = static_cast<float>(y) + 0.25f + 0.5f * (sub >> 1) - s.cy;
-                    hits += insideShape(s.category, c * px + sn * py, -sn * px + c * py) ? 1 : 0;
-                }
-                const float cover = 0.25f * static_cast<float>(hits);
-                for (std::size_t ch = 0; ch < 3; ++ch) {
-                    float& p = rgb[(y * size + x) * 3 + ch];
-                    p += cover * (s.rgb[ch] - p);
-                }
+    for (const Shape& s : scene.shapes)
+        coverShape(s, m_size, [&](std::size_t x, std::size_t y, int hits) {
+            const float cover = 0.25f * static_cast<float>(hits);
+            for (std::size_t ch = 0; ch < 3; ++ch) {
+                float& p = rgb[(y * size + x) * 3 + ch];
+                p += cover * (s.rgb[ch] - p);
             }
-    }
+        });
     LabeledImage out;
     out.image.width = out.image.height = m_size;
     out.image.pixels.resize(rgb.size());
@@ -238,6 +247,19 @@ LabeledImage ShapesDetectSource::load(int64_t index) const {
             static_cast<uint8_t>(std::lround(std::clamp(rgb[i], 0.0f, 1.0f) * 255.0f));
     for (const LabeledBox& b : scene.labels.boxes)
         out.boxes.push_back(toPixels(b, m_size, m_size));
+    return out;
+}
+
+ClassMask ShapesDetectSource::mask(int64_t index) const {
+    const auto size = static_cast<std::size_t>(m_size);
+    ClassMask out;
+    out.width = out.height = m_size;
+    out.classes.assign(size * size, 0);
+    for (const Shape& s : m_scenes[static_cast<std::size_t>(index)].shapes)
+        coverShape(s, m_size, [&](std::size_t x, std::size_t y, int hits) {
+            out.classes[y * size + x] =
+                hits == 4 ? static_cast<uint8_t>(1 + s.category) : kMaskIgnore;
+        });
     return out;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "data/detectionsource.h"
+#include "data/maskcodec.h"
 
 #include <cstdint>
 #include <string>
@@ -21,6 +22,10 @@ public:
     int64_t size() const override { return static_cast<int64_t>(m_scenes.size()); }
     std::vector<std::string> classNames() const override;
     LabeledImage load(int64_t index) const override;
+    // Each pixel's class as shapes-seg labels it: 0 the background, 1 + the shape's category
+    // where a shape covers the pixel whole, the ignore index where it covers part of it (an
+    // outline, as VOC marks its objects'). Later shapes lie over earlier ones, as drawn.
+    ClassMask mask(int64_t index) const;
     const ImageLabels& labels(int64_t index) const override;
     std::string imageName(int64_t index) const override;
     std::string description() const override { return m_description; }

@@ -23,6 +23,12 @@ set(TB_MODULE_SOURCES
     detectionsplits.cpp
     detectioninfo.cpp
     detectionexport.cpp
+    maskcodec.cpp
+    segmentationsource.cpp
+    shapesseg.cpp
+    segmentationfiles.cpp
+    segmentaugment.cpp
+    segmentationdataset.cpp
     bitmapfont.cpp
     transforms.cpp
     channelstats.cpp

@@ -1,0 +1,54 @@
+// SegmentationDataset: decode, warp, normalise.
+#include "data/segmentationdataset.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace tb {
+
+SegmentationDataset::SegmentationDataset(std::shared_ptr<const SegmentationSource> source, int size,
+                                         bool train, const SegmentAugmentOptions& options,
+                                         std::vector<float> mean, std::vector<float> stdDev)
+    : m_source(std::move(source)), m_names(m_source->classNames()), m_size(size), m_train(train),
+      m_options(options), m_mean(std::move(mean)), m_std(std::move(stdDev)) {}
+
+int32_t SegmentationDataset::label(int64_t index) const {
+    const std::vector<int64_t>& pixels = m_source->classPixels(index);
+    const auto most = std::max_element(pixels.begin() + 1, pixels.end());
+    return most != pixels.end() && *most > 0 ? static_cast<int32_t>(most - pixels.begin()) : 0;
+}
+
+SegmentWarp SegmentationDataset::warpFor(const SegmentedImage& decoded, uint64_t seed) const {
+    const int w = decoded.image.width, h = decoded.image.height;
+    return m_train ? trainingWarp(w, h, m_size, m_options, seed) : resizeWarp(w, h, m_size);
+}
+
+void SegmentationDataset::sample(int64_t index, float* out, int32_t* targets, uint64_t seed) const {
+    // One decoded sample per loader thread: its buffers are reused from sample to sample.
+    thread_local SegmentedImage decoded;
+    m_source->load(index, decoded);
+    warpSample(decoded, warpFor(decoded, seed), m_size, out, targets);
+    if (m_mean.empty())
+        return;
+    const auto plane = static_cast<std::size_t>(m_size) * static_cast<std::size_t>(m_size);
+    for (std::size_t c = 0; c < 3; ++c) {
+        const float mean = m_mean[c], inv = 1.0f / std::max(m_std[c], 1e-6f);
+        for (std::size_t i = 0; i < plane; ++i)
+            out[c * plane + i] = (out[c * plane + i] - mean) * inv;
+    }
+}
+
+int32_t SegmentationDataset::get(int64_t index, float* out, uint64_t seed) const {
+    thread_local std::vector<int32_t> mask;
+    mask.resize(static_cast<std::size_t>(targetsPerSample()));
+    sample(index, out, mask.data(), seed);
+    return label(index);
+}
+
+SegmentedImage SegmentationDataset::segmentedSample(int64_t index, uint64_t seed) const {
+    SegmentedImage decoded;
+    m_source->load(index, decoded);
+    return warpSegmented(decoded, warpFor(decoded, seed), m_size);
+}
+
+} // namespace tb
