@@ -147,10 +147,15 @@ Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint6
         m_positions = last[2];
     } else if (last.rank() == 3 && last[2] == m_classes) {
         m_positions = last[1];
+    } else if (last.rank() == 4 && last[1] == m_classes) {
+        m_positions = last[2] * last[3];
+        m_pixelLogits = true;
     } else if (last.rank() != 2 || last[1] != m_classes) {
         throw ConfigError("model", "the last layer must output (N, " + std::to_string(m_classes) +
-                                       ") logits, or (N, T, " + std::to_string(m_classes) +
-                                       ") for a language model, it outputs " + last.toString());
+                                       ") logits, (N, T, " + std::to_string(m_classes) +
+                                       ") for a language model, or (N, " +
+                                       std::to_string(m_classes) +
+                                       ", H, W) for segmentation; it outputs " + last.toString());
     }
     fuseRelus();
     planGradients();

@@ -47,8 +47,10 @@ public:
     int classes() const { return m_classes; }
     // Predictions per sample: 1 for a classifier's (n, classes) logits, t for a language
     // model's (n, t, classes), one at each position, the anchor points of a detector's
-    // (n, 4 reg_max + classes, anchors).
+    // (n, 4 reg_max + classes, anchors), the pixels of a segmentation's (n, classes, h, w).
     int64_t positions() const { return m_positions; }
+    // Whether the logits are a class score per pixel, (n, classes, h, w): a segmentation model.
+    bool pixelLogits() const { return m_pixelLogits; }
     // A detector's head (its last layer), or null for a classifier or language model.
     const DetectOutput* detectHead() const { return m_detectHead; }
     DType activationDtype() const { return m_actDtype; }
@@ -101,6 +103,7 @@ private:
     Shape m_inputShape;
     int m_classes = 0;
     int64_t m_positions = 1;
+    bool m_pixelLogits = false;
     const DetectOutput* m_detectHead = nullptr;
     bool m_inputIsTokenIds = false; // an embedding reads the batch: never cast
     DType m_actDtype;

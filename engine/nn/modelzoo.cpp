@@ -5,6 +5,7 @@
 #include "io/jsontext.h"
 #include "nn/finetune.h"
 #include "nn/torchvisionzoo.h"
+#include "nn/unetzoo.h"
 #include "nn/yolozoo.h"
 #include "nn/zoospec.h"
 
@@ -243,7 +244,7 @@ json gpt(const Shape& input, const json& options) {
 // Layer sizes written "CLASSES": the classifier's outputs, a language model's vocabulary.
 void fillClasses(json& layers, int classes) {
     for (auto& l : layers)
-        for (const char* key : {"out_features", "num_embeddings"})
+        for (const char* key : {"out_features", "out_channels", "num_embeddings"})
             if (l.is_object() && l.value(key, json()) == "CLASSES")
                 l[key] = classes;
 }
@@ -287,6 +288,11 @@ const std::vector<ZooEntry>& modelZoo() {
          "nanoGPT's GPT for text (dataset=text): model.n_layer blocks of causal self-attention "
          "and a GELU MLP, model.n_head heads, model.n_embd wide (default 4, 4, 128)",
          {64}},
+        {"unet",
+         "U-Net for segmentation (shapes-seg, voc, masks): model.depth levels of double 3x3 "
+         "convolutions, bilinear upsampling and skip connections, model.width channels at the "
+         "top, doubled at each level (default 3, 16)",
+         {3, 32, 32}},
         {"yolov8n",
          "Ultralytics' YOLOv8n detector (detection sets: shapes-detect, yolo, coco): C2f "
          "backbone, SPPF, PAN neck, anchor-free head with DFL; 3.2M parameters at 80 classes",
@@ -335,6 +341,8 @@ nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int 
         layers = vggSmall(options);
     else if (nameOrPath == "gpt")
         layers = gpt(input, options);
+    else if (nameOrPath == "unet")
+        layers = unetLayers(input, options);
     else if (nameOrPath == "yolov8n" || nameOrPath == "yolov8s")
         layers = yoloV8Layers(nameOrPath, input, classes);
     else if (isModelSpecPath(nameOrPath)) {

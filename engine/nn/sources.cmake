@@ -16,4 +16,5 @@ set(TB_MODULE_SOURCES
     syncbatchnorm.cpp
     transformer.cpp
     torchvisionzoo.cpp
+    unetzoo.cpp
     yolozoo.cpp)

@@ -45,7 +45,7 @@ private slots:
             Graph g(modelSpec(m.name, input, 10), *m_backend, DType::F32, 1);
             Tensor x = test::randomTensor(input.withBatch(2), 5);
             // A language model: ids, a prediction each (a detector's anchors are positions too).
-            const bool tokens = g.positions() > 1 && !g.detectHead();
+            const bool tokens = g.positions() > 1 && !g.detectHead() && !g.pixelLogits();
             if (tokens)
                 for (int64_t i = 0; i < x.numel(); ++i)
                     x.data<float>()[i] = static_cast<float>(i % 10);
@@ -56,9 +56,11 @@ private slots:
                                                          (input[1] / 16) * (input[2] / 16) +
                                                          (input[1] / 32) * (input[2] / 32)
                                                    : 0;
-            const Shape want = tokens           ? Shape{2, input[0], 10}
-                               : g.detectHead() ? Shape{2, 64 + 10, anchors}
-                                                : Shape{2, 10};
+            // A segmentation model: 10 class scores at every pixel.
+            const Shape want = tokens            ? Shape{2, input[0], 10}
+                               : g.detectHead()  ? Shape{2, 64 + 10, anchors}
+                               : g.pixelLogits() ? Shape{2, 10, input[1], input[2]}
+                                                 : Shape{2, 10};
             QVERIFY2(logits.shape() == want,
                      qPrintable(QString::fromStdString(m.name + ": " + logits.shape().toString() +
                                                        ", not " + want.toString())));
