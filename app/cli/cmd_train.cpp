@@ -114,6 +114,8 @@ public:
                             {"partial", e->partial}});
         if (!e->sample.empty())
             m_epochs.back()["sample"] = e->sample;
+        if (const auto& s = e->validation.segmentation)
+            m_epochs.back()["val_miou"] = s->meanIoU;
     }
     nlohmann::json json() const {
         std::lock_guard lock(m_mutex);

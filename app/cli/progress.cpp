@@ -49,6 +49,13 @@ void ProgressPrinter::onEvent(const Event& event) {
                          static_cast<long long>(ep->epoch), at.c_str(), ep->trainLoss, ep->valLoss,
                          d->boxLoss, d->clsLoss, d->dflLoss, d->precision, d->recall, d->map50,
                          d->map5095, ep->seconds, ep->samplesPerSec);
+        else if (const auto& seg = ep->validation.segmentation) // torchvision's figures
+            std::fprintf(m_out,
+                         "epoch %lld%s: train loss %.4f, train pixel acc %.2f%%, val loss %.4f, "
+                         "pixel acc %.2f%%, mIoU %.2f%%, %.1f s, %.0f images/s\n",
+                         static_cast<long long>(ep->epoch), at.c_str(), ep->trainLoss,
+                         ep->trainAcc * 100.0, ep->valLoss, seg->pixelAccuracy * 100.0,
+                         seg->meanIoU * 100.0, ep->seconds, ep->samplesPerSec);
         else
             std::fprintf(m_out,
                          "epoch %lld%s: train loss %.4f, train acc %.2f%%, val loss %.4f, val acc "

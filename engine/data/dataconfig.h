@@ -24,13 +24,19 @@ inline bool isDetectionDataset(const std::string& name) {
     return name == "shapes-detect" || name == "yolo" || name == "coco";
 }
 
+// The sets whose samples are images with a class per pixel.
+inline bool isSegmentationDataset(const std::string& name) {
+    return name == "shapes-seg" || name == "voc" || name == "masks";
+}
+
 struct DataConfig;
 // A detection set's input side: data.imgsz, or where that is 0 the set's own.
 int inputSizeOf(const DataConfig& config);
 
 struct DataConfig {
     // fashion-mnist, mnist, cifar10, cifar100, imagefolder, csv, spirals, blobs, shapes, text,
-    // and for detection shapes-detect, yolo (a data.yaml) and coco (instances JSON)
+    // for detection shapes-detect, yolo (a data.yaml) and coco (instances JSON), and for
+    // segmentation shapes-seg, voc and masks (images/ + masks/ folders)
     std::string name = "fashion-mnist";
     // Folder (IDX, CIFAR, ImageFolder, text) or file (CSV, text); empty means the dataset's
     // default place.
@@ -46,7 +52,7 @@ struct DataConfig {
     // (torchvision's, which its pretrained weights expect; RGB only) or "auto": ImageNet's for a
     // run from pretrained weights on RGB images, else the dataset's.
     std::string normStats = "auto";
-    // Side length that ImageFolder and the synthetic shapes produce.
+    // Side length that ImageFolder, the synthetic shapes and the segmentation sets produce.
     int imageSize = 32;
     // CSV: label column by name or 0-based index; empty = last column. Header: auto|yes|no.
     std::string csvLabel;

@@ -130,6 +130,14 @@ DatasetInfo describeDataset(const DataConfig& config, uint64_t seed) {
         info.validationHistogram = info.detection->validation.boxesPerClass;
         return info; // pixels in [0, 1] as the detector takes them: no statistics to show
     }
+    if (const auto* train = dynamic_cast<const SegmentationDataset*>(raw.train.get())) {
+        const auto& val = dynamic_cast<const SegmentationDataset&>(*raw.validation);
+        info.segmentation =
+            DatasetInfo::Segmentation{train->imageSize(), segmentationStats(train->source()),
+                                      segmentationStats(val.source()), raw.warnings};
+        info.trainHistogram = info.segmentation->train.imagesPerClass;
+        info.validationHistogram = info.segmentation->validation.imagesPerClass;
+    }
     if (config.name != "text") // token ids are not measurements: no statistics to show
         info.stats = cachedChannelStats(raw.statsSource ? *raw.statsSource : *raw.train,
                                         raw.statsKey, raw.statsSamples);
@@ -159,6 +167,13 @@ nlohmann::json datasetInfoToJson(const DatasetInfo& info) {
             {"validation", detectionStatsToJson(info.detection->validation, info.classNames)},
             {"warnings", info.detection->warnings}};
     }
+    if (info.segmentation) {
+        out["segmentation"] = {
+            {"image_size", info.segmentation->inputSize},
+            {"train", segmentationStatsToJson(info.segmentation->train, info.classNames)},
+            {"validation", segmentationStatsToJson(info.segmentation->validation, info.classNames)},
+            {"warnings", info.segmentation->warnings}};
+    }
     return out;
 }
 
@@ -173,9 +188,18 @@ void writeSampleGrid(const DataConfig& config, const std::string& path, int colu
                            std::min(detection->imageSize(), 160), augmented, seed);
         return;
     }
+    if (const auto* segmentation = dynamic_cast<const SegmentationDataset*>(&ds)) {
+        // The training transform whether or not data.augment turns it on for runs.
+        const SegmentationDataset drawn(segmentation->sharedSource(), segmentation->imageSize(),
+                                        augmented, segmentation->options());
+        writeSegmentationGrid(drawn, path, std::min(columns, 8), std::min(rows, 5), augmented,
+                              seed);
+        return;
+    }
     if (augmented)
-        throw ConfigError("--augmented", "shows a detection set's training transform; " +
-                                             config.name + " is not one");
+        throw ConfigError("--augmented", "shows a detection or segmentation set's training "
+                                         "transform; " +
+                                             config.name + " is neither");
     const Shape s = ds.sampleShape();
     if (s.rank() != 3 || (s[0] != 1 && s[0] != 3)) {
         writeScatter(ds, path);

@@ -7,6 +7,7 @@
 #include "data/dataconfig.h"
 #include "data/dataset.h"
 #include "data/detectioninfo.h"
+#include "data/segmentationinfo.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -45,6 +46,13 @@ struct DatasetInfo {
         std::vector<std::string> warnings; // what the readers skipped
     };
     std::optional<Detection> detection;
+    // A segmentation set's: histograms then count the images a class appears in.
+    struct Segmentation {
+        int inputSize = 0; // data.image_size
+        SegmentationSplitStats train, validation;
+        std::vector<std::string> warnings; // what the readers skipped
+    };
+    std::optional<Segmentation> segmentation;
 };
 
 // Opens the dataset (errors as openDatasets) and gathers its description.
@@ -54,8 +62,9 @@ nlohmann::json datasetInfoToJson(const DatasetInfo& info);
 // Writes a PNG of samples from the un-normalised train split of config: a rows x columns grid
 // of images, or for feature vectors a scatter plot of the first two features coloured by class.
 // A detection set's images (at most 6 x 4, 160 px tiles) have their boxes and class names
-// drawn; `augmented` shows them as training sees them (mosaic, affine, HSV, flip), which only
-// detection sets support here.
+// drawn, a segmentation set's (at least 96 px) their masks laid over them and a legend;
+// `augmented` shows them as training sees them (mosaic, affine, HSV, flip; random scale, flip
+// and crop), which detection and segmentation sets support here.
 void writeSampleGrid(const DataConfig& config, const std::string& path, int columns = 10,
                      int rows = 8, uint64_t seed = 0, bool augmented = false);
 

@@ -37,6 +37,9 @@ const std::vector<Family>& families() {
         {"shapes-detect", "", openDetectionSplits},
         {"yolo", "", openDetectionSplits},
         {"coco", "", openDetectionSplits},
+        {"shapes-seg", "", openSegmentationSplits},
+        {"voc", "", openSegmentationSplits},
+        {"masks", "", openSegmentationSplits},
     };
     return kFamilies;
 }

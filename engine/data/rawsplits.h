@@ -36,6 +36,8 @@ RawSplits openSyntheticSplits(const DataConfig& config, uint64_t seed);
 RawSplits openTextSplits(const DataConfig& config, uint64_t seed);
 // shapes-detect, yolo and coco: DetectionDatasets (data/detectiondataset.h).
 RawSplits openDetectionSplits(const DataConfig& config, uint64_t seed);
+// shapes-seg, voc and masks: SegmentationDatasets (data/segmentationdataset.h).
+RawSplits openSegmentationSplits(const DataConfig& config, uint64_t seed);
 
 // Finds the family for config.name (ConfigError("dataset") listing the known names if none) and
 // opens its raw splits: no normalisation, no augmentation wrappers.

@@ -1,4 +1,4 @@
-// SegmentationDataset: decode, warp, normalise.
+// SegmentationDataset: decode, then warp image and mask together.
 #include "data/segmentationdataset.h"
 
 #include <algorithm>
@@ -7,20 +7,19 @@
 namespace tb {
 
 SegmentationDataset::SegmentationDataset(std::shared_ptr<const SegmentationSource> source, int size,
-                                         bool train, const SegmentAugmentOptions& options,
-                                         std::vector<float> mean, std::vector<float> stdDev)
-    : m_source(std::move(source)), m_names(m_source->classNames()), m_size(size), m_train(train),
-      m_options(options), m_mean(std::move(mean)), m_std(std::move(stdDev)) {}
+                                         bool augment, const SegmentAugmentOptions& options)
+    : m_source(std::move(source)), m_names(m_source->classNames()), m_size(size),
+      m_augment(augment), m_options(options) {}
 
 int32_t SegmentationDataset::label(int64_t index) const {
-    const std::vector<int64_t>& pixels = m_source->classPixels(index);
+    const std::vector<int64_t>& pixels = m_source->maskCounts(index).perClass;
     const auto most = std::max_element(pixels.begin() + 1, pixels.end());
     return most != pixels.end() && *most > 0 ? static_cast<int32_t>(most - pixels.begin()) : 0;
 }
 
 SegmentWarp SegmentationDataset::warpFor(const SegmentedImage& decoded, uint64_t seed) const {
     const int w = decoded.image.width, h = decoded.image.height;
-    return m_train ? trainingWarp(w, h, m_size, m_options, seed) : resizeWarp(w, h, m_size);
+    return m_augment ? trainingWarp(w, h, m_size, m_options, seed) : resizeWarp(w, h, m_size);
 }
 
 void SegmentationDataset::sample(int64_t index, float* out, int32_t* targets, uint64_t seed) const {
@@ -28,14 +27,6 @@ void SegmentationDataset::sample(int64_t index, float* out, int32_t* targets, ui
     thread_local SegmentedImage decoded;
     m_source->load(index, decoded);
     warpSample(decoded, warpFor(decoded, seed), m_size, out, targets);
-    if (m_mean.empty())
-        return;
-    const auto plane = static_cast<std::size_t>(m_size) * static_cast<std::size_t>(m_size);
-    for (std::size_t c = 0; c < 3; ++c) {
-        const float mean = m_mean[c], inv = 1.0f / std::max(m_std[c], 1e-6f);
-        for (std::size_t i = 0; i < plane; ++i)
-            out[c * plane + i] = (out[c * plane + i] - mean) * inv;
-    }
 }
 
 int32_t SegmentationDataset::get(int64_t index, float* out, uint64_t seed) const {

@@ -1,7 +1,7 @@
 // A segmentation set as the loader and trainer see it: each image brought to size x size
-// (augmented for training, resized whole for validation), its pixels as floats (channels first,
-// normalised when mean and std are given) and its mask as size x size integer targets, the
-// ignore index (255) where no class counts.
+// (augmented, or resized whole), its pixels as floats in [0, 1] (channels first; normalised by
+// a NormalizeDataset over it, as the other sets) and its mask as size x size integer targets,
+// the ignore index (255) where no class counts.
 #pragma once
 
 #include "data/dataset.h"
@@ -14,9 +14,10 @@ namespace tb {
 
 class SegmentationDataset : public Dataset {
 public:
-    SegmentationDataset(std::shared_ptr<const SegmentationSource> source, int size, bool train,
-                        const SegmentAugmentOptions& options = {}, std::vector<float> mean = {},
-                        std::vector<float> stdDev = {});
+    // `augment`: torchvision's training transforms (segmentaugment.h) with `options`; else the
+    // whole image resized, as validation sees it.
+    SegmentationDataset(std::shared_ptr<const SegmentationSource> source, int size, bool augment,
+                        const SegmentAugmentOptions& options = {});
 
     int64_t size() const override { return m_source->size(); }
     Shape sampleShape() const override { return {3, m_size, m_size}; }
@@ -35,10 +36,10 @@ public:
     SegmentedImage segmentedSample(int64_t index, uint64_t seed) const;
 
     const SegmentationSource& source() const { return *m_source; }
+    const std::shared_ptr<const SegmentationSource>& sharedSource() const { return m_source; }
     int imageSize() const { return m_size; }
-    bool training() const { return m_train; }
-    const std::vector<float>& mean() const { return m_mean; }
-    const std::vector<float>& stdDev() const { return m_std; }
+    bool augmented() const { return m_augment; }
+    const SegmentAugmentOptions& options() const { return m_options; }
 
 private:
     SegmentWarp warpFor(const SegmentedImage& decoded, uint64_t seed) const;
@@ -46,9 +47,8 @@ private:
     std::shared_ptr<const SegmentationSource> m_source;
     std::vector<std::string> m_names;
     int m_size;
-    bool m_train;
+    bool m_augment;
     SegmentAugmentOptions m_options;
-    std::vector<float> m_mean, m_std;
 };
 
 } // namespace tb

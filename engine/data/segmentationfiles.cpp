@@ -6,6 +6,7 @@
 #include "core/errors.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -98,7 +99,7 @@ FileSegmentationSource::FileSegmentationSource(std::vector<std::string> names,
     : m_names(std::move(names)), m_entries(std::move(entries)),
       m_description(std::move(description)) {
     m_warnings = std::move(warnings);
-    m_classPixels.reserve(m_entries.size());
+    m_counts.reserve(m_entries.size());
     std::vector<uint8_t> bytes;
     ClassMask mask;
     for (const Entry& e : m_entries) {
@@ -111,7 +112,7 @@ FileSegmentationSource::FileSegmentationSource(std::vector<std::string> names,
                                "the mask is " + std::to_string(mask.width) + "x" +
                                    std::to_string(mask.height) + " pixels, its image " + e.image +
                                    " " + std::to_string(width) + "x" + std::to_string(height));
-        m_classPixels.push_back(countClassPixels(mask, std::ssize(m_names), e.mask));
+        m_counts.push_back(countMask(mask, std::ssize(m_names), e.mask));
     }
 }
 
@@ -126,7 +127,7 @@ void FileSegmentationSource::load(int64_t index, SegmentedImage& out) const {
     // Checked when the set was opened; a file changed since is named rather than misread.
     if (out.mask.width != out.image.width || out.mask.height != out.image.height)
         throw DatasetError(e.mask, -1, "the mask no longer has its image's size");
-    countClassPixels(out.mask, std::ssize(m_names), e.mask);
+    countMask(out.mask, std::ssize(m_names), e.mask);
 }
 
 std::string FileSegmentationSource::imageName(int64_t index) const {

@@ -32,8 +32,8 @@ public:
     int64_t size() const override { return std::ssize(m_entries); }
     std::vector<std::string> classNames() const override { return m_names; }
     void load(int64_t index, SegmentedImage& out) const override;
-    const std::vector<int64_t>& classPixels(int64_t index) const override {
-        return m_classPixels[static_cast<std::size_t>(index)];
+    const MaskCounts& maskCounts(int64_t index) const override {
+        return m_counts[static_cast<std::size_t>(index)];
     }
     std::string imageName(int64_t index) const override;
     std::string description() const override { return m_description; }
@@ -43,7 +43,7 @@ public:
 private:
     std::vector<std::string> m_names;
     std::vector<Entry> m_entries;
-    std::vector<std::vector<int64_t>> m_classPixels;
+    std::vector<MaskCounts> m_counts;
     std::string m_description;
 };
 

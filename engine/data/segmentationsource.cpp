@@ -5,14 +5,16 @@
 
 namespace tb {
 
-std::vector<int64_t> countClassPixels(const ClassMask& mask, int classes,
-                                      const std::string& maskName) {
-    std::vector<int64_t> counts(static_cast<std::size_t>(classes), 0);
+MaskCounts countMask(const ClassMask& mask, int classes, const std::string& maskName) {
+    MaskCounts counts;
+    counts.perClass.assign(static_cast<std::size_t>(classes), 0);
     for (std::size_t i = 0; i < mask.classes.size(); ++i) {
         const uint8_t c = mask.classes[i];
         if (c < classes) {
-            ++counts[c];
-        } else if (c != kMaskIgnore) {
+            ++counts.perClass[c];
+        } else if (c == kMaskIgnore) {
+            ++counts.ignored;
+        } else {
             const auto x = static_cast<int64_t>(i % static_cast<std::size_t>(mask.width));
             const auto y = static_cast<int64_t>(i / static_cast<std::size_t>(mask.width));
             throw DatasetError(maskName, -1,

@@ -14,6 +14,13 @@
 
 namespace tb {
 
+// A mask's pixels of each class, and those ignored.
+struct MaskCounts {
+    std::vector<int64_t> perClass;
+    int64_t ignored = 0;
+    bool operator==(const MaskCounts&) const = default;
+};
+
 struct SegmentedImage {
     RgbImage image;
     ClassMask mask; // the image's size; classes < classNames().size(), or kMaskIgnore
@@ -30,9 +37,9 @@ public:
     // naming the file for a mask that does not fit its image or names an unknown class. Safe to
     // call from several threads.
     virtual void load(int64_t index, SegmentedImage& out) const = 0;
-    // Pixels of each class in image `index`'s mask (ignored ones not counted), known without
-    // decoding it again.
-    virtual const std::vector<int64_t>& classPixels(int64_t index) const = 0;
+    // Pixels of each class in image `index`'s mask, and those ignored, known without decoding
+    // it again.
+    virtual const MaskCounts& maskCounts(int64_t index) const = 0;
     // The image's file (for generated scenes, the name to export it as):
     // "JPEGImages/2007_000032.jpg".
     virtual std::string imageName(int64_t index) const = 0;
@@ -45,9 +52,8 @@ protected:
     std::vector<std::string> m_warnings;
 };
 
-// Pixels of each of `classes` classes in `mask`; throws DatasetError naming `maskName` and the
-// first pixel whose class is neither one of them nor the ignore index.
-std::vector<int64_t> countClassPixels(const ClassMask& mask, int classes,
-                                      const std::string& maskName);
+// Pixels of each of `classes` classes in `mask`, and those ignored; throws DatasetError naming
+// `maskName` and the first pixel whose class is neither one of them nor the ignore index.
+MaskCounts countMask(const ClassMask& mask, int classes, const std::string& maskName);
 
 } // namespace tb

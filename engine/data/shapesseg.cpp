@@ -7,9 +7,9 @@ ShapesSegSource::ShapesSegSource(int64_t images, int imageSize, uint64_t seed,
                                  std::string description)
     : m_scenes(images, imageSize, seed, description), m_description(std::move(description)) {
     const auto classes = static_cast<int>(classNames().size());
-    m_classPixels.reserve(static_cast<std::size_t>(images));
+    m_counts.reserve(static_cast<std::size_t>(images));
     for (int64_t i = 0; i < images; ++i)
-        m_classPixels.push_back(countClassPixels(m_scenes.mask(i), classes, imageName(i)));
+        m_counts.push_back(countMask(m_scenes.mask(i), classes, imageName(i)));
 }
 
 std::vector<std::string> ShapesSegSource::classNames() const {

@@ -17,15 +17,15 @@ public:
     // "background", then shapes-detect's five shapes.
     std::vector<std::string> classNames() const override;
     void load(int64_t index, SegmentedImage& out) const override;
-    const std::vector<int64_t>& classPixels(int64_t index) const override {
-        return m_classPixels[static_cast<std::size_t>(index)];
+    const MaskCounts& maskCounts(int64_t index) const override {
+        return m_counts[static_cast<std::size_t>(index)];
     }
     std::string imageName(int64_t index) const override { return m_scenes.imageName(index); }
     std::string description() const override { return m_description; }
 
 private:
     ShapesDetectSource m_scenes;
-    std::vector<std::vector<int64_t>> m_classPixels;
+    std::vector<MaskCounts> m_counts;
     std::string m_description;
 };
 

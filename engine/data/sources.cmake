@@ -29,6 +29,8 @@ set(TB_MODULE_SOURCES
     segmentationfiles.cpp
     segmentaugment.cpp
     segmentationdataset.cpp
+    segmentationsplits.cpp
+    segmentationinfo.cpp
     bitmapfont.cpp
     transforms.cpp
     channelstats.cpp

@@ -26,6 +26,16 @@ NormalizeDataset::NormalizeDataset(std::shared_ptr<const Dataset> inner, std::ve
 
 int32_t NormalizeDataset::get(int64_t index, float* out, uint64_t seed) const {
     const int32_t label = m_inner->get(index, out, seed);
+    normalize(out);
+    return label;
+}
+
+void NormalizeDataset::sample(int64_t index, float* out, int32_t* targets, uint64_t seed) const {
+    m_inner->sample(index, out, targets, seed);
+    normalize(out);
+}
+
+void NormalizeDataset::normalize(float* out) const {
     const int64_t channels = static_cast<int64_t>(m_mean.size());
     const int64_t plane = m_inner->sampleShape().numel() / channels;
     for (int64_t c = 0; c < channels; ++c) {
@@ -35,7 +45,6 @@ int32_t NormalizeDataset::get(int64_t index, float* out, uint64_t seed) const {
         for (int64_t i = 0; i < plane; ++i)
             p[i] = (p[i] - m) * k;
     }
-    return label;
 }
 
 std::string NormalizeDataset::description() const {

@@ -36,9 +36,14 @@ public:
     NormalizeDataset(std::shared_ptr<const Dataset> inner, std::vector<float> mean,
                      std::vector<float> stdDev);
     int32_t get(int64_t index, float* out, uint64_t seed) const override;
+    // A sample with several targets (a segmentation's mask) keeps them; its pixels normalised.
+    int64_t targetsPerSample() const override { return m_inner->targetsPerSample(); }
+    void sample(int64_t index, float* out, int32_t* targets, uint64_t seed) const override;
     std::string description() const override;
 
 private:
+    void normalize(float* sample) const;
+
     std::vector<float> m_mean;
     std::vector<float> m_invStd;
 };

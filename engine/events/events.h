@@ -115,6 +115,17 @@ struct DetectionReport {
     std::vector<int64_t> confusion;
 };
 
+// A segmentation's validation, as torchvision's reference scripts score it: a confusion matrix
+// over every counted pixel (the ignore index left out), pixel accuracy, and each class's IoU and
+// their mean over the classes present (segment/segmentationconfusion.h).
+struct SegmentationReport {
+    double meanIoU = 0.0, pixelAccuracy = 0.0;
+    std::vector<std::string> classNames;
+    std::vector<double> iou, classAccuracy; // per class; NaN where the class has none
+    int64_t images = 0, pixels = 0;
+    std::vector<int64_t> confusion; // classes x classes, row = true class, column = predicted
+};
+
 // What one validation pass got right and wrong, class by class.
 struct ValidationReport {
     int classes = 0;
@@ -126,6 +137,8 @@ struct ValidationReport {
     static constexpr std::size_t kKeptMisclassified = 48;
     // A detector's figures (its report has no confusion matrix: classes stays 0).
     std::optional<DetectionReport> detection;
+    // A segmentation's (classes stays 0 here too: the matrix is the report's, over pixels).
+    std::optional<SegmentationReport> segmentation;
 
     int64_t count(int label, int predicted) const {
         return confusion[static_cast<std::size_t>(label * classes + predicted)];

@@ -143,6 +143,12 @@ const std::vector<std::pair<SeriesInfo, EpochValue>>& epochSeries() {
          [](const EpochEvent& e) { return detectionValue(e, &DetectionReport::clsLoss); }},
         {{"val/dfl_loss", "", false},
          [](const EpochEvent& e) { return detectionValue(e, &DetectionReport::dflLoss); }},
+        // A segmentation's mean IoU in percent, as torchvision's reference prints it (its pixel
+        // accuracy is val/acc).
+        {{"val/miou", "%", true},
+         [](const EpochEvent& e) {
+             return e.validation.segmentation ? 100.0 * e.validation.segmentation->meanIoU : kNaN;
+         }},
     };
     return all;
 }

@@ -1,7 +1,9 @@
 // Validation reports in JSON: {"classes": [...], "confusion": [[...], ...], "misclassified":
 // [[index, label, predicted, confidence], ...]}, or a detector's {"detection": {"map50": ...,
 // "classes": [{"name": ..., "ap50": ..., "pr50": [101 precisions]}, ...], "names": [...],
-// "confusion": [[...], ...]}} (reports stored before the curves and the matrix lack them).
+// "confusion": [[...], ...]}} (reports stored before the curves and the matrix lack them), or a
+// segmentation's {"segmentation": {"mean_iou": ..., "iou": [per class, null where none], ...,
+// "confusion": [[...], ...]}}.
 #include "store/validationreportjson.h"
 
 #include <nlohmann/json.hpp>
@@ -72,6 +74,45 @@ DetectionReport detectionFromJson(const nlohmann::json& j) {
     return d;
 }
 
+// NaN (a class with no pixels) as null, which JSON has and NaN is not.
+nlohmann::json valuesOrNull(const std::vector<double>& values) {
+    nlohmann::json out = nlohmann::json::array();
+    for (double v : values)
+        out.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr));
+    return out;
+}
+
+std::vector<double> valuesFromJson(const nlohmann::json& j) {
+    std::vector<double> out;
+    for (const nlohmann::json& v : j)
+        out.push_back(v.is_number() ? v.get<double>() : std::nan(""));
+    return out;
+}
+
+nlohmann::json segmentationToJson(const SegmentationReport& r) {
+    return {{"mean_iou", r.meanIoU},
+            {"pixel_accuracy", r.pixelAccuracy},
+            {"names", r.classNames},
+            {"iou", valuesOrNull(r.iou)},
+            {"class_accuracy", valuesOrNull(r.classAccuracy)},
+            {"images", r.images},
+            {"pixels", r.pixels},
+            {"confusion", matrixRows(r.confusion)}};
+}
+
+SegmentationReport segmentationFromJson(const nlohmann::json& j) {
+    SegmentationReport r;
+    r.meanIoU = j.at("mean_iou").get<double>();
+    r.pixelAccuracy = j.at("pixel_accuracy").get<double>();
+    r.classNames = j.at("names").get<std::vector<std::string>>();
+    r.iou = valuesFromJson(j.at("iou"));
+    r.classAccuracy = valuesFromJson(j.at("class_accuracy"));
+    r.images = j.at("images").get<int64_t>();
+    r.pixels = j.at("pixels").get<int64_t>();
+    r.confusion = matrixFromRows(j.at("confusion"), r.classNames.size());
+    return r;
+}
+
 } // namespace
 
 nlohmann::json matrixRows(const std::vector<int64_t>& m) {
@@ -86,6 +127,8 @@ nlohmann::json matrixRows(const std::vector<int64_t>& m) {
 std::string validationReportToText(const ValidationReport& r) {
     if (r.detection)
         return nlohmann::json{{"detection", detectionToJson(*r.detection)}}.dump();
+    if (r.segmentation)
+        return nlohmann::json{{"segmentation", segmentationToJson(*r.segmentation)}}.dump();
     if (r.classes == 0)
         return {};
     const nlohmann::json rows = matrixRows(r.confusion);
@@ -104,6 +147,10 @@ ValidationReport validationReportFromText(const std::string& text) {
         ValidationReport r;
         if (j.is_object() && j.contains("detection")) {
             r.detection = detectionFromJson(j.at("detection"));
+            return r;
+        }
+        if (j.is_object() && j.contains("segmentation")) {
+            r.segmentation = segmentationFromJson(j.at("segmentation"));
             return r;
         }
         r.classNames = j.at("classes").get<std::vector<std::string>>();

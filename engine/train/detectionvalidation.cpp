@@ -35,8 +35,11 @@ std::pair<double, double> bestF1(const std::vector<double>& precision) {
 } // namespace
 
 double fitnessOf(const EpochEvent& epoch) {
-    const auto& d = epoch.validation.detection;
-    return d ? 0.1 * d->map50 + 0.9 * d->map5095 : epoch.valAcc;
+    if (const auto& d = epoch.validation.detection)
+        return 0.1 * d->map50 + 0.9 * d->map5095;
+    if (const auto& s = epoch.validation.segmentation)
+        return s->meanIoU;
+    return epoch.valAcc;
 }
 
 DetectionReport detectionReport(const detect::CocoEvalResult& result,

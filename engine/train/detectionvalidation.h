@@ -40,7 +40,8 @@ bool validateDetection(Backend& backend, Graph& graph, DataLoader& loader,
                        std::stop_token& stop);
 
 // What picks the best epoch (and best.safetensors): a detector's fitness as Ultralytics picks
-// best.pt, 0.1 mAP50 + 0.9 mAP50-95; any other model's validation accuracy.
+// best.pt, 0.1 mAP50 + 0.9 mAP50-95; a segmentation's mean IoU; any other model's validation
+// accuracy.
 double fitnessOf(const EpochEvent& epoch);
 
 // The report of COCO's evaluation (detect/cocoeval.h) with Ultralytics' precision and recall:

@@ -20,6 +20,7 @@
 #include "train/lossrows.h"
 #include "train/memoryestimate.h"
 #include "train/runconfig.h"
+#include "train/segmentationvalidation.h"
 
 #include <algorithm>
 #include <chrono>
@@ -82,6 +83,9 @@ void trainingStep(Graph& graph, Optimizer& optimizer, GradScaler* scaler, const 
     Tensor& dlogits = graph.logitsGrad();
     if (detection) {
         detection->loss(backend, logits, labels, &dlogits, scaler ? scaler->scale() : 1.0);
+    } else if (graph.pixelLogits()) {
+        backend.pixelCrossEntropy(logits, labels, kIgnoreIndex, labels.numel(), lossSum, &dlogits,
+                                  scaler ? &scaler->state() : nullptr, 1.0f);
     } else {
         Tensor dlogitRows = logitRows(dlogits);
         backend.softmaxCrossEntropy(logitRows(logits), labelRows(labels), 0.0f, lossSum,
@@ -142,7 +146,11 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
         scaler = std::make_unique<GradScaler>(*backend, GradScalerConfig{});
 
     Tensor hostX = Tensor::host(sample.withBatch(o.batch), DType::F32);
-    Tensor hostY = Tensor::host(tokens ? Shape{o.batch, sample[0]} : Shape{o.batch}, DType::I32);
+    // A class per token of a window, per pixel of a segmentation, or per sample.
+    const Shape targetShape = tokens                ? Shape{o.batch, sample[0]}
+                              : graph.pixelLogits() ? Shape{o.batch, graph.positions()}
+                                                    : Shape{o.batch};
+    Tensor hostY = Tensor::host(targetShape, DType::I32);
     const auto tokenId = [&](uint64_t seed, int64_t i) {
         return static_cast<int32_t>(math::mix64(seed, static_cast<uint64_t>(i)) % classes);
     };

@@ -28,6 +28,7 @@
 #include "train/pretrained.h"
 #include "train/pretrainedinput.h"
 #include "train/runfailure.h"
+#include "train/segmentationvalidation.h"
 #include "train/stepplan.h"
 #include "train/stepprofiler.h"
 #include "train/textgenerator.h"
@@ -185,6 +186,7 @@ struct Trainer::State {
     // A detector's loss and validation, and its training set (close_mosaic turns its mosaic off).
     std::unique_ptr<DetectionObjective> detection;
     const DetectionDataset* detectionTrain = nullptr;
+    bool segmentation = false; // a class for every pixel: the per-pixel loss and mIoU
     Tensor detectionLoss, detectionLossDevice; // a micro-batch's loss, added to lossSum
     detect::DetectionLossTerms intervalTerms;  // its terms summed over the logging interval
     std::unique_ptr<DataParallel> dp;          // distributed=mpi
@@ -266,10 +268,19 @@ struct Trainer::State {
         if (detection)
             return validateDetection(*backend, *graph, *valLoader, *detection, deviceInputs, epoch,
                                      dp ? whole : stop);
+        if (segmentation)
+            return validateSegmentation(*backend, *graph, *valLoader, deviceInputs, deviceLabels,
+                                        epoch, dp ? whole : stop);
         return validate(*backend, *graph, *valLoader, config.batchSize, deviceInputs, deviceLabels,
                         epoch, dp ? whole : stop);
     }
     bool isRankZero() const { return !dp || dp->rank() == 0; }
+    ConfigError segmenterOnClasses() const {
+        return ConfigError("model", config.model +
+                                        " is a segmentation model: it trains on a segmentation "
+                                        "set (shapes-seg, voc, masks), not on " +
+                                        config.data.name);
+    }
     ConfigError detectorOnClasses() const {
         return ConfigError("model", config.model +
                                         " is a detector: it trains on a detection set "
@@ -339,6 +350,9 @@ void Trainer::State::setup() {
     detectionTrain = dynamic_cast<const DetectionDataset*>(data.train.get());
     if (!detectionTrain && isYoloV8(config.model)) // before its spec refuses the sample shape
         throw detectorOnClasses();
+    segmentation = isSegmentationDataset(config.data.name);
+    if (!segmentation && config.model == "unet") // the same for a U-Net
+        throw segmenterOnClasses();
     const nlohmann::json spec = modelSpec(config.model, data.train->sampleShape(),
                                           data.train->numClasses(), config.modelOptions);
     const DType actDtype = activationDtypeOf(config.precision);
@@ -357,6 +371,20 @@ void Trainer::State::setup() {
                                                       "train a detector on it (yolov8n, yolov8s)");
     if (!detectionTrain && graph->detectHead())
         throw detectorOnClasses();
+    if (segmentation && !graph->pixelLogits())
+        throw ConfigError("model", config.data.name +
+                                       " is a segmentation set (a class for every pixel): train "
+                                       "a segmentation model on it (unet)");
+    if (!segmentation && graph->pixelLogits())
+        throw segmenterOnClasses();
+    if (segmentation && graph->positions() != data.train->targetsPerSample())
+        throw ConfigError("model", config.model + " scores " + std::to_string(graph->positions()) +
+                                       " pixels of an image of " +
+                                       std::to_string(data.train->targetsPerSample()) +
+                                       ": its output must have its input's size");
+    if (segmentation)
+        for (const std::string& warning : data.warnings)
+            log(LogLevel::Warning, warning);
     if (detectionTrain) {
         detection = std::make_unique<DetectionObjective>(
             *graph->detectHead(), detectionTrain->imageSize(),
@@ -544,8 +572,14 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
             const Tensor& logits = graph->forward(x, true);
             ev.forwarded = backend->recordEvent();
             Tensor& dlogits = graph->logitsGrad();
+            int64_t predictions = batch->labels.numel();
             if (detection) {
                 addDetectionLoss(logits, batch->labels, dlogits, k);
+            } else if (segmentation) {
+                predictions = countedPixels(batch->labels);
+                backend->pixelCrossEntropy(logits, y, kIgnoreIndex, predictions, lossSum, &dlogits,
+                                           scaler ? &scaler->state() : nullptr,
+                                           static_cast<float>(k));
             } else {
                 Tensor dlogitRows = logitRows(dlogits);
                 backend->softmaxCrossEntropy(
@@ -563,7 +597,7 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
             interval.waitMs += batch->waitMs;
             // Every rank's shard batches alike, so the job's samples are this rank's x ranks.
             interval.samples += static_cast<double>(batch->labels.dim(0) * ranks());
-            interval.predictions += static_cast<double>(batch->labels.numel() * ranks());
+            interval.predictions += static_cast<double>(predictions * ranks());
             pos.samplesSeen += batch->labels.dim(0) * ranks();
             ++pos.batchInEpoch;
             ++pending;

@@ -18,8 +18,6 @@ const Tensor& stageOnDevice(Backend& backend, const Tensor& host, Tensor& device
     return device;
 }
 
-namespace {
-// The logits as f32 on the host (cast on the device first under bf16 or fp16).
 const float* logitsOnHost(Backend& backend, const Tensor& logits, Tensor& f32, Tensor& host) {
     const Tensor* source = &logits;
     if (logits.dtype() != DType::F32) {
@@ -35,7 +33,6 @@ const float* logitsOnHost(Backend& backend, const Tensor& logits, Tensor& f32, T
     backend.copy(*source, view);
     return view.data<float>();
 }
-} // namespace
 
 bool validate(Backend& backend, Graph& graph, DataLoader& loader, int64_t batchSize,
               Tensor& deviceInputs, Tensor& deviceLabels, EpochEvent& epoch,

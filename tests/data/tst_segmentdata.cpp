@@ -9,10 +9,14 @@
 #include "data/maskcodec.h"
 #include "data/segmentationdataset.h"
 #include "data/segmentationfiles.h"
+#include "data/segmentationinfo.h"
 #include "data/shapesseg.h"
+#include "data/transforms.h"
 #include "imagefiles.h"
 
 #include <QtTest>
+
+#include <nlohmann/json.hpp>
 
 #include <png.h>
 
@@ -183,7 +187,7 @@ private slots:
         QVERIFY2(e.startsWith("cut.png") && e.contains("cannot decode the mask"), qPrintable(e));
 
         const ClassMask unknown = rectangleMask(5, 4, 2, 1, 3, 2, 9);
-        e = errorOf([&] { countClassPixels(unknown, 6, "m.png"); });
+        e = errorOf([&] { countMask(unknown, 6, "m.png"); });
         QVERIFY2(e.contains("m.png") && e.contains("pixel (2, 1) has class 9") &&
                      e.contains("0..5, and 255"),
                  qPrintable(e));
@@ -206,7 +210,7 @@ private slots:
             QCOMPARE(sa.mask.classes, sb.mask.classes);
             QCOMPARE(sa.image.pixels, sb.image.pixels);
             QCOMPARE(sa.image.pixels, boxes.load(i).image.pixels);
-            QCOMPARE(a.classPixels(i), countClassPixels(sa.mask, 6, "scene"));
+            QVERIFY(a.maskCounts(i) == countMask(sa.mask, 6, "scene"));
             const auto& labels = boxes.labels(i).boxes;
             std::vector<int64_t> inBox(labels.size(), 0);
             for (int y = 0; y < size; ++y)
@@ -253,9 +257,11 @@ private slots:
             QCOMPARE(train->size(), int64_t{2});
             QCOMPARE(train->classNames().size(), std::size_t{21});
             QCOMPARE(train->classNames()[15], std::string("person"));
-            QCOMPARE(train->classPixels(0)[15], int64_t{20 * 10});
-            QCOMPARE(train->classPixels(0)[0], int64_t{40 * 30 - 200});
-            QCOMPARE(train->classPixels(1)[0], int64_t{24 * 24 - 1}); // one pixel ignored
+            QCOMPARE(train->maskCounts(0).perClass[15], int64_t{20 * 10});
+            QCOMPARE(train->maskCounts(0).perClass[0], int64_t{40 * 30 - 200});
+            QCOMPARE(train->maskCounts(0).ignored, int64_t{0});
+            QCOMPARE(train->maskCounts(1).perClass[0], int64_t{24 * 24 - 1});
+            QCOMPARE(train->maskCounts(1).ignored, int64_t{1});
             QVERIFY(QString::fromStdString(train->warnings().at(0)).contains("line 2: blank"));
             QVERIFY(QString::fromStdString(train->description()).contains("train (2 images)"));
             QCOMPARE(openVocSegmentation(root.toStdString(), "val")->size(), int64_t{1});
@@ -379,6 +385,63 @@ private slots:
                  qPrintable(e));
     }
 
+    // dataset-info's figures from the readers' counts: VOC's tiny train split has a 20 x 10
+    // person in 40 x 30 and a 24 x 24 background with one ignored pixel.
+    void statisticsCountPixelsAndImages() {
+        QTemporaryDir dir;
+        writeVoc(dir.path());
+        const SegmentationSplitStats s =
+            segmentationStats(*openVocSegmentation(dir.path().toStdString(), "train"));
+        QCOMPARE(s.images, int64_t{2});
+        QCOMPARE(s.pixels, int64_t{40 * 30 + 24 * 24 - 1});
+        QCOMPARE(s.ignored, int64_t{1});
+        QCOMPARE(s.pixelsPerClass[15], int64_t{200});
+        QCOMPARE(s.pixelsPerClass[0], int64_t{40 * 30 - 200 + 24 * 24 - 1});
+        QCOMPARE(s.imagesPerClass[15], int64_t{1});
+        QCOMPARE(s.imagesPerClass[0], int64_t{2});
+        QCOMPARE(s.imagesPerClass[1], int64_t{0});
+        const nlohmann::json j = segmentationStatsToJson(s, vocClassNames());
+        QCOMPARE(j.at("classes").at(15).at("name").get<std::string>(), std::string("person"));
+        QCOMPARE(j.at("classes").at(15).at("pixel_share").get<double>(),
+                 200.0 / (40 * 30 + 24 * 24 - 1));
+    }
+
+    // The grid: 32 px samples drawn 3x (96 px tiles), the mask's colours over the image where
+    // a shape is, the image itself on the background, and the legend below.
+    void gridLaysTheMasksOver() {
+        QTemporaryDir dir;
+        auto source = std::make_shared<ShapesSegSource>(4, 32, 9, "shapes-seg");
+        const SegmentationDataset set(source, 32, false);
+        const std::string path = dir.filePath("grid.png").toStdString();
+        writeSegmentationGrid(set, path, 2, 2, false, 0);
+        const RgbImage grid = decodeImage(readWholeFile(path), path);
+        QCOMPARE(grid.width, 2 * (96 + 4) + 4);
+        QVERIFY(grid.height > 2 * (96 + 4) + 4); // the legend's rows
+        SegmentedImage first;
+        source->load(0, first);
+        RgbImage overlaid = first.image;
+        overlayMask(overlaid, first.mask, 0.55f);
+        int shapes = 0;
+        for (int y = 0; y < 32; ++y)
+            for (int x = 0; x < 32; ++x) {
+                const std::size_t at = static_cast<std::size_t>(y * 32 + x) * 3;
+                // Tile 0 starts at (4, 4); pixel (x, y) fills 3 x 3 there.
+                const std::size_t drawn =
+                    (static_cast<std::size_t>(4 + 3 * y + 1) * grid.width + 4 + 3 * x + 1) * 3;
+                QCOMPARE(grid.pixels[drawn], overlaid.pixels[at]);
+                const uint8_t c = first.mask.classes[static_cast<std::size_t>(y * 32 + x)];
+                if (c != 0 && c != kMaskIgnore) {
+                    ++shapes;
+                    QVERIFY(overlaid.pixels[at] != first.image.pixels[at] ||
+                            overlaid.pixels[at + 1] != first.image.pixels[at + 1] ||
+                            overlaid.pixels[at + 2] != first.image.pixels[at + 2]);
+                } else {
+                    QCOMPARE(overlaid.pixels[at], first.image.pixels[at]);
+                }
+            }
+        QVERIFY(shapes > 0);
+    }
+
     // A white square with its class in the mask, through many training draws: wherever the
     // mask says "square" the image is white and wherever it says "background" black (the
     // bilinear blend at the edge aside), and the mask holds no class it did not have.
@@ -447,13 +510,13 @@ private slots:
         QCOMPARE(std::count(val.mask.classes.begin(), val.mask.classes.end(), kMaskIgnore), 0);
     }
 
-    // The loader's batches: the image normalised, the targets the mask that segmentedSample()
-    // gives for the same seed, as i32 with 255 kept.
+    // The loader's batches through the normalisation every set gets: the image normalised, the
+    // targets the mask that segmentedSample() gives for the same seed, as i32 with 255 kept.
     void loaderBatchesHoldTheMasks() {
         auto source = std::make_shared<ShapesSegSource>(12, 64, 3, "shapes-seg");
         const std::vector<float> mean{0.5f, 0.5f, 0.5f}, stdDev{0.25f, 0.25f, 0.25f};
-        auto set = std::make_shared<SegmentationDataset>(source, 48, true, SegmentAugmentOptions{},
-                                                         mean, stdDev);
+        auto augmented = std::make_shared<SegmentationDataset>(source, 48, true);
+        auto set = std::make_shared<NormalizeDataset>(augmented, mean, stdDev);
         QCOMPARE(set->targetsPerSample(), int64_t{48 * 48});
         QCOMPARE(set->numClasses(), 6);
         LoaderOptions o;
@@ -468,7 +531,7 @@ private slots:
         QCOMPARE(batch->labels.shape(), (Shape{4, 48 * 48}));
         const uint64_t epoch = epochSeed(21, 0);
         for (int64_t i = 0; i < 4; ++i) {
-            const SegmentedImage expected = set->segmentedSample(i, sampleSeed(epoch, i));
+            const SegmentedImage expected = augmented->segmentedSample(i, sampleSeed(epoch, i));
             const int32_t* targets = batch->labels.data<int32_t>() + i * 48 * 48;
             const float* pixels = batch->inputs.data<float>() + i * 3 * 48 * 48;
             for (int p = 0; p < 48 * 48; ++p) {
@@ -478,7 +541,7 @@ private slots:
             }
         }
         // label(): the largest shape class of the scene.
-        const auto& counts = source->classPixels(0);
+        const auto& counts = source->maskCounts(0).perClass;
         const auto most = std::max_element(counts.begin() + 1, counts.end()) - counts.begin();
         QCOMPARE(set->label(0), static_cast<int32_t>(most));
     }
