@@ -123,6 +123,30 @@ void printDetectionInfo(const DatasetInfo& info) {
     }
 }
 
+// A segmentation set's pixels: each class's share and the images it appears in, split by split.
+void printSegmentationInfo(const DatasetInfo& info) {
+    const auto& s = *info.segmentation;
+    const auto share = [](int64_t part, int64_t whole) {
+        return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+    };
+    const auto all = [](const SegmentationSplitStats& st) { return st.pixels + st.ignored; };
+    std::printf("input        %d x %d px (data.image_size)\n", s.inputSize, s.inputSize);
+    std::printf("ignored      %.1f%% of the train pixels, %.1f%% of the validation's (255: "
+                "outlines, unlabelled)\n",
+                share(s.train.ignored, all(s.train)),
+                share(s.validation.ignored, all(s.validation)));
+    std::printf("\n%-4s %-20s %10s %10s %10s %10s\n", "ID", "CLASS", "PIXELS", "IMAGES",
+                "VAL PIXELS", "VAL IMAGES");
+    for (std::size_t k = 0; k < info.classNames.size(); ++k)
+        std::printf("%-4zu %-20s %9.2f%% %10lld %9.2f%% %10lld\n", k, info.classNames[k].c_str(),
+                    share(s.train.pixelsPerClass[k], s.train.pixels),
+                    static_cast<long long>(s.train.imagesPerClass[k]),
+                    share(s.validation.pixelsPerClass[k], s.validation.pixels),
+                    static_cast<long long>(s.validation.imagesPerClass[k]));
+    for (const std::string& w : s.warnings)
+        std::printf("warning: %s\n", w.c_str());
+}
+
 } // namespace
 
 int cmdDatasetInfo(const Argv& argv) {
@@ -132,8 +156,9 @@ int cmdDatasetInfo(const Argv& argv) {
             "usage: trainbench-cli dataset-info --dataset NAME [--set data.KEY=VALUE ...] "
             "[--grid out.png] [--augmented] [--json]\n\n"
             "--grid (or --out) writes a PNG of training samples; a detection set's with their "
-            "boxes and\nclass names, and with --augmented as training sees them (mosaic, "
-            "scale and shift,\nHSV, flip; the samples of the first epoch).");
+            "boxes and\nclass names, a segmentation set's with their masks and a legend, and "
+            "with --augmented\nas training sees them (mosaic, scale and shift, HSV, flip; "
+            "random scale, flip and crop;\nthe samples of the first epoch).");
         return args.flag("help") ? 0 : 2;
     }
     const DataConfig config = dataConfigFrom(args);
@@ -171,6 +196,12 @@ int cmdDatasetInfo(const Argv& argv) {
         sd += buf;
     }
     std::printf("mean         %s\nstd          %s\n", mean.c_str(), sd.c_str());
+    if (info.segmentation) {
+        printSegmentationInfo(info);
+        if (grid)
+            std::printf("\nsample grid written to %s\n", grid->c_str());
+        return 0;
+    }
     std::printf("\n%-4s %-20s %10s %10s\n", "ID", "CLASS", "TRAIN", "VALIDATION");
     for (std::size_t k = 0; k < info.classNames.size(); ++k)
         std::printf("%-4zu %-20s %10lld %10lld\n", k, info.classNames[k].c_str(),
