@@ -82,7 +82,7 @@ private:
 int cmdBench(const Argv& argv) {
     const Args args(argv, specOf("bench"));
     if (args.flag("help")) {
-        std::puts("usage: trainbench-cli bench [--model mlp] [--input C,H,W] [--batch 128]\n"
+        std::puts("usage: trainbench-cli bench [--model mlp] [--input CxHxW] [--batch 128]\n"
                   "                            [--steps 30] [--warmup 5] [--threads 0]\n"
                   "                            [--device cpu|cuda:N|auto] [--precision 32]\n"
                   "                            [--memory-format auto|channels_last]\n"
@@ -90,7 +90,8 @@ int cmdBench(const Argv& argv) {
                   "                            [--n-layer 4] [--n-head 4] [--n-embd 128]\n"
                   "                            [--compare-cpu] [--json]\n\n"
                   "Times whole training steps on synthetic batches after warm-up: median, p90\n"
-                  "and max step time, samples/s and peak memory.\n\n"
+                  "and max step time, samples/s and peak memory. --input is one sample's shape,\n"
+                  "3x224x224 or 3,224,224 (the model's own unless given).\n\n"
                   "step_gflop is the FLOPs of one step, estimated as the forward FLOPs times 3\n"
                   "(forward, backward data, backward weights); achieved_gflops its rate. On the\n"
                   "CPU, cpu_peak_gflops is the f32 peak oneDNN's sgemm reaches on these threads\n"

@@ -325,14 +325,43 @@ int exportDetectionSet(const Args& args, const DataConfig& data) {
     return 0;
 }
 
+int exportSegmentationSet(const Args& args, const DataConfig& data) {
+    const std::string format = args.valueOr("format", "voc");
+    const std::string folder = args.positional()[1];
+    const auto start = std::chrono::steady_clock::now();
+    const SegmentationExportResult r =
+        exportSegmentation(data, folder, format, args.intValue("limit", 1).value_or(0));
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (args.flag("json")) {
+        std::puts(nlohmann::json{{"dataset", data.name},
+                                 {"folder", folder},
+                                 {"format", format},
+                                 {"images", r.images},
+                                 {"bytes", r.bytes},
+                                 {"seconds", seconds}}
+                      .dump(2)
+                      .c_str());
+        return 0;
+    }
+    std::printf("wrote %s images with their masks (%s) in %s to %s in %s\n",
+                formatCount(r.images).c_str(), formatBytes(r.bytes).c_str(),
+                format == "voc" ? "Pascal VOC's layout" : "images/ and masks/ folders",
+                folder.c_str(), formatDuration(seconds).c_str());
+    std::printf("train on it: trainbench-cli train --set dataset=%s --set data.root=%s\n",
+                format.c_str(), folder.c_str());
+    return 0;
+}
+
 } // namespace
 
 int cmdDatasetExport(const Argv& argv) {
     const Args args(argv, specOf("dataset-export"));
     if (args.flag("help") || args.positional().size() != 2) {
         std::puts(
-            "usage: trainbench-cli dataset-export NAME DIR [--format jpeg|png|yolo|coco] [--size "
-            "PX]\n"
+            "usage: trainbench-cli dataset-export NAME DIR [--format "
+            "jpeg|png|yolo|coco|voc|masks]\n"
+            "         [--size PX]"
             "         [--quality 1-100] [--limit N] [--set data.KEY=VALUE ...] [--json]\n\n"
             "Writes the train split of dataset NAME into DIR (new or empty) as an ImageFolder:\n"
             "one folder per class, the images resized to PX x PX (default: their own size).\n"
@@ -342,7 +371,11 @@ int cmdDatasetExport(const Argv& argv) {
             "--format yolo writes Ultralytics' layout (data.yaml, images/, labels/), --format "
             "coco\n"
             "COCO's instances JSON beside images/; --limit N takes the first N of each split.\n"
-            "Read them back with --set dataset=yolo (or coco) --set data.root=DIR.");
+            "Read them back with --set dataset=yolo (or coco) --set data.root=DIR.\n\n"
+            "A segmentation set (shapes-seg, voc, masks) exports both splits with their masks\n"
+            "(palette PNGs in VOC's colours): --format voc writes VOC's layout (JPEGImages/,\n"
+            "SegmentationClass/, ImageSets/Segmentation/), --format masks images/ and masks/.\n"
+            "Read them back with --set dataset=voc (or masks) --set data.root=DIR.");
         return args.flag("help") ? 0 : 2;
     }
     Argv dataArgs{"--dataset", args.positional()[0]};
@@ -352,6 +385,9 @@ int cmdDatasetExport(const Argv& argv) {
     if (isDetectionDataset(data.name) || args.valueOr("format", "") == "yolo" ||
         args.valueOr("format", "") == "coco")
         return exportDetectionSet(args, data);
+    if (isSegmentationDataset(data.name) || args.valueOr("format", "") == "voc" ||
+        args.valueOr("format", "") == "masks")
+        return exportSegmentationSet(args, data);
     DatasetExportOptions options;
     options.format = args.valueOr("format", "jpeg");
     options.size = static_cast<int>(args.intValue("size", 1, 100000).value_or(0));

@@ -134,8 +134,10 @@ std::string roff(std::string text) {
 }
 
 void printManHeader(const char* name, const char* summary) {
-    std::printf(".TH %s 1 \"\" \"TrainBench %s\" \"User Commands\"\n.SH NAME\n%s \\- %s\n", name,
-                TB_VERSION, roff(name).c_str(), roff(summary).c_str());
+    // Ragged right (.ad l): a key's list of datasets, broken only at its bars, has too few
+    // spaces to stretch into a justified line.
+    std::printf(".TH %s 1 \"\" \"TrainBench %s\" \"User Commands\"\n.ad l\n.SH NAME\n%s \\- %s\n",
+                name, TB_VERSION, roff(name).c_str(), roff(summary).c_str());
 }
 
 void printCommonSections() {

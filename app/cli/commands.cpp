@@ -41,7 +41,8 @@ const std::vector<Command>& commands() {
          {}},
         {"dataset-export",
          cmdDatasetExport,
-         "write a dataset's images as an ImageFolder of JPEG or PNG files",
+         "write a dataset's images as an ImageFolder of JPEG or PNG files (detection and "
+         "segmentation sets: YOLO, COCO, VOC or images and masks)",
          {{"set", "format", "size", "quality", "limit"}, {"json"}, true},
          {}},
         {"bench-data",

@@ -59,10 +59,12 @@ Shape Shape::parse(const std::string& text, const std::string& field) {
     while (p < end) {
         int64_t v = 0;
         auto [next, ec] = std::from_chars(p, end, v);
-        if (ec != std::errc() || v <= 0 || (next != end && (*next != 'x' || next + 1 == end)))
+        // Sizes joined by 'x' (3x224x224) or by commas (3,224,224, as PyTorch prints them).
+        if (ec != std::errc() || v <= 0 ||
+            (next != end && ((*next != 'x' && *next != ',') || next + 1 == end)))
             throw ConfigError(field, "'" + text +
                                          "' is not a shape; write positive sizes "
-                                         "joined by 'x', e.g. 1x28x28");
+                                         "joined by 'x' or ',', e.g. 1x28x28");
         dims.push_back(v);
         p = next == end ? end : next + 1;
     }

@@ -28,7 +28,8 @@ public:
     // Everything but the outermost dimension.
     Shape dropBatch() const;
 
-    // "1x28x28"; parse() accepts that form and throws ConfigError on anything else.
+    // "1x28x28"; parse() accepts that form and "1,28,28", and throws ConfigError on anything
+    // else.
     std::string toString() const;
     static Shape parse(const std::string& text, const std::string& field);
 

@@ -49,6 +49,20 @@ struct DetectionExportResult {
 DetectionExportResult exportDetection(const DataConfig& data, const std::string& folder,
                                       const std::string& format, int64_t limit = 0);
 
+struct SegmentationExportResult {
+    int64_t images = 0; // both splits
+    uint64_t bytes = 0; // images and masks
+};
+
+// Writes both splits of a segmentation set (data.name shapes-seg, voc or masks) into `folder`
+// (new or empty): `format` "voc" (JPEGImages/, SegmentationClass/, ImageSets/Segmentation/
+// {train,val}.txt, and classes.txt unless the classes are VOC's) or "masks" (images/{train,val},
+// masks/{train,val}, classes.txt). Images as PNG, masks as palette PNGs in VOC's colours, both at
+// the images' own size; file names lead with the split. `limit`: the first N images of each
+// split (0: all). Both read back with dataset=voc / dataset=masks and data.root=folder.
+SegmentationExportResult exportSegmentation(const DataConfig& data, const std::string& folder,
+                                            const std::string& format, int64_t limit = 0);
+
 // Creates `folder`, or accepts it when it is an empty folder; throws Error otherwise, so that
 // an export overwrites nothing.
 void requireEmptyExportFolder(const std::string& folder);

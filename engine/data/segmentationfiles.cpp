@@ -163,7 +163,7 @@ std::shared_ptr<FileSegmentationSource> openVocSegmentation(const std::string& r
             continue;
         }
         const std::string stem = line.substr(first, line.find_last_not_of(" \t\r") + 1 - first);
-        fs::path image = voc / "JPEGImages" / (stem + ".jpg");
+        fs::path image = voc / "JPEGImages" / (stem + ".jpg"); // or a lossless .png
         if (!fs::is_regular_file(image) &&
             fs::is_regular_file(voc / "JPEGImages" / (stem + ".png")))
             image = voc / "JPEGImages" / (stem + ".png");

@@ -31,6 +31,7 @@ set(TB_MODULE_SOURCES
     segmentationdataset.cpp
     segmentationsplits.cpp
     segmentationinfo.cpp
+    segmentationexport.cpp
     bitmapfont.cpp
     transforms.cpp
     channelstats.cpp

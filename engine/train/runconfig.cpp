@@ -688,10 +688,12 @@ void RunConfig::impliedBy(const std::string& key) {
         imply("model", "unet");
         imply("data.image_size", data.name == "shapes-seg" ? 32 : 128);
     }
-    // The U-Net trains from scratch with AdamW at 2e-3 (SGD's 0.1 default overshoots it).
+    // The U-Net trains from scratch with AdamW at 2e-3 (SGD's 0.1 default overshoots it), in
+    // batches of 16: on 2,000 small scenes, four times the steps of an epoch at 64 learn more.
     if ((key == "model" || key == "dataset") && model == "unet") {
         imply("optimizer", "adamw");
         imply("lr", 0.002);
+        imply("batch_size", 16);
     }
     if ((key == "model" || key == "dataset") && isYoloV8(model)) {
         imply("optimizer", "adamw");

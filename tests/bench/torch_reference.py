@@ -23,6 +23,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "torch"))
 import detectloss_reference  # noqa: E402
 import torch_yolo  # noqa: E402
+import unet_reference  # noqa: E402
 
 
 def mlp():
@@ -166,6 +167,9 @@ MODELS = {
     # YOLOv8n (tests/bench/torch_yolo.py) on --image-size px images, 10 classes, four random
     # boxes an image, with YOLOv8's loss (tests/torch/detectloss_reference.py) as the step's.
     "yolov8n": (lambda: torch_yolo.yolov8("n", classes=10), None),
+    # The zoo's unet (16 wide, 3 deep; tests/torch/unet_reference.py) on --image-size px images,
+    # a class of 10 at every pixel, the per-pixel cross-entropy as the step's loss.
+    "unet": (lambda: unet_reference.UNet(16, 3, 10), None),
 }
 
 
@@ -193,7 +197,7 @@ def main():
     ap.add_argument("--n-head", type=int, default=4)
     ap.add_argument("--n-embd", type=int, default=128)
     ap.add_argument("--block-size", type=int, default=64)
-    ap.add_argument("--image-size", type=int, default=320, help="yolov8n's input side")
+    ap.add_argument("--image-size", type=int, default=320, help="yolov8n's and unet's input side")
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -216,6 +220,11 @@ def main():
         maps = [side // s for s in (8, 16, 32)]
         meta = {"heights": ",".join(map(str, maps)), "widths": ",".join(map(str, maps)),
                 "strides": "8,16,32", "reg_max": "16", "gains": "7.5,0.5,1.5"}
+    elif args.model == "unet":
+        model = build().to(args.device)
+        side = args.image_size
+        x = torch.randn(args.batch, 3, side, side, device=args.device)
+        y = torch.randint(0, 10, (args.batch, side, side), device=args.device)
     else:
         model = build().to(args.device)
         x = torch.randn(args.batch, *shape, device=args.device)
@@ -232,6 +241,8 @@ def main():
             if args.model == "yolov8n":
                 head = torch_yolo.Detect.flatten(model(x)).float()
                 loss = detectloss_reference.v8_detection_loss(head, y, meta, torch.float32)[1]
+            elif args.model == "unet":
+                loss = F.cross_entropy(model(x), y, ignore_index=255)
             else:
                 logits = model(x)
                 loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1))

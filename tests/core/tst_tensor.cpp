@@ -12,6 +12,8 @@ private slots:
     void parsesShapes() {
         QCOMPARE(Shape::parse("1x28x28", "input"), (Shape{1, 28, 28}));
         QCOMPARE(Shape::parse("784", "input").numel(), int64_t{784});
+        // bench --help's C,H,W: commas as PyTorch prints a size.
+        QCOMPARE(Shape::parse("3,224,224", "input"), (Shape{3, 224, 224}));
     }
 
     void rejectsBadShapes_data() {
@@ -20,6 +22,8 @@ private slots:
         QTest::newRow("zero") << "1x0x28";
         QTest::newRow("letters") << "axb";
         QTest::newRow("trailing") << "3x";
+        QTest::newRow("trailing-comma") << "3,";
+        QTest::newRow("semicolon") << "3;32;32";
         QTest::newRow("too-many") << "1x1x1x1x1x1x1";
     }
     void rejectsBadShapes() {

@@ -222,6 +222,7 @@ private slots:
         QCOMPARE(j.at("model.width").get<int>(), 16);
         QCOMPARE(j.at("optimizer").get<std::string>(), std::string("adamw"));
         QCOMPARE(j.at("lr").get<double>(), 0.002);
+        QCOMPARE(j.at("batch_size").get<int>(), 16);
         c.set("dataset", "voc");
         QCOMPARE(c.toJson().at("data.image_size").get<int>(), 128);
     }
