@@ -156,6 +156,9 @@ void exportOnnx(Graph& graph, const ModelCard& card, const std::string& path,
     const Shape logits = shapes.at(graph.summary(1).back().name);
     if (logits.rank() == 3)
         outputDims.push_back({0, "sequence"});
+    if (graph.pixelLogits()) // (N, classes, H, W): a score per class and pixel
+        for (int d = 1; d < logits.rank() - 1; ++d)
+            outputDims.push_back({logits[d], {}});
     outputDims.push_back({logits[logits.rank() - 1], {}});
     g.output("logits", onnx::TensorProto::FLOAT, outputDims);
 

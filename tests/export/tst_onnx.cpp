@@ -71,6 +71,7 @@ const std::vector<ZooCase>& zooCases() {
         {"every-layer", "every-layer", {3, 16, 16}, 5},
         {"gpt", "gpt", {16}, 20, {{"n_layer", 2}, {"n_head", 2}, {"n_embd", 32}}},
         {"yolov8n", "yolov8n", {3, 64, 64}, 5}, // the raw head: (N, 64 + 5, 84 anchors)
+        {"unet", "unet", {3, 32, 32}, 4},       // a score per class and pixel: (N, 4, 32, 32)
     };
     return cases;
 }

@@ -4,9 +4,11 @@
 // gives the same losses for any number of loader workers, resumes on the same trajectory, and
 // refuses a classifier on masks, a U-Net on classes and an output of another size. The report
 // survives the run store's JSON, classes without pixels included.
+#include "core/errors.h"
 #include "store/validationreportjson.h"
 #include "support/runlog.h"
 #include "train/detectionvalidation.h"
+#include "train/predictor.h"
 #include "train/trainer.h"
 
 #include <QTemporaryDir>
@@ -132,6 +134,18 @@ private slots:
             last > first + 0.1 && last > 0.35,
             qPrintable(
                 QString("mIoU %1 after one epoch, %2 after %3").arg(first).arg(last).arg(kEpochs)));
+    }
+
+    // predict lists classes: a mask model is refused by name, not read as a classifier.
+    void predictRefusesMasks() {
+        QString error;
+        try {
+            Predictor predictor(m_finished.checkpoint);
+        } catch (const ConfigError& e) {
+            QCOMPARE(e.field(), std::string("model"));
+            error = e.what();
+        }
+        QVERIFY2(error.contains("is a segmentation model"), qPrintable(error));
     }
 
     void sameLossesForAnyWorkerCount() {
