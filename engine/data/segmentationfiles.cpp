@@ -47,11 +47,12 @@ fs::path vocFolder(const fs::path& root) {
                        "VOCdevkit/VOC2012/ under it");
 }
 
-std::string lowerExtension(const fs::path& p) {
+// Whether a file is named as a PNG (.png in any case): what a mask must be.
+bool isPngName(const fs::path& p) {
     std::string ext = p.extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return ext;
+    return ext == ".png";
 }
 
 // The images of `images` (sorted by name), each with its mask of the same stem in `masks`.
@@ -83,8 +84,7 @@ pairFolders(const fs::path& images, const fs::path& masks, std::vector<std::stri
         entries.push_back({image.string(), mask.string()});
     }
     for (const auto& e : fs::directory_iterator(masks))
-        if (e.is_regular_file() && lowerExtension(e.path()) == ".png" &&
-            !stems.contains(e.path().stem().string()))
+        if (e.is_regular_file() && isPngName(e.path()) && !stems.contains(e.path().stem().string()))
             warnings.push_back(e.path().string() + ": no image of this name in " + images.string() +
                                ", skipped");
     return entries;
@@ -191,13 +191,15 @@ MaskFolderSplits openMaskFolders(const std::string& rootName, double valFraction
                            "missing: the class names, one a line, class 0 (often the background) "
                            "first");
     const std::vector<std::string> names = readClassNames(classes);
+    auto describe = [&](const char* split, std::size_t n) {
+        return "masks " + root.string() + " " + split + " (" + std::to_string(n) + " images)";
+    };
     MaskFolderSplits out;
     if (fs::is_directory(root / "images" / "train")) {
         for (const char* split : {"train", "val"}) {
             std::vector<std::string> warnings;
             auto entries = pairFolders(root / "images" / split, root / "masks" / split, warnings);
-            const std::string description = "masks " + root.string() + " " + split + " (" +
-                                            std::to_string(entries.size()) + " images)";
+            const std::string description = describe(split, entries.size());
             (split == std::string("train") ? out.train : out.validation) =
                 std::make_shared<FileSegmentationSource>(names, std::move(entries),
                                                          std::move(warnings), description);
@@ -206,6 +208,10 @@ MaskFolderSplits openMaskFolders(const std::string& rootName, double valFraction
     }
     std::vector<std::string> warnings;
     auto entries = pairFolders(root / "images", root / "masks", warnings);
+    if (entries.size() < 2)
+        throw DatasetError((root / "images").string(), -1,
+                           "one image: nothing left to validate on (add images, or split them "
+                           "into images/train and images/val)");
     // A seeded permutation; the first `held` images validate (at least one, and one left to
     // train on).
     std::vector<std::size_t> order(entries.size());
@@ -214,11 +220,7 @@ MaskFolderSplits openMaskFolders(const std::string& rootName, double valFraction
         std::swap(order[i - 1], order[math::mix64(seed, i) % i]);
     const auto held = std::clamp<std::size_t>(
         static_cast<std::size_t>(std::llround(valFraction * static_cast<double>(entries.size()))),
-        1, std::max<std::size_t>(1, entries.size() - 1));
-    if (entries.size() < 2)
-        throw DatasetError((root / "images").string(), -1,
-                           "one image: nothing left to validate on (add images, or split them "
-                           "into images/train and images/val)");
+        1, entries.size() - 1);
     std::vector<FileSegmentationSource::Entry> train, validation;
     for (std::size_t i = 0; i < order.size(); ++i)
         (i < held ? validation : train).push_back(entries[order[i]]);
@@ -226,9 +228,6 @@ MaskFolderSplits openMaskFolders(const std::string& rootName, double valFraction
               [](const auto& a, const auto& b) { return a.image < b.image; });
     std::sort(validation.begin(), validation.end(),
               [](const auto& a, const auto& b) { return a.image < b.image; });
-    auto describe = [&](const char* split, std::size_t n) {
-        return "masks " + root.string() + " " + split + " (" + std::to_string(n) + " images)";
-    };
     out.train = std::make_shared<FileSegmentationSource>(names, std::move(train), warnings,
                                                          describe("train", order.size() - held));
     out.validation = std::make_shared<FileSegmentationSource>(

@@ -12,7 +12,9 @@ namespace tb {
 
 namespace {
 
-enum Draw : uint64_t { ScaleDraw, FlipDraw, CropX, CropY };
+// Fixed draws of a sample's seed, one a choice (named apart from detection's, which a unity
+// batch may hold beside this file).
+enum WarpDraw : uint64_t { ScaleDraw, FlipDraw, CropX, CropY };
 
 // Taps per output pixel along an axis: one while enlarging, up to 8 while shrinking.
 int tapsFor(double scale) {
@@ -96,7 +98,7 @@ SegmentWarp trainingWarp(int width, int height, int size, const SegmentAugmentOp
     const double resizedW = width * gain, resizedH = height * gain;
     // Integer crop corners as RandomCrop draws them; a resized image smaller than the crop
     // starts at 0 and is padded on the right and bottom.
-    auto corner = [&](double resized, Draw draw) {
+    auto corner = [&](double resized, WarpDraw draw) {
         const double room = std::floor(std::max(0.0, resized - size));
         return std::floor(math::uniform01(seed, draw) * (room + 1.0));
     };
