@@ -296,58 +296,40 @@ int cmdBenchData(const Argv& argv) {
 
 namespace {
 
-int exportDetectionSet(const Args& args, const DataConfig& data) {
-    const std::string format = args.valueOr("format", "yolo");
+// A detection or segmentation set written with its labels: both splits, in `format`'s layout,
+// then what was written (--json: the same as an object) and how to train on it.
+int exportLabelledSet(const Args& args, const DataConfig& data) {
+    const bool detection = isDetectionDataset(data.name) || args.valueOr("format", "") == "yolo" ||
+                           args.valueOr("format", "") == "coco";
+    const std::string format = args.valueOr("format", detection ? "yolo" : "voc");
     const std::string folder = args.positional()[1];
+    const int64_t limit = args.intValue("limit", 1).value_or(0);
     const auto start = std::chrono::steady_clock::now();
-    const DetectionExportResult r =
-        exportDetection(data, folder, format, args.intValue("limit", 1).value_or(0));
+    nlohmann::json written;
+    std::string what, layout;
+    if (detection) {
+        const DetectionExportResult r = exportDetection(data, folder, format, limit);
+        written = {{"images", r.images}, {"boxes", r.boxes}, {"bytes", r.bytes}};
+        what = formatCount(r.images) + " images with " + formatCount(r.boxes) + " boxes (" +
+               formatBytes(r.bytes) + ")";
+        layout = format == "yolo" ? "Ultralytics YOLO's layout" : "COCO's layout";
+    } else {
+        const SegmentationExportResult r = exportSegmentation(data, folder, format, limit);
+        written = {{"images", r.images}, {"bytes", r.bytes}};
+        what = formatCount(r.images) + " images with their masks (" + formatBytes(r.bytes) + ")";
+        layout = format == "voc" ? "Pascal VOC's layout" : "images/ and masks/ folders";
+    }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (args.flag("json")) {
-        std::puts(nlohmann::json{{"dataset", data.name},
-                                 {"folder", folder},
-                                 {"format", format},
-                                 {"images", r.images},
-                                 {"boxes", r.boxes},
-                                 {"bytes", r.bytes},
-                                 {"seconds", seconds}}
-                      .dump(2)
-                      .c_str());
+        nlohmann::json out{{"dataset", data.name}, {"folder", folder}, {"format", format}};
+        out.update(written);
+        out["seconds"] = seconds;
+        std::puts(out.dump(2).c_str());
         return 0;
     }
-    std::printf("wrote %s images with %s boxes (%s) in %s's layout to %s in %s\n",
-                formatCount(r.images).c_str(), formatCount(r.boxes).c_str(),
-                formatBytes(r.bytes).c_str(), format == "yolo" ? "Ultralytics YOLO" : "COCO",
-                folder.c_str(), formatDuration(seconds).c_str());
-    std::printf("train on it: trainbench-cli train --set dataset=%s --set data.root=%s\n",
-                format.c_str(), folder.c_str());
-    return 0;
-}
-
-int exportSegmentationSet(const Args& args, const DataConfig& data) {
-    const std::string format = args.valueOr("format", "voc");
-    const std::string folder = args.positional()[1];
-    const auto start = std::chrono::steady_clock::now();
-    const SegmentationExportResult r =
-        exportSegmentation(data, folder, format, args.intValue("limit", 1).value_or(0));
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (args.flag("json")) {
-        std::puts(nlohmann::json{{"dataset", data.name},
-                                 {"folder", folder},
-                                 {"format", format},
-                                 {"images", r.images},
-                                 {"bytes", r.bytes},
-                                 {"seconds", seconds}}
-                      .dump(2)
-                      .c_str());
-        return 0;
-    }
-    std::printf("wrote %s images with their masks (%s) in %s to %s in %s\n",
-                formatCount(r.images).c_str(), formatBytes(r.bytes).c_str(),
-                format == "voc" ? "Pascal VOC's layout" : "images/ and masks/ folders",
-                folder.c_str(), formatDuration(seconds).c_str());
+    std::printf("wrote %s in %s to %s in %s\n", what.c_str(), layout.c_str(), folder.c_str(),
+                formatDuration(seconds).c_str());
     std::printf("train on it: trainbench-cli train --set dataset=%s --set data.root=%s\n",
                 format.c_str(), folder.c_str());
     return 0;
@@ -382,12 +364,10 @@ int cmdDatasetExport(const Argv& argv) {
     for (const std::string& kv : args.values("set"))
         dataArgs.insert(dataArgs.end(), {"--set", kv});
     const DataConfig data = dataConfigFrom(Args(dataArgs, specOf("dataset-info")));
-    if (isDetectionDataset(data.name) || args.valueOr("format", "") == "yolo" ||
-        args.valueOr("format", "") == "coco")
-        return exportDetectionSet(args, data);
-    if (isSegmentationDataset(data.name) || args.valueOr("format", "") == "voc" ||
-        args.valueOr("format", "") == "masks")
-        return exportSegmentationSet(args, data);
+    const std::string format = args.valueOr("format", "");
+    if (isDetectionDataset(data.name) || isSegmentationDataset(data.name) || format == "yolo" ||
+        format == "coco" || format == "voc" || format == "masks")
+        return exportLabelledSet(args, data);
     DatasetExportOptions options;
     options.format = args.valueOr("format", "jpeg");
     options.size = static_cast<int>(args.intValue("size", 1, 100000).value_or(0));
