@@ -3,6 +3,7 @@
 #include "data/detectaugment.h"
 
 #include "backend/kernels/random_math.h"
+#include "data/bilinear.h"
 
 #include <algorithm>
 #include <array>
@@ -71,17 +72,7 @@ RgbImage warpPixels(const RgbImage& in, const Affine& m, int width, int height) 
     const double a = m[4] / det, b = -m[1] / det, d = -m[3] / det, e = m[0] / det;
     const double c = -(a * m[2] + b * m[5]), f = -(d * m[2] + e * m[5]);
     const int sw = in.width, sh = in.height;
-    const uint8_t* src = in.pixels.data();
-    // Inside the image, neighbours beyond its edge repeat the edge (as a resize does); a
-    // destination pixel whose centre falls outside the image stays grey.
-    auto at = [&](int x, int y, int ch) -> double {
-        x = std::clamp(x, 0, sw - 1);
-        y = std::clamp(y, 0, sh - 1);
-        return src[(static_cast<std::size_t>(y) * static_cast<std::size_t>(sw) +
-                    static_cast<std::size_t>(x)) *
-                       3 +
-                   static_cast<std::size_t>(ch)];
-    };
+    // A destination pixel whose centre falls outside the image stays grey.
     for (int y = 0; y < height; ++y) {
         uint8_t* row = out.pixels.data() + static_cast<std::size_t>(y) * width * 3;
         for (int x = 0; x < width; ++x) {
@@ -90,14 +81,10 @@ RgbImage warpPixels(const RgbImage& in, const Affine& m, int width, int height) 
             const double sx = a * cx + b * cy + c - 0.5, sy = d * cx + e * cy + f - 0.5;
             if (sx < -0.5 || sy < -0.5 || sx >= sw - 0.5 || sy >= sh - 0.5)
                 continue; // outside the image: stays grey
-            const int x0 = static_cast<int>(std::floor(sx)), y0 = static_cast<int>(std::floor(sy));
-            const double fx = sx - x0, fy = sy - y0;
-            for (int ch = 0; ch < 3; ++ch) {
-                const double top = at(x0, y0, ch) + fx * (at(x0 + 1, y0, ch) - at(x0, y0, ch));
-                const double bottom =
-                    at(x0, y0 + 1, ch) + fx * (at(x0 + 1, y0 + 1, ch) - at(x0, y0 + 1, ch));
-                row[x * 3 + ch] = static_cast<uint8_t>(std::lround(top + fy * (bottom - top)));
-            }
+            double rgb[3];
+            bilinearTap(in, sx, sy, rgb);
+            for (int ch = 0; ch < 3; ++ch)
+                row[x * 3 + ch] = static_cast<uint8_t>(std::lround(rgb[ch]));
         }
     }
     return out;

@@ -4,6 +4,7 @@
 #include "data/segmentaugment.h"
 
 #include "backend/kernels/random_math.h"
+#include "data/bilinear.h"
 
 #include <algorithm>
 #include <cmath>
@@ -25,15 +26,6 @@ template <class Store>
 void resample(const RgbImage& in, const SegmentWarp& w, int size, Store store) {
     const int sw = in.width, sh = in.height;
     const int tx = tapsFor(w.scaleX), ty = tapsFor(w.scaleY);
-    const uint8_t* src = in.pixels.data();
-    auto at = [&](int x, int y, int ch) -> double {
-        x = std::clamp(x, 0, sw - 1);
-        y = std::clamp(y, 0, sh - 1);
-        return src[(static_cast<std::size_t>(y) * static_cast<std::size_t>(sw) +
-                    static_cast<std::size_t>(x)) *
-                       3 +
-                   static_cast<std::size_t>(ch)];
-    };
     for (int y = 0; y < size; ++y)
         for (int x = 0; x < size; ++x) {
             const double cx = w.scaleX * (x + 0.5) + w.offsetX;
@@ -48,18 +40,11 @@ void resample(const RgbImage& in, const SegmentWarp& w, int size, Store store) {
                     // Taps spread evenly over the output pixel's footprint, clamped to the image.
                     const double u = w.scaleX * (x + (i + 0.5) / tx) + w.offsetX - 0.5;
                     const double v = w.scaleY * (y + (j + 0.5) / ty) + w.offsetY - 0.5;
-                    const double sx = std::clamp(u, -0.5, sw - 0.5);
-                    const double sy = std::clamp(v, -0.5, sh - 0.5);
-                    const int x0 = static_cast<int>(std::floor(sx));
-                    const int y0 = static_cast<int>(std::floor(sy));
-                    const double fx = sx - x0, fy = sy - y0;
-                    for (int ch = 0; ch < 3; ++ch) {
-                        const double top =
-                            at(x0, y0, ch) + fx * (at(x0 + 1, y0, ch) - at(x0, y0, ch));
-                        const double bottom =
-                            at(x0, y0 + 1, ch) + fx * (at(x0 + 1, y0 + 1, ch) - at(x0, y0 + 1, ch));
-                        sum[ch] += top + fy * (bottom - top);
-                    }
+                    double rgb[3];
+                    bilinearTap(in, std::clamp(u, -0.5, sw - 0.5), std::clamp(v, -0.5, sh - 0.5),
+                                rgb);
+                    for (int ch = 0; ch < 3; ++ch)
+                        sum[ch] += rgb[ch];
                 }
             const double scale = 1.0 / (tx * ty);
             const double rgb[3] = {sum[0] * scale, sum[1] * scale, sum[2] * scale};
