@@ -157,8 +157,47 @@ Graph::Graph(const nlohmann::json& spec, Backend& backend, DType actDtype, uint6
                                        std::to_string(m_classes) +
                                        ", H, W) for segmentation; it outputs " + last.toString());
     }
+    readAuxiliaryOutputs(spec, byName);
     fuseRelus();
     planGradients();
+}
+
+void Graph::readAuxiliaryOutputs(const nlohmann::json& spec,
+                                 const std::map<std::string, int>& byName) {
+    if (!spec.contains("auxiliary"))
+        return;
+    const nlohmann::json& list = spec["auxiliary"];
+    if (!list.is_array())
+        throw ConfigError("model", "\"auxiliary\" must be a list of {\"output\": layer, "
+                                   "\"weight\": w}, got " +
+                                       list.dump());
+    for (const auto& entry : list) {
+        if (!entry.is_object() || !entry.contains("output") || !entry["output"].is_string())
+            throw ConfigError("model", "an \"auxiliary\" entry names its layer as "
+                                       "{\"output\": layer, \"weight\": w}, got " +
+                                           entry.dump());
+        AuxiliaryOutput aux{entry["output"].get<std::string>(), 1.0f};
+        const auto it = byName.find(aux.name);
+        if (it == byName.end() || it->second < 0)
+            throw ConfigError("model", "auxiliary output " + quoteUserData(aux.name) +
+                                           " is not a layer of the model");
+        if (entry.contains("weight")) {
+            if (!entry["weight"].is_number() || entry["weight"].get<double>() <= 0.0)
+                throw ConfigError("model", "auxiliary output " + quoteUserData(aux.name) +
+                                               ": \"weight\" must be a number above 0, got " +
+                                               entry["weight"].dump());
+            aux.weight = entry["weight"].get<float>();
+        }
+        const Node& node = *m_nodes[static_cast<std::size_t>(it->second)];
+        if (it->second + 1 == static_cast<int>(m_nodes.size()) ||
+            !(node.unitShape == m_nodes.back()->unitShape))
+            layerError(aux.name, "is an auxiliary output: it must be another layer than the "
+                                 "last, shaped like the logits " +
+                                     m_nodes.back()->unitShape.toString() + ", not " +
+                                     node.unitShape.toString());
+        m_auxiliary.push_back(aux);
+        m_auxiliaryNodes.push_back(it->second);
+    }
 }
 
 void Graph::tieWeight(Node& node, const std::map<std::string, int>& byName) {
@@ -222,6 +261,11 @@ void Graph::planGradients() {
         }
     };
     allocate(*m_nodes.back());
+    // The loss writes an auxiliary output's gradient before the pass: its buffer is held from
+    // the start until that output's own backward step.
+    for (int i : m_auxiliaryNodes)
+        if (m_nodes[static_cast<std::size_t>(i)]->requiresGrad)
+            allocate(*m_nodes[static_cast<std::size_t>(i)]);
     for (auto it = m_nodes.rbegin(); it != m_nodes.rend(); ++it) {
         Node& node = **it;
         if (node.gradSlot < 0)
@@ -338,12 +382,29 @@ Tensor& Graph::logitsGrad() {
     return m_logitsGrad;
 }
 
-void Graph::backward(const Tensor& dlogits) {
+const Tensor& Graph::auxiliaryLogits(std::size_t i) const {
+    return m_nodes[static_cast<std::size_t>(m_auxiliaryNodes.at(i))]->out;
+}
+
+Tensor& Graph::auxiliaryGrad(std::size_t i) {
+    Node& node = *m_nodes[static_cast<std::size_t>(m_auxiliaryNodes.at(i))];
+    if (node.gradSlot < 0)
+        throw Error("auxiliary output " + node.layer->name() +
+                    " has no gradient: nothing "
+                    "before it trains");
+    return node.grad;
+}
+
+void Graph::backward(const Tensor& dlogits, bool auxiliaryGradsSet) {
     for (auto& node : m_nodes)
         node->gradSet = false;
     Node& last = *m_nodes.back();
     m_backend.copy(dlogits, last.grad);
     last.gradSet = true;
+    if (auxiliaryGradsSet)
+        for (int i : m_auxiliaryNodes)
+            m_nodes[static_cast<std::size_t>(i)]->gradSet =
+                m_nodes[static_cast<std::size_t>(i)]->gradSlot >= 0;
     for (auto it = m_nodes.rbegin(); it != m_nodes.rend(); ++it) {
         Node& node = **it;
         if (!node.gradSet || !node.requiresGrad)

@@ -30,6 +30,14 @@ struct LayerRow {
     bool frozen = false;         // finetune.freeze: its weights do not train
 };
 
+// A second output trained beside the logits (torchvision's aux_classifier): scores shaped like
+// the logits, whose loss the trainer adds with `weight`. The spec lists them as
+// "auxiliary": [{"output": layer name, "weight": 0.5}].
+struct AuxiliaryOutput {
+    std::string name;
+    float weight = 1.0f;
+};
+
 struct NamedTensor {
     std::string name; // "conv1.weight", "bn1.running_mean"
     Tensor* tensor;
@@ -61,7 +69,13 @@ public:
     // valid until the next call.
     const Tensor& forward(const Tensor& x, bool training);
     // Backward pass from the gradient of the logits; accumulates every parameter's gradient.
-    void backward(const Tensor& dlogits);
+    // With auxiliaryGradsSet the auxiliary outputs' gradients (written into auxiliaryGrad()
+    // after the forward pass) flow back too; without, those branches get none.
+    void backward(const Tensor& dlogits, bool auxiliaryGradsSet = false);
+    const std::vector<AuxiliaryOutput>& auxiliaryOutputs() const { return m_auxiliary; }
+    // The i-th auxiliary output of the last forward pass, and its gradient's buffer.
+    const Tensor& auxiliaryLogits(std::size_t i) const;
+    Tensor& auxiliaryGrad(std::size_t i);
     // Called after each layer's backward, once its parameters' gradients are final for this
     // pass (data-parallel training starts their all-reduce there). Empty: none.
     void setBackwardHook(std::function<void(Layer&)> hook) { m_backwardHook = std::move(hook); }
@@ -95,6 +109,7 @@ private:
     // Hands a layer with a tied weight (tiedTo()) the named earlier layer's "weight".
     void tieWeight(Node& node, const std::map<std::string, int>& byName);
     void fuseRelus();
+    void readAuxiliaryOutputs(const nlohmann::json& spec, const std::map<std::string, int>& byName);
     void planGradients();
     std::vector<Shape> inputShapesOf(const Node& node, int64_t n) const;
 
@@ -108,10 +123,12 @@ private:
     bool m_inputIsTokenIds = false; // an embedding reads the batch: never cast
     DType m_actDtype;
     std::vector<std::unique_ptr<Node>> m_nodes;
-    int64_t m_capacity = 0; // batch size the buffers were allocated for
-    int64_t m_batch = 0;    // batch size of the last forward
-    Tensor m_inputStorage;  // the cast input when x is not in the activation dtype
-    Tensor m_input;         // what the first layers saw in the last forward (for backward)
+    std::vector<AuxiliaryOutput> m_auxiliary;
+    std::vector<int> m_auxiliaryNodes; // their node indices
+    int64_t m_capacity = 0;            // batch size the buffers were allocated for
+    int64_t m_batch = 0;               // batch size of the last forward
+    Tensor m_inputStorage;             // the cast input when x is not in the activation dtype
+    Tensor m_input; // what the first layers saw in the last forward (for backward)
     std::vector<int64_t> m_slotUnits;  // elements per sample of each shared gradient buffer
     std::vector<Tensor> m_slotStorage; // those buffers, for m_capacity samples
     Tensor m_logitsGradStorage;

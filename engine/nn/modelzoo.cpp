@@ -4,6 +4,7 @@
 #include "core/errors.h"
 #include "io/jsontext.h"
 #include "nn/finetune.h"
+#include "nn/segmentationzoo.h"
 #include "nn/torchvisionzoo.h"
 #include "nn/unetzoo.h"
 #include "nn/yolozoo.h"
@@ -293,6 +294,16 @@ const std::vector<ZooEntry>& modelZoo() {
          "convolutions, bilinear upsampling and skip connections, model.width channels at the "
          "top, doubled at each level (default 3, 16)",
          {3, 32, 32}},
+        {"fcn_resnet50",
+         "torchvision's FCN for segmentation: ResNet-50 dilated to output stride 8 (or 16 with "
+         "model.output_stride), FCNHead, scores resized to the image; model.aux_loss adds the "
+         "auxiliary head on layer3 (32.9M parameters at 21 classes)",
+         {3, 520, 520}},
+        {"deeplabv3_resnet50",
+         "torchvision's DeepLabV3 for segmentation: the same dilated ResNet-50 and an ASPP head "
+         "(atrous rates 12, 24, 36 and image pooling); model.aux_loss as fcn_resnet50's (39.6M "
+         "parameters at 21 classes)",
+         {3, 520, 520}},
         {"yolov8n",
          "Ultralytics' YOLOv8n detector (detection sets: shapes-detect, yolo, coco): C2f "
          "backbone, SPPF, PAN neck, anchor-free head with DFL; 3.2M parameters at 80 classes",
@@ -322,7 +333,7 @@ bool isModelSpecPath(const std::string& model) {
 
 nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int classes,
                          const nlohmann::json& options) {
-    json layers;
+    json layers, auxiliary;
     if (nameOrPath == "mlp")
         layers = mlp(options);
     else if (nameOrPath == "lenet5")
@@ -345,7 +356,11 @@ nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int 
         layers = unetLayers(input, options);
     else if (nameOrPath == "yolov8n" || nameOrPath == "yolov8s")
         layers = yoloV8Layers(nameOrPath, input, classes);
-    else if (isModelSpecPath(nameOrPath)) {
+    else if (isTorchvisionSegmentation(nameOrPath)) {
+        SegmentationSpec segmentation = torchvisionSegmentation(nameOrPath, input, options);
+        layers = std::move(segmentation.layers);
+        auxiliary = std::move(segmentation.auxiliary);
+    } else if (isModelSpecPath(nameOrPath)) {
         json spec = loadSpecFile(nameOrPath);
         // "CLASSES" stands for the dataset's class count (a text's vocabulary size), so one
         // spec fits any dataset of its input shape.
@@ -365,6 +380,8 @@ nlohmann::json modelSpec(const std::string& nameOrPath, const Shape& input, int 
     fillClasses(layers, classes);
     json spec = {
         {"name", nameOrPath}, {"input", input.dims()}, {"classes", classes}, {"layers", layers}};
+    if (!auxiliary.empty())
+        spec["auxiliary"] = auxiliary;
     freezeLayers(spec, options.value("freeze", "none"));
     return spec;
 }

@@ -11,6 +11,7 @@ set(TB_MODULE_SOURCES
     norm.cpp
     pooling.cpp
     resize.cpp
+    segmentationzoo.cpp
     steptimeline.cpp
     structural.cpp
     syncbatchnorm.cpp

@@ -15,14 +15,17 @@ namespace {
 using nlohmann::json;
 
 json conv(const std::string& name, int64_t out, int64_t kernel, int64_t stride,
-          const std::string& input = {}, int64_t groups = 1, bool bias = false) {
+          const std::string& input = {}, int64_t groups = 1, bool bias = false,
+          int64_t dilation = 1) {
     json options = {{"out_channels", out},
                     {"kernel", kernel},
                     {"stride", stride},
-                    {"padding", kernel / 2},
+                    {"padding", kernel / 2 * dilation},
                     {"bias", bias}};
     if (groups != 1)
         options["groups"] = groups;
+    if (dilation != 1)
+        options["dilation"] = dilation;
     if (!input.empty())
         options["inputs"] = {input};
     return layerSpec("conv2d", name, options);
@@ -55,16 +58,18 @@ std::string appendInvertedResidual(json& layers, const std::string& block, const
 }
 
 // Appends one residual block reading `input`; returns the name of its output. Basic blocks have
-// two 3x3 convolutions; bottlenecks 1x1 (down to `planes`), 3x3 (with the stride), 1x1 (up to
-// 4 x planes). The shortcut is torchvision's downsample (1x1 conv + BN) where the shape changes.
+// two 3x3 convolutions; bottlenecks 1x1 (down to `planes`), 3x3 (with the stride and dilation),
+// 1x1 (up to 4 x planes). The shortcut is torchvision's downsample (1x1 conv + BN) where the
+// shape changes.
 std::string appendBlock(json& layers, const std::string& block, const std::string& input,
-                        int64_t inChannels, int64_t planes, int64_t stride, bool bottleneck) {
+                        int64_t inChannels, int64_t planes, int64_t stride, int64_t dilation,
+                        bool bottleneck) {
     const int64_t outChannels = bottleneck ? planes * 4 : planes;
     if (bottleneck) {
         layers.push_back(conv(block + ".conv1", planes, 1, 1, input));
         layers.push_back(layerSpec("batchnorm2d", block + ".bn1"));
         layers.push_back(layerSpec("relu", block + ".relu1"));
-        layers.push_back(conv(block + ".conv2", planes, 3, stride));
+        layers.push_back(conv(block + ".conv2", planes, 3, stride, {}, 1, false, dilation));
         layers.push_back(layerSpec("batchnorm2d", block + ".bn2"));
         layers.push_back(layerSpec("relu", block + ".relu2"));
         layers.push_back(conv(block + ".conv3", outChannels, 1, 1));
@@ -90,7 +95,8 @@ std::string appendBlock(json& layers, const std::string& block, const std::strin
 
 } // namespace
 
-json torchvisionResnet(int depth) {
+ResnetFeatures appendResnetStages(json& layers, int depth, const std::string& prefix,
+                                  std::array<bool, 3> replaceStrideWithDilation) {
     std::array<int, 4> blocks{};
     bool bottleneck = false;
     switch (depth) {
@@ -108,23 +114,44 @@ json torchvisionResnet(int depth) {
         throw ConfigError("model", "torchvision ResNets here are 18, 34 and 50 layers deep, not " +
                                        std::to_string(depth));
     }
-    json layers = json::array({
-        conv("conv1", 64, 7, 2),
-        layerSpec("batchnorm2d", "bn1"),
-        layerSpec("relu", "relu"),
-        layerSpec("maxpool2d", "maxpool", {{"kernel", 3}, {"stride", 2}, {"padding", 1}}),
-    });
-    std::string previous = "maxpool";
-    int64_t channels = 64;
+    layers.push_back(conv(prefix + "conv1", 64, 7, 2));
+    layers.push_back(layerSpec("batchnorm2d", prefix + "bn1"));
+    layers.push_back(layerSpec("relu", prefix + "relu"));
+    layers.push_back(
+        layerSpec("maxpool2d", prefix + "maxpool", {{"kernel", 3}, {"stride", 2}, {"padding", 1}}));
+    ResnetFeatures features;
+    std::string previous = prefix + "maxpool";
+    int64_t channels = 64, dilation = 1;
     for (int stage = 0; stage < 4; ++stage) {
         const int64_t planes = int64_t{64} << stage;
+        // torchvision's _make_layer: a stage that dilates instead of striding keeps its first
+        // block at the dilation before it and widens the taps of the rest.
+        int64_t stride = stage > 0 ? 2 : 1;
+        const int64_t previousDilation = dilation;
+        if (stage > 0 && replaceStrideWithDilation[static_cast<std::size_t>(stage - 1)]) {
+            dilation *= stride;
+            stride = 1;
+        }
         for (int i = 0; i < blocks[stage]; ++i) {
-            const std::string block = "layer" + std::to_string(stage + 1) + "." + std::to_string(i);
-            const int64_t stride = (stage > 0 && i == 0) ? 2 : 1;
-            previous = appendBlock(layers, block, previous, channels, planes, stride, bottleneck);
+            const std::string block =
+                prefix + "layer" + std::to_string(stage + 1) + "." + std::to_string(i);
+            previous = appendBlock(layers, block, previous, channels, planes, i == 0 ? stride : 1,
+                                   i == 0 ? previousDilation : dilation, bottleneck);
             channels = bottleneck ? planes * 4 : planes;
         }
+        if (stage == 2) {
+            features.layer3 = previous;
+            features.layer3Channels = channels;
+        }
     }
+    features.layer4 = previous;
+    features.layer4Channels = channels;
+    return features;
+}
+
+json torchvisionResnet(int depth) {
+    json layers = json::array();
+    appendResnetStages(layers, depth, "", {false, false, false});
     layers.push_back(layerSpec("globalavgpool", "avgpool"));
     layers.push_back(layerSpec("flatten", "flatten"));
     layers.push_back(layerSpec("linear", "fc", {{"out_features", "CLASSES"}}));

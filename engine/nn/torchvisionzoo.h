@@ -6,7 +6,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
+#include <string>
+
 namespace tb {
+
+// Where a ResNet's last two stages end: the feature maps a segmentation head reads.
+struct ResnetFeatures {
+    std::string layer3, layer4; // the names of their last layers
+    int64_t layer3Channels = 0, layer4Channels = 0;
+};
+
+// Appends a torchvision ResNet (18, 34 or 50) without its head, every name behind `prefix`
+// ("backbone." in the segmentation models). replaceStrideWithDilation is torchvision's: for
+// layer2..layer4, whether the stage keeps the map's size and dilates its 3x3 convolutions
+// instead of striding ({false, true, true}: output stride 8, as FCN and DeepLabV3 use).
+ResnetFeatures appendResnetStages(nlohmann::json& layers, int depth, const std::string& prefix,
+                                  std::array<bool, 3> replaceStrideWithDilation);
 
 // resnet18 and resnet34 (basic blocks), resnet50 (bottleneck blocks with the stride on the 3x3
 // convolution, torchvision's "v1.5"). The head averages the whole last feature map (what

@@ -10,16 +10,17 @@ namespace tb {
 
 namespace {
 constexpr double kPi = 3.14159265358979323846;
-}
+constexpr double kPolyPower = 0.9;
+} // namespace
 
 LrSchedule::LrSchedule(const ScheduleConfig& config, float baseLr, int64_t totalSteps)
     : m_config(config), m_base(baseLr), m_total(std::max<int64_t>(totalSteps, 1)) {
-    static const char* known[] = {"constant", "step",     "multistep",
-                                  "cosine",   "onecycle", "exponential"};
+    static const char* known[] = {"constant", "step",     "multistep",  "cosine",
+                                  "poly",     "onecycle", "exponential"};
     if (std::find(std::begin(known), std::end(known), config.name) == std::end(known))
         throw ConfigError("lr_schedule", "'" + config.name +
                                              "' must be constant, step, multistep, cosine, "
-                                             "onecycle or exponential");
+                                             "poly, onecycle or exponential");
     if (config.name == "exponential" && !(config.minLr > 0.0f && config.minLr < baseLr))
         throw ConfigError("min_lr", "the exponential schedule rises from min_lr to lr: min_lr "
                                     "must be above 0 and below lr");
@@ -51,6 +52,13 @@ float LrSchedule::afterWarmup(int64_t step) const {
         const double progress = std::min(1.0, static_cast<double>(t) / static_cast<double>(span));
         return m_config.minLr + (m_base - m_config.minLr) *
                                     static_cast<float>(0.5 * (1.0 + std::cos(kPi * progress)));
+    }
+    if (m_config.name == "poly") {
+        // torch.optim.lr_scheduler.PolynomialLR(power=0.9), as torchvision's segmentation
+        // reference and MMSegmentation train (MMSegmentation's floor is min_lr).
+        const double progress = std::min(1.0, static_cast<double>(t) / static_cast<double>(span));
+        return m_config.minLr +
+               (m_base - m_config.minLr) * static_cast<float>(std::pow(1.0 - progress, kPolyPower));
     }
     if (m_config.name == "exponential") {
         // The learning-rate range test: min_lr at the first step to lr at the last, evenly

@@ -9,12 +9,13 @@
 namespace tb {
 
 struct ScheduleConfig {
-    std::string name = "cosine"; // constant | step | multistep | cosine | onecycle | exponential
+    // constant | step | multistep | cosine | poly | onecycle | exponential
+    std::string name = "cosine";
     int64_t warmupSteps = 0;
     int64_t stepSize = 1000;         // step: decay every stepSize steps
     std::vector<int64_t> milestones; // multistep: decay at these steps
     float gamma = 0.1f;              // step / multistep decay factor
-    float minLr = 0.0f;              // cosine floor; exponential's first lr
+    float minLr = 0.0f;              // cosine and poly floor; exponential's first lr
     float oneCycleDivFactor = 25.0f; // onecycle starts at lr / div
     float oneCycleFinalDiv = 1e4f;   // and ends at lr / (div * finalDiv)
     float oneCyclePctStart = 0.3f;

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace tb {
 
@@ -57,27 +58,43 @@ std::string modelNameOf(const std::string& key, const std::string& prefix) {
     return name;
 }
 
+// How many of the file's names, with `prefix` and "module." taken off and `modelPrefix` put on,
+// name a tensor of the model.
+int64_t matchesUnder(const std::map<std::string, Tensor>& file, const std::string& prefix,
+                     const std::string& modelPrefix, const std::set<std::string>& names) {
+    int64_t count = 0;
+    for (const auto& [key, tensor] : file)
+        count += startsWith(key, prefix) && names.count(modelPrefix + modelNameOf(key, prefix));
+    return count;
+}
+
 // The prefix under which the file's names match the model's best: every dotted prefix of up to
 // three parts is tried ("state_dict.", "model.", "state_dict.model.", ...); ties go to the
-// shorter.
-std::string bestPrefix(const std::map<std::string, Tensor>& file,
-                       const std::set<std::string>& names) {
-    std::map<std::string, int64_t> matches{{"", 0}};
+// shorter. And whether they match better as the model's "backbone." (a classifier's weights
+// starting a segmentation model, as torchvision's weights_backbone does).
+std::pair<std::string, std::string> bestPrefixes(const std::map<std::string, Tensor>& file,
+                                                 const std::set<std::string>& names) {
+    std::set<std::string> prefixes{""};
     for (const auto& [key, tensor] : file) {
-        std::string prefix;
-        for (int parts = 0; parts <= 3; ++parts) {
-            if (names.count(modelNameOf(key, prefix)))
-                ++matches[prefix];
-            const auto dot = key.find('.', prefix.size());
-            if (dot == std::string::npos)
+        std::size_t end = 0;
+        for (int parts = 1; parts <= 3; ++parts) {
+            end = key.find('.', end);
+            if (end == std::string::npos)
                 break;
-            prefix = key.substr(0, dot + 1);
+            prefixes.insert(key.substr(0, ++end));
         }
     }
-    std::string best;
-    for (const auto& [prefix, count] : matches)
-        if (count > matches.at(best) || (count == matches.at(best) && prefix.size() < best.size()))
-            best = prefix;
+    std::pair<std::string, std::string> best{"", ""};
+    int64_t bestCount = -1;
+    for (const char* modelPrefix : {"", "backbone."})
+        for (const std::string& prefix : prefixes) {
+            const int64_t count = matchesUnder(file, prefix, modelPrefix, names);
+            if (count > bestCount ||
+                (count == bestCount && prefix.size() < best.first.size() && count > 0)) {
+                best = {prefix, modelPrefix};
+                bestCount = count;
+            }
+        }
     return best;
 }
 
@@ -87,15 +104,31 @@ bool isTrainingState(const std::string& key) {
 
 // The classifier: the last layer with parameters, whose shape follows the class count; for a
 // detector its class branch (YOLOv8's Detect.cv3, whose widths follow the class count too, as
-// Ultralytics' intersect_dicts leaves it behind for another dataset).
-std::string headLayerOf(const Graph& graph) {
+// Ultralytics' intersect_dicts leaves it behind for another dataset); for a segmentation model
+// with an auxiliary head (torchvision's aux_classifier), that head's last such layer too.
+std::vector<std::string> headLayersOf(const Graph& graph) {
     if (const DetectOutput* detect = graph.detectHead())
-        return detect->name() + ".cv3";
-    std::string head;
-    for (Layer* layer : graph.layers())
+        return {detect->name() + ".cv3"};
+    std::vector<std::string> heads;
+    std::string last;
+    for (Layer* layer : graph.layers()) {
         if (!layer->params().empty())
-            head = layer->name();
-    return head;
+            last = layer->name();
+        for (const AuxiliaryOutput& aux : graph.auxiliaryOutputs())
+            if (layer->name() == aux.name && !last.empty())
+                heads.push_back(last);
+    }
+    if (!last.empty())
+        heads.push_back(last);
+    return heads;
+}
+
+// The head layer a tensor's name belongs to, or "".
+std::string headOf(const std::vector<std::string>& heads, const std::string& name) {
+    for (const std::string& head : heads)
+        if (startsWith(name, head + "."))
+            return head;
+    return {};
 }
 
 // The file's values as `dtype` (a float type), on the host.
@@ -135,8 +168,8 @@ PretrainedLoad loadPretrained(const std::string& path, Graph& graph, bool strict
     }
     PretrainedLoad load;
     load.path = path;
-    load.prefix = bestPrefix(file, names);
-    const std::string head = headLayerOf(graph);
+    std::tie(load.prefix, load.modelPrefix) = bestPrefixes(file, names);
+    const std::vector<std::string> heads = headLayersOf(graph);
 
     std::map<std::string, const Tensor*> matched; // model name -> the file's tensor
     bool dataParallelNames = false;
@@ -146,7 +179,8 @@ PretrainedLoad loadPretrained(const std::string& path, Graph& graph, bool strict
             continue;
         }
         dataParallelNames |= startsWith(key.substr(load.prefix.size()), "module.");
-        const std::string name = modelNameOf(key, load.prefix);
+        const std::string fileName = modelNameOf(key, load.prefix);
+        const std::string name = load.modelPrefix + fileName;
         const auto dot = name.rfind('.');
         if (names.count(name)) {
             matched[name] = &tensor;
@@ -154,7 +188,7 @@ PretrainedLoad loadPretrained(const std::string& path, Graph& graph, bool strict
                    graph.layer(name.substr(0, dot)) != nullptr) {
             ++load.ignored; // BN here always uses momentum 0.1, so the count changes nothing
         } else {
-            load.unexpected.push_back(name);
+            load.unexpected.push_back(fileName);
         }
     }
     if (dataParallelNames)
@@ -172,20 +206,22 @@ PretrainedLoad loadPretrained(const std::string& path, Graph& graph, bool strict
                                          : "unexpected " + joined(load.unexpected, 8)));
 
     // Shapes first, so a mismatch fails before anything is copied.
-    bool headDiffers = false;
+    std::set<std::string> headsDiffering;
     int differing = 0;
     for (const auto& [name, tensor] : matched) {
         const Shape& want = model[name]->shape();
         if (tensor->shape() == want)
             continue;
-        if (!head.empty() && startsWith(name, head + ".")) {
+        if (const std::string head = headOf(heads, name); !head.empty()) {
             // The first two differences name it; a detector's branch has dozens.
             if (++differing <= 2)
-                load.replacedHead += (load.replacedHead.empty() ? head + ": " : ", ") +
+                load.replacedHead += (load.replacedHead.empty()    ? head + ": "
+                                      : headsDiffering.count(head) ? ", "
+                                                                   : "; " + head + ": ") +
                                      name.substr(head.size() + 1) + " " +
                                      tensor->shape().toString() + " in the file, " +
                                      want.toString() + " here";
-            headDiffers = true;
+            headsDiffering.insert(head);
             continue;
         }
         throw ConfigError(kField, path + ": tensor '" + name + "' has shape " +
@@ -196,7 +232,7 @@ PretrainedLoad loadPretrained(const std::string& path, Graph& graph, bool strict
         load.replacedHead += " and " + std::to_string(differing - 2) + " more tensors";
     Backend& backend = graph.backend();
     for (const auto& [name, tensor] : matched) {
-        if (headDiffers && startsWith(name, head + "."))
+        if (headsDiffering.count(headOf(heads, name)))
             continue; // the whole head stays initialised for this dataset's classes
         Tensor& dst = *model[name];
         backend.copy(asFloat(*tensor, dst.dtype(), path, name), dst);
@@ -210,6 +246,8 @@ std::vector<std::string> describePretrained(const PretrainedLoad& load) {
                        " tensors loaded";
     if (!load.prefix.empty())
         line += " (names under '" + load.prefix + "')";
+    if (!load.modelPrefix.empty())
+        line += " into the model's '" + load.modelPrefix + "'";
     if (load.ignored)
         line += ", " + std::to_string(load.ignored) +
                 " set aside (training state, batch-norm counters)";

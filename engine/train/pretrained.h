@@ -15,6 +15,9 @@ struct PretrainedLoad {
     // What was taken off the file's names: "" , "module." (DistributedDataParallel),
     // "state_dict." (Lightning), "model." ({"model": state_dict, ...}), or several.
     std::string prefix;
+    // What was put in front of them: "" , or "backbone." when a classifier's weights start a
+    // segmentation model's backbone (its fc is then left over).
+    std::string modelPrefix;
     int64_t loaded = 0; // tensors copied into the model
     // Outside the model's part of the file: training state (optimizer, scaler), other entries
     // beside the prefix, BN's num_batches_tracked (no effect with a fixed momentum).

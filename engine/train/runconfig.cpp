@@ -6,6 +6,7 @@
 #include "data/datasets.h"
 #include "data/synthetic.h"
 #include "nn/modelzoo.h"
+#include "nn/segmentationzoo.h"
 #include "nn/unetzoo.h"
 #include "nn/yolozoo.h"
 #include "train/configchecks.h"
@@ -298,7 +299,7 @@ std::vector<FieldBinding> makeBindings() {
     const Choices segmentationSets{"shapes-seg", "voc", "masks"};
     Choices sizedImages{"imagefolder", "shapes"};
     sizedImages.insert(sizedImages.end(), segmentationSets.begin(), segmentationSets.end());
-    const Choices warmupSchedules{"constant", "step", "multistep", "cosine"};
+    const Choices warmupSchedules{"constant", "step", "multistep", "cosine", "poly"};
     Choices zoo;
     for (const ZooEntry& e : modelZoo())
         zoo.push_back(e.name);
@@ -420,6 +421,16 @@ std::vector<FieldBinding> makeBindings() {
                         TB_MODEL_OPTION("depth", "int", kUnetDefaultDepth,
                                         "unet: levels down (the image's sides must be "
                                         "multiples of 2^depth)"))),
+         when("model", {"fcn_resnet50", "deeplabv3_resnet50"},
+              TB_MODEL_OPTION("aux_loss", "bool", false,
+                              "fcn/deeplabv3: an FCN head on layer3 whose loss adds with weight "
+                              "0.5 (torchvision's aux_classifier)")),
+         when("model", {"fcn_resnet50", "deeplabv3_resnet50"},
+              withRange(8, 16,
+                        TB_MODEL_OPTION("output_stride", "int", 8,
+                                        "fcn/deeplabv3: 8 (layer3 and layer4 dilated, "
+                                        "torchvision's) or 16 (only layer4): the feature map's "
+                                        "step in pixels"))),
          when("model", {"mlp", "vgg-small", "vgg11_bn", "gpt"},
               withRange(
                   0.0, 0.99,
@@ -472,7 +483,8 @@ std::vector<FieldBinding> makeBindings() {
          when("optimizer", {"adamw"},
               TB_FLOAT("eps", optimizer.eps, 0.0, 1.0, true, "AdamW epsilon")),
          TB_CHOICE("lr_schedule", schedule.name,
-                   (Choices{"constant", "step", "multistep", "cosine", "onecycle", "exponential"}),
+                   (Choices{"constant", "step", "multistep", "cosine", "poly", "onecycle",
+                            "exponential"}),
                    "learning-rate schedule by optimizer step"),
          when("lr_schedule", warmupSchedules,
               TB_INT("warmup_steps", schedule.warmupSteps, 0, kMaxStepCount,
@@ -490,9 +502,10 @@ std::vector<FieldBinding> makeBindings() {
          when("lr_schedule", {"multistep"}, milestones),
          when("lr_schedule", {"step", "multistep"},
               TB_FLOAT("lr_gamma", schedule.gamma, 0.0, 1.0, true, "step/multistep decay factor")),
-         when("lr_schedule", {"cosine", "exponential"},
+         when("lr_schedule", {"cosine", "poly", "exponential"},
               TB_FLOAT("min_lr", schedule.minLr, 0.0, 100.0, false,
-                       "cosine schedule floor; exponential's first lr (the LR finder's sweep)")),
+                       "cosine and poly schedules' floor; exponential's first lr (the LR "
+                       "finder's sweep)")),
          TB_FLOAT("label_smoothing", labelSmoothing, 0.0, 0.99, false,
                   "cross-entropy label smoothing"),
          when("model", detectors,
@@ -694,6 +707,15 @@ void RunConfig::impliedBy(const std::string& key) {
         imply("optimizer", "adamw");
         imply("lr", 0.002);
         imply("batch_size", 16);
+    }
+    // torchvision's segmentation reference (references/segmentation): SGD with momentum 0.9 at
+    // 0.02, weight decay 1e-4, the poly schedule, 4 images a batch, the auxiliary head on.
+    if ((key == "model" || key == "dataset") && isTorchvisionSegmentation(model)) {
+        imply("lr", 0.02);
+        imply("weight_decay", 0.0001);
+        imply("lr_schedule", "poly");
+        imply("batch_size", 4);
+        imply("model.aux_loss", true);
     }
     if ((key == "model" || key == "dataset") && isYoloV8(model)) {
         imply("optimizer", "adamw");

@@ -86,12 +86,18 @@ void trainingStep(Graph& graph, Optimizer& optimizer, GradScaler* scaler, const 
     } else if (graph.pixelLogits()) {
         backend.pixelCrossEntropy(logits, labels, kIgnoreIndex, labels.numel(), lossSum, &dlogits,
                                   scaler ? &scaler->state() : nullptr, 1.0f);
+        // torchvision's aux_classifier: its loss and gradient too, as a training step has them.
+        for (std::size_t i = 0; i < graph.auxiliaryOutputs().size(); ++i)
+            backend.pixelCrossEntropy(graph.auxiliaryLogits(i), labels, kIgnoreIndex,
+                                      labels.numel(), lossSum, &graph.auxiliaryGrad(i),
+                                      scaler ? &scaler->state() : nullptr,
+                                      1.0f / graph.auxiliaryOutputs()[i].weight);
     } else {
         Tensor dlogitRows = logitRows(dlogits);
         backend.softmaxCrossEntropy(logitRows(logits), labelRows(labels), 0.0f, lossSum,
                                     &dlogitRows, scaler ? &scaler->state() : nullptr, 1.0f);
     }
-    graph.backward(dlogits);
+    graph.backward(dlogits, graph.pixelLogits());
     if (scaler)
         scaler->checkGradients(graph.params());
     optimizer.step(lr, scaler ? &scaler->state() : nullptr, scaler ? &scaler->foundInf() : nullptr);

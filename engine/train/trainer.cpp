@@ -192,7 +192,10 @@ struct Trainer::State {
     std::unique_ptr<DataParallel> dp;          // distributed=mpi
     bool jobStopRequested = false;             // a rank of the job was asked to stop (stopping())
     Tensor lossSum, lossHost, deviceInputs, deviceLabels; // the latter two: validation's
-    std::unique_ptr<DeviceBatchSlots> batchSlots;         // training batches, double-buffered
+    // Each auxiliary output's [loss, correct] sums this interval (torchvision's aux_classifier),
+    // added to the reported loss with its weight, as torchvision's reference logs the total.
+    std::vector<Tensor> auxiliaryLossSums;
+    std::unique_ptr<DeviceBatchSlots> batchSlots; // training batches, double-buffered
     Tensor skippedSteps; // device count of steps the GradScaler skipped in this interval
     // gradient_clip_val: the gradients clipped, and [largest norm, steps clipped] this interval.
     std::vector<Tensor*> clippedGradients;
@@ -257,6 +260,16 @@ struct Trainer::State {
             detectionLossDevice = backend->empty({2}, DType::F32);
         backend->copy(detectionLoss, detectionLossDevice);
         backend->add(lossSum, detectionLossDevice, lossSum);
+    }
+    // A segmentation model's auxiliary heads: each one's per-pixel loss, its gradient weighted
+    // (divided by k / weight) into the head's buffer for the backward pass.
+    void addAuxiliaryLosses(const Tensor& labels, int64_t counted, int k) {
+        const auto& outputs = graph->auxiliaryOutputs();
+        for (std::size_t i = 0; i < auxiliaryLossSums.size(); ++i)
+            backend->pixelCrossEntropy(graph->auxiliaryLogits(i), labels, kIgnoreIndex, counted,
+                                       auxiliaryLossSums[i], &graph->auxiliaryGrad(i),
+                                       scaler ? &scaler->state() : nullptr,
+                                       static_cast<float>(k) / outputs[i].weight);
     }
     void waitWhilePaused(Interval& interval, float lr, std::stop_token& stop);
     // After an optimizer step (or early, at the end of an epoch): a finished profile reported.
@@ -472,6 +485,8 @@ void Trainer::State::setup() {
     }
     lossSum = backend->empty({2}, DType::F32);
     lossHost = Tensor::host({2}, DType::F32);
+    for (std::size_t i = 0; segmentation && i < graph->auxiliaryOutputs().size(); ++i)
+        auxiliaryLossSums.push_back(backend->empty({2}, DType::F32));
     if (config.gradientClipVal > 0.0f) {
         for (Param* p : graph->params())
             clippedGradients.push_back(&p->grad);
@@ -548,6 +563,8 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
     trainCorrect = trainPredictions = 0.0;
     trainLossSum = trainLossBatches = 0.0;
     backend->fill(lossSum, 0.0f);
+    for (Tensor& sums : auxiliaryLossSums)
+        backend->fill(sums, 0.0f);
     intervalTerms = {};
     if (scaler)
         backend->fill(skippedSteps, 0.0f);
@@ -580,6 +597,7 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
                 backend->pixelCrossEntropy(logits, y, kIgnoreIndex, predictions, lossSum, &dlogits,
                                            scaler ? &scaler->state() : nullptr,
                                            static_cast<float>(k));
+                addAuxiliaryLosses(y, predictions, k);
             } else {
                 Tensor dlogitRows = logitRows(dlogits);
                 backend->softmaxCrossEntropy(
@@ -590,7 +608,7 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
                 timeline->mark("loss", SpanKind::Phase);
             if (dp && pending + 1 == k)
                 dp->beginLastBackward();
-            graph->backward(dlogits);
+            graph->backward(dlogits, !auxiliaryLossSums.empty());
             batchSlots->consumed();
             ev.backwarded = backend->recordEvent();
             interval.add(std::move(ev));
@@ -663,6 +681,12 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
 
 void Trainer::State::logInterval(Interval& interval, float lr, const std::stop_token& stop) {
     backend->copy(lossSum, lossHost); // waits for the interval's work: its events are complete
+    for (std::size_t i = 0; i < auxiliaryLossSums.size(); ++i) {
+        Tensor sums = Tensor::host({2}, DType::F32);
+        backend->copy(auxiliaryLossSums[i], sums);
+        lossHost.data<float>()[0] += graph->auxiliaryOutputs()[i].weight * sums.data<float>()[0];
+        backend->fill(auxiliaryLossSums[i], 0.0f);
+    }
     StepEvent ev;
     interval.fold(true);
     const auto steps = static_cast<double>(interval.steps);

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Segmentation's goals on this machine's CPU (issue 51):
-#  1. speed: a unet training step (16 wide, 3 deep, 10 classes, the per-pixel cross-entropy) at
-#     SIZE px, batch 16, ours (trainbench-cli bench) against the same network and loss in
-#     PyTorch (tests/bench/torch_reference.py --model unet), alternating, three rounds, the best
-#     median of each; goal: ours at most 0.7x PyTorch's.
+#  1. speed: training steps (10 classes, the per-pixel cross-entropy), ours (trainbench-cli
+#     bench) against the same network and loss in PyTorch (tests/bench/torch_reference.py),
+#     alternating, three rounds, the best median of each; goal: ours at most 0.7x PyTorch's.
+#     unet (16 wide, 3 deep) at SIZE px, batch 16, against the same U-Net written in PyTorch;
+#     fcn_resnet50 (output stride 8, no auxiliary head) at 256 px, batch 4, against
+#     torchvision's.
 #  2. learning: unet from scratch on shapes-seg with what the set implies (32 px, AdamW at
 #     0.002), 2,000 images, for EPOCHS epochs; goal: mIoU of at least 0.8 within 10 minutes.
 #     Prints each epoch's mIoU, the first epoch that reached 0.8 and the time taken to it.
@@ -24,17 +26,21 @@ trap 'rm -rf "$work"' EXIT
 probe=$("$cli" bench --model mlp --steps 3 --warmup 1 --threads "$threads" --json | tail -1)
 echo "CPU: $(lscpu | sed -n 's/^Model name: *//p'), $threads threads; oneDNN ISA $(field cpu_isa <<< "$probe")"
 
-best_ours=1e9 best_torch=1e9
-for round in 1 2 3; do
-  ours=$("$cli" bench --model unet --input "3x${size}x${size}" --batch 16 --steps 5 --warmup 2 \
-    --threads "$threads" --json | field median_step_ms)
-  torch=$(/usr/bin/python3 tests/bench/torch_reference.py --model unet --image-size "$size" \
-    --batch 16 --steps 5 --warmup 2 --threads "$threads" | field median_step_ms)
-  best_ours=$(min "$best_ours" "$ours")
-  best_torch=$(min "$best_torch" "$torch")
-done
-printf "speed: unet %s px b16 step: ours %.0f ms, PyTorch %.0f ms, %.2fx (goal <= 0.7x)\n" \
-  "$size" "$best_ours" "$best_torch" "$(python3 -c "print($best_ours / $best_torch)")"
+compare() { # MODEL SIDE BATCH STEPS
+  local best_ours=1e9 best_torch=1e9 ours torch
+  for round in 1 2 3; do
+    ours=$("$cli" bench --model "$1" --input "3x$2x$2" --batch "$3" --steps "$4" --warmup 1 \
+      --threads "$threads" --json | field median_step_ms)
+    torch=$(/usr/bin/python3 tests/bench/torch_reference.py --model "$1" --image-size "$2" \
+      --batch "$3" --steps "$4" --warmup 1 --threads "$threads" | field median_step_ms)
+    best_ours=$(min "$best_ours" "$ours")
+    best_torch=$(min "$best_torch" "$torch")
+  done
+  printf "speed: %s %s px b%s step: ours %.0f ms, PyTorch %.0f ms, %.2fx (goal <= 0.7x)\n" \
+    "$1" "$2" "$3" "$best_ours" "$best_torch" "$(python3 -c "print($best_ours / $best_torch)")"
+}
+compare unet "$size" 16 5
+compare fcn_resnet50 256 4 3
 
 "$cli" train --set dataset=shapes-seg --set max_epochs="$epochs" --set threads="$threads" \
   --set num_workers=2 --set checkpoint_dir="$work/ckpt" --db "$work/runs.db" --json \

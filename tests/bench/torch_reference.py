@@ -84,6 +84,24 @@ def resnet(depth):
     return nn.Sequential(*layers)
 
 
+def segmentation_model(name):
+    import torchvision
+    model = getattr(torchvision.models.segmentation, name)(
+        weights=None, weights_backbone=None, num_classes=10)
+    return SegmentationScores(model)
+
+
+class SegmentationScores(torch.nn.Module):
+    """torchvision's dict output as the zoo's one tensor: output["out"]."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
 def torchvision_model(name):
     import torchvision  # only these models need it: python3-torchvision
     return getattr(torchvision.models, name)(weights=None, num_classes=10)
@@ -170,7 +188,12 @@ MODELS = {
     # The zoo's unet (16 wide, 3 deep; tests/torch/unet_reference.py) on --image-size px images,
     # a class of 10 at every pixel, the per-pixel cross-entropy as the step's loss.
     "unet": (lambda: unet_reference.UNet(16, 3, 10), None),
+    # torchvision's segmentation models as the zoo builds them by default (output stride 8, no
+    # auxiliary head: torchvision's aux_loss=None), on --image-size px images, 10 classes.
+    **{name: (lambda name=name: segmentation_model(name), None)
+       for name in ("fcn_resnet50", "deeplabv3_resnet50")},
 }
+SEGMENTATION = ("unet", "fcn_resnet50", "deeplabv3_resnet50")
 
 
 def detection_targets(batch, side, classes, gen):
@@ -197,7 +220,8 @@ def main():
     ap.add_argument("--n-head", type=int, default=4)
     ap.add_argument("--n-embd", type=int, default=128)
     ap.add_argument("--block-size", type=int, default=64)
-    ap.add_argument("--image-size", type=int, default=320, help="yolov8n's and unet's input side")
+    ap.add_argument("--image-size", type=int, default=320,
+                    help="the input side of yolov8n and the segmentation models")
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -220,7 +244,7 @@ def main():
         maps = [side // s for s in (8, 16, 32)]
         meta = {"heights": ",".join(map(str, maps)), "widths": ",".join(map(str, maps)),
                 "strides": "8,16,32", "reg_max": "16", "gains": "7.5,0.5,1.5"}
-    elif args.model == "unet":
+    elif args.model in SEGMENTATION:
         model = build().to(args.device)
         side = args.image_size
         x = torch.randn(args.batch, 3, side, side, device=args.device)
@@ -241,7 +265,7 @@ def main():
             if args.model == "yolov8n":
                 head = torch_yolo.Detect.flatten(model(x)).float()
                 loss = detectloss_reference.v8_detection_loss(head, y, meta, torch.float32)[1]
-            elif args.model == "unet":
+            elif args.model in SEGMENTATION:
                 loss = F.cross_entropy(model(x), y, ignore_index=255)
             else:
                 logits = model(x)

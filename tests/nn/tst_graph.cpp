@@ -6,6 +6,7 @@
 #include "core/errors.h"
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
+#include "nn/segmentationzoo.h"
 
 #include <QtTest>
 
@@ -30,13 +31,65 @@ private slots:
         QTest::newRow("resnet50") << "resnet50" << qint64(23528522);
         QTest::newRow("mobilenet_v2") << "mobilenet_v2" << qint64(2236682);
         QTest::newRow("vgg11_bn") << "vgg11_bn" << qint64(128812810);
+        // torchvision.models.segmentation's, with and without aux_loss (at 64 px: the counts do
+        // not depend on the size).
+        QTest::newRow("fcn_resnet50") << "fcn_resnet50" << qint64(32951370);
+        QTest::newRow("fcn_resnet50-aux") << "fcn_resnet50" << qint64(35313748);
+        QTest::newRow("deeplabv3_resnet50") << "deeplabv3_resnet50" << qint64(39636042);
+        QTest::newRow("deeplabv3_resnet50-aux") << "deeplabv3_resnet50" << qint64(41998420);
     }
     void zooMatchesPyTorchParameterCounts() {
         QFETCH(QString, model);
         QFETCH(qint64, params);
-        const Shape input = zooInputShape(model.toStdString(), {1, 28, 28});
-        Graph g(modelSpec(model.toStdString(), input, 10), *m_backend, DType::F32, 0);
+        const bool segmentation = isTorchvisionSegmentation(model.toStdString());
+        const Shape input =
+            segmentation ? Shape{3, 64, 64} : zooInputShape(model.toStdString(), {1, 28, 28});
+        const nlohmann::json options = {
+            {"aux_loss", QString(QTest::currentDataTag()).endsWith("-aux")}};
+        Graph g(modelSpec(model.toStdString(), input, 10, options), *m_backend, DType::F32, 0);
         QCOMPARE(g.parameterCount(), params);
+    }
+
+    // The dilated backbone as torchvision builds it: output stride 8 keeps layer3 and layer4 at
+    // an eighth of the image, each stage's first block at the dilation before it; 16 strides
+    // layer3. The auxiliary head reads layer3 and is resized to the image like the scores.
+    void segmentationBackboneDilates() {
+        const auto outputOf = [](const Graph& g, const std::string& name) {
+            for (const LayerRow& row : g.summary(1))
+                if (row.name == name)
+                    return row.output;
+            return Shape();
+        };
+        const auto convOf = [](const nlohmann::json& spec, const std::string& name) {
+            for (const auto& l : spec["layers"])
+                if (l["name"] == name)
+                    return l;
+            return nlohmann::json();
+        };
+        const nlohmann::json os8 =
+            modelSpec("deeplabv3_resnet50", {3, 64, 64}, 3, {{"aux_loss", true}});
+        QCOMPARE(convOf(os8, "backbone.layer3.0.conv2").value("dilation", 1), 1);
+        QCOMPARE(convOf(os8, "backbone.layer3.0.conv2")["stride"].get<int>(), 1);
+        QCOMPARE(convOf(os8, "backbone.layer3.1.conv2")["dilation"].get<int>(), 2);
+        QCOMPARE(convOf(os8, "backbone.layer4.0.conv2")["dilation"].get<int>(), 2);
+        QCOMPARE(convOf(os8, "backbone.layer4.2.conv2")["dilation"].get<int>(), 4);
+        QCOMPARE(convOf(os8, "backbone.layer4.2.conv2")["padding"].get<int>(), 4);
+        QCOMPARE(convOf(os8, "classifier.0.convs.3.0")["dilation"].get<int>(), 36);
+        Graph g8(os8, *m_backend, DType::F32, 0);
+        QCOMPARE(outputOf(g8, "backbone.layer4.2.relu"), Shape({1, 2048, 8, 8}));
+        QCOMPARE(outputOf(g8, "aux_classifier.upsample"), Shape({1, 3, 64, 64}));
+        QCOMPARE(g8.auxiliaryOutputs().size(), std::size_t{1});
+        QCOMPARE(g8.auxiliaryOutputs()[0].weight, 0.5f);
+        const nlohmann::json os16 =
+            modelSpec("fcn_resnet50", {3, 64, 64}, 3, {{"output_stride", 16}});
+        QCOMPARE(convOf(os16, "backbone.layer3.0.conv2")["stride"].get<int>(), 2);
+        QCOMPARE(convOf(os16, "backbone.layer4.0.conv2").value("dilation", 1), 1);
+        QCOMPARE(convOf(os16, "backbone.layer4.1.conv2")["dilation"].get<int>(), 2);
+        Graph g16(os16, *m_backend, DType::F32, 0);
+        QVERIFY(g16.auxiliaryOutputs().empty());
+        QCOMPARE(outputOf(g16, "backbone.layer4.2.relu"), Shape({1, 2048, 4, 4}));
+        QVERIFY_THROWS_EXCEPTION(
+            ConfigError, modelSpec("fcn_resnet50", {3, 64, 64}, 3, {{"output_stride", 32}}));
     }
 
     void everyZooModelRunsForwardAndBackward() {
@@ -178,6 +231,17 @@ private slots:
         QTest::addColumn<QString>("mentions");
         QTest::newRow("no-layers") << R"({"input":[4],"classes":2})"
                                    << "layers";
+        const QString twoHeads =
+            R"({"input":[4],"classes":2,"layers":[{"type":"linear","name":"a","out_features":%1},)"
+            R"({"type":"linear","name":"b","out_features":2,"inputs":["input"]}],"auxiliary":[%2]})";
+        QTest::newRow("auxiliary-unknown") << twoHeads.arg(2).arg(R"({"output":"nope"})")
+                                           << "auxiliary output 'nope' is not a layer";
+        QTest::newRow("auxiliary-shape")
+            << twoHeads.arg(3).arg(R"({"output":"a"})") << "shaped like the logits";
+        QTest::newRow("auxiliary-last")
+            << twoHeads.arg(2).arg(R"({"output":"b"})") << "another layer than the last";
+        QTest::newRow("auxiliary-weight")
+            << twoHeads.arg(2).arg(R"({"output":"a","weight":0})") << "above 0";
         QTest::newRow("unknown-type") << R"({"input":[4],"classes":2,"layers":[{"type":"lstm"}]})"
                                       << "unknown layer type 'lstm'";
         QTest::newRow("bad-input-name")

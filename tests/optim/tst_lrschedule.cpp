@@ -46,6 +46,21 @@ private slots:
         QVERIFY(std::fabs(s.lr(50) - 0.5f) < 1e-6f);
         QVERIFY(s.lr(100) < 1e-6f);
     }
+    // PolynomialLR(power=0.9) over the steps after the warm-up, down to min_lr.
+    void poly() {
+        ScheduleConfig c;
+        c.name = "poly";
+        LrSchedule s(c, 1.0f, 100);
+        QCOMPARE(s.lr(0), 1.0f);
+        QVERIFY(std::fabs(s.lr(50) - std::pow(0.5f, 0.9f)) < 1e-6f);
+        QVERIFY(s.lr(100) < 1e-6f);
+        c.minLr = 0.1f;
+        c.warmupSteps = 10;
+        LrSchedule w(c, 1.0f, 110);
+        QVERIFY(std::fabs(w.lr(4) - 0.5f) < 1e-6f);
+        QVERIFY(std::fabs(w.lr(60) - (0.1f + 0.9f * std::pow(0.5f, 0.9f))) < 1e-6f);
+        QVERIFY(std::fabs(w.lr(110) - 0.1f) < 1e-6f);
+    }
     void oneCycle() {
         ScheduleConfig c;
         c.name = "onecycle";

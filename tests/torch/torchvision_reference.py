@@ -16,6 +16,11 @@
                               grad.<name>) and prints their relative errors against
                               torchvision's in float64, the gradients' beside PyTorch's own
                               float32 errors, naming the worst of them against that noise
+
+The segmentation models (fcn_resnet50, deeplabv3_resnet50) are built with aux_loss=True and
+compared as torchvision's reference trains them: logits are output["out"] and the loss is
+cross_entropy(out, y, ignore_index=255) + 0.5 cross_entropy(aux, y, ignore_index=255) over
+labels (N, H, W).
 """
 import argparse
 import copy
@@ -29,9 +34,16 @@ import torchvision
 import tbtensors
 
 
+SEGMENTATION = ("fcn_resnet50", "deeplabv3_resnet50")
+
+
 def build(name, classes):
     torch.manual_seed(0)
-    net = getattr(torchvision.models, name)(weights=None, num_classes=classes)
+    if name in SEGMENTATION:
+        net = getattr(torchvision.models.segmentation, name)(
+            weights=None, weights_backbone=None, num_classes=classes, aux_loss=True)
+    else:
+        net = getattr(torchvision.models, name)(weights=None, num_classes=classes)
     with torch.no_grad():
         for module in net.modules():
             if isinstance(module, torch.nn.BatchNorm2d):
@@ -59,6 +71,17 @@ def save(folder, name, classes, wrapped):
     return len(state)
 
 
+def scores(output):
+    return output["out"] if isinstance(output, dict) else output
+
+
+def loss(output, y):
+    if not isinstance(output, dict):
+        return torch.nn.functional.cross_entropy(output, y)
+    return sum(weight * torch.nn.functional.cross_entropy(output[key], y, ignore_index=255)
+               for key, weight in (("out", 1.0), ("aux", 0.5)))
+
+
 def compare(folder, name, classes):
     ours, _ = tbtensors.read(os.path.join(folder, "ours.safetensors"))
     net32 = build(name, classes)
@@ -67,13 +90,13 @@ def compare(folder, name, classes):
     y = torch.from_numpy(ours["y"]).long()
     net.eval()
     with torch.no_grad():
-        logits = net(x).numpy()
+        logits = scores(net(x)).numpy()
     net.train()
-    torch.nn.functional.cross_entropy(net(x), y).backward()
+    loss(net(x), y).backward()
     # PyTorch's own float32 run beside ours: its distance from float64 is the noise float32
     # has on this model and batch (a near-cancelling sum, such as a BN bias's, has a lot).
     net32.train()
-    torch.nn.functional.cross_entropy(net32(x.float()), y).backward()
+    loss(net32(x.float()), y).backward()
     reference = dict(net.named_parameters())
     grads = {}
     for k, p in net32.named_parameters():

@@ -24,31 +24,42 @@ private slots:
     void matchesTheAllocatorsPeak_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("optimizer");
+        QTest::addColumn<QString>("options"); // model options, JSON
         for (const auto& m : modelZoo())
-            QTest::newRow((m.name + "-sgd").c_str()) << QString::fromStdString(m.name) << "sgd";
+            QTest::newRow((m.name + "-sgd").c_str()) << QString::fromStdString(m.name) << "sgd"
+                                                     << "{}";
         QTest::newRow("resnet20-adamw") << "resnet20"
-                                        << "adamw";
+                                        << "adamw"
+                                        << "{}";
+        // torchvision's recipe: the auxiliary head's scores and gradient buffer too.
+        QTest::newRow("deeplabv3_resnet50-aux") << "deeplabv3_resnet50"
+                                                << "sgd"
+                                                << R"({"aux_loss": true})";
     }
     void matchesTheAllocatorsPeak() {
         QFETCH(QString, model);
         QFETCH(QString, optimizer);
+        QFETCH(QString, options);
         const int64_t batch = 32;
         auto backend = createCpuBackend(2);
         const Shape sample = test::testSampleShape(zooInputShape(model.toStdString(), {1, 28, 28}));
-        Graph graph(modelSpec(model.toStdString(), sample, 10), *backend, DType::F32, 0);
+        const nlohmann::json modelOptions = nlohmann::json::parse(options.toStdString());
+        const auto specOf = [&] {
+            return modelSpec(model.toStdString(), sample, 10, modelOptions);
+        };
+        Graph graph(specOf(), *backend, DType::F32, 0);
         OptimizerConfig oc;
         oc.name = optimizer.toStdString();
         const MemoryEstimate e = estimateTrainingMemory(graph, batch, oc);
         // Planned from the spec on the meta backend, before anything is allocated: the same.
-        const MemoryEstimate planned = estimateTrainingMemory(
-            modelSpec(model.toStdString(), sample, 10), DType::F32, batch, oc);
+        const MemoryEstimate planned = estimateTrainingMemory(specOf(), DType::F32, batch, oc);
         QCOMPARE(planned.weights, e.weights);
         QCOMPARE(planned.gradients, e.gradients);
         QCOMPARE(planned.optimizerState, e.optimizerState);
         QCOMPARE(planned.activations, e.activations);
         QCOMPARE(planned.activationGradients, e.activationGradients);
         // ModelPlan's layer table (summary, the window's model panel) is the real graph's.
-        const ModelPlan plan(modelSpec(model.toStdString(), sample, 10), DType::F32);
+        const ModelPlan plan(specOf(), DType::F32);
         const auto planRows = plan.layers(batch), rows = graph.summary(batch);
         QCOMPARE(planRows.size(), rows.size());
         for (std::size_t i = 0; i < rows.size(); ++i) {

@@ -52,8 +52,8 @@ private slots:
         if (torchvisionMissing().isEmpty())
             test::runTorchScript("torchvision_reference.py",
                                  {"save", m_dir.path(), QString::number(kClasses), "resnet18",
-                                  "resnet34", "resnet50", "mobilenet_v2", "vgg11_bn", "--wrapped",
-                                  "resnet18"});
+                                  "resnet34", "resnet50", "mobilenet_v2", "vgg11_bn",
+                                  "fcn_resnet50", "deeplabv3_resnet50", "--wrapped", "resnet18"});
     }
 
     // The .pth torch.save wrote, and safetensors of the same tensors: every tensor of the model
@@ -130,6 +130,103 @@ private slots:
         QVERIFY(r["logits_error"].toDouble() < 1e-5);
         // A wrong name, shape or layer puts it near 1; float32 itself is not exact.
         QVERIFY(gradError < 10 * torchNoise + 1e-4);
+    }
+
+    // torchvision's segmentation models with their auxiliary heads, from its state dict,
+    // strictly: the evaluation scores (output["out"], resized to the image) and the gradients of
+    // its reference training loss (the per-pixel cross-entropy, VOC's 255 left out, plus half
+    // the auxiliary head's). 96 px puts layer4's map at 12 x 12, so ASPP's rate-12 taps read it;
+    // at 64 px FCN's head normalises an 8 x 8 map whose channel means are far above their
+    // spread, float32 leaves 5e-5 of noise on values a ReLU then cuts at 0, and which few of
+    // them flip sign is luck (PyTorch's own float32 flips one there: the comparison is then of
+    // flips, not of arithmetic).
+    void segmentationModelsLoadAndAgree_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("size");
+        QTest::newRow("fcn_resnet50") << "fcn_resnet50" << 96;
+        QTest::newRow("deeplabv3_resnet50") << "deeplabv3_resnet50" << 96;
+    }
+    void segmentationModelsLoadAndAgree() {
+        QFETCH(QString, model);
+        QFETCH(int, size);
+        if (const QString why = torchvisionMissing(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        const QString dir = m_dir.path();
+        const Shape input{3, size, size};
+        nlohmann::json spec = modelSpec(model.toStdString(), input, kClasses, {{"aux_loss", true}});
+        for (auto& layer : spec["layers"])
+            if (layer["type"] == "dropout")
+                layer["p"] = 0.0;
+        Graph graph(spec, *m_backend, DType::F32, 1);
+        QVERIFY(graph.pixelLogits());
+        QCOMPARE(graph.auxiliaryOutputs().size(), std::size_t{1});
+        const PretrainedLoad load =
+            loadPretrained((dir + "/" + model + ".pth").toStdString(), graph, true);
+        QCOMPARE(load.loaded, static_cast<int64_t>(graph.stateDict().size()));
+
+        constexpr int64_t kBatch = 2;
+        const Tensor x = test::randomTensor(input.withBatch(kBatch), 7);
+        Tensor y = Tensor::host({kBatch, size, size}, DType::I32);
+        int64_t counted = 0;
+        for (int64_t i = 0; i < y.numel(); ++i) {
+            const bool border = i % 13 == 0;
+            y.data<int32_t>()[i] = border ? 255 : static_cast<int32_t>((i / 37) % kClasses);
+            counted += border ? 0 : 1;
+        }
+        std::vector<SafetensorsEntry> entries{{"x", x}, {"y", y}};
+        entries.push_back({"logits", test::toHostF32(*m_backend, graph.forward(x, false))});
+        Tensor loss = m_backend->empty({2}, DType::F32);
+        m_backend->fill(loss, 0.0f);
+        graph.zeroGrad();
+        const Tensor& logits = graph.forward(x, true);
+        m_backend->pixelCrossEntropy(logits, y, 255, counted, loss, &graph.logitsGrad(), nullptr,
+                                     1.0f);
+        m_backend->pixelCrossEntropy(graph.auxiliaryLogits(0), y, 255, counted, loss,
+                                     &graph.auxiliaryGrad(0), nullptr,
+                                     1.0f / graph.auxiliaryOutputs()[0].weight);
+        graph.backward(graph.logitsGrad(), true);
+        for (Layer* layer : graph.layers())
+            for (Param* p : layer->params())
+                entries.push_back({"grad." + layer->name() + "." + p->name,
+                                   test::toHostF32(*m_backend, p->grad)});
+        writeSafetensors((dir + "/ours.safetensors").toStdString(), entries, {});
+
+        const QJsonObject r = test::runTorchScript(
+            "torchvision_reference.py", {"compare", dir, model, QString::number(kClasses)});
+        const double gradError = r["worst_gradient_error"].toDouble();
+        const double torchNoise = r["worst_gradient_torch32_error"].toDouble();
+        qInfo("%s at %d px: scores within %.2g of torchvision's in float64 (relative); of %d "
+              "gradients, the farthest against float32's noise is %s: %.2g (PyTorch's float32: "
+              "%.2g)",
+              qPrintable(model), size, r["logits_error"].toDouble(), r["gradients"].toInt(),
+              qPrintable(r["worst_gradient"].toString()), gradError, torchNoise);
+        QCOMPARE(r["missing_gradients"].toArray().size(), 0);
+        QVERIFY(r["logits_error"].toDouble() < 1e-5);
+        QVERIFY(gradError < 10 * torchNoise + 1e-4);
+    }
+
+    // The segmentation models' backbone starts from a classifier's ResNet-50 (torchvision's
+    // weights_backbone): its names found under "backbone.", its fc left over, the heads new.
+    void segmentationBackboneFromClassifier() {
+        if (const QString why = torchvisionMissing(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        const QString path = m_dir.path() + "/resnet50.pth";
+        const Shape input{3, 64, 64};
+        Graph classifier(modelSpec("resnet50", input, kClasses), *m_backend, DType::F32, 1);
+        loadPretrained(path.toStdString(), classifier, true);
+        const auto expected = hostStateOf(*m_backend, classifier);
+        Graph fcn(modelSpec("fcn_resnet50", input, 3), *m_backend, DType::F32, 1);
+        const PretrainedLoad load = loadPretrained(path.toStdString(), fcn, false);
+        QCOMPARE(load.modelPrefix, std::string("backbone."));
+        QCOMPARE(load.unexpected, (std::vector<std::string>{"fc.bias", "fc.weight"}));
+        QCOMPARE(load.loaded, static_cast<int64_t>(expected.size()) - 2);
+        for (const std::string& name : load.missing)
+            QVERIFY2(name.starts_with("classifier."), name.c_str());
+        const auto state = hostStateOf(*m_backend, fcn);
+        for (const auto& [key, value] : expected)
+            if (!key.starts_with("fc."))
+                QVERIFY2(sameValues(state.at("backbone." + key), value), key.c_str());
+        QVERIFY(QString::fromStdString(describePretrained(load)[0]).contains("backbone."));
     }
 
     // Names as PyTorch users have them: under "module." (DistributedDataParallel) and under
