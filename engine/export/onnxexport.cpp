@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 namespace tb {
 
@@ -141,8 +142,17 @@ void exportOnnx(Graph& graph, const ModelCard& card, const std::string& path,
 
     std::map<std::string, std::string> values{{"input", normalise(g, card, input)}};
     std::map<std::string, Shape> shapes{{"input", graph.inputShape().withBatch(1)}};
+    const std::vector<LayerRow> rows = graph.summary(1);
+    // Only what the scores depend on: an auxiliary head (torchvision's aux_classifier) trains
+    // but answers nothing, so its nodes stay out (its weights stay in, for the round trip).
+    std::set<std::string> needed{rows.back().name};
+    for (auto row = rows.rbegin(); row != rows.rend(); ++row)
+        if (needed.count(row->name))
+            needed.insert(row->inputs.begin(), row->inputs.end());
     std::string last;
-    for (const LayerRow& row : graph.summary(1)) {
+    for (const LayerRow& row : rows) {
+        if (!needed.count(row.name))
+            continue;
         OnnxLayer l{*graph.layer(row.name), {}, {}, row.output, options.opset};
         for (const std::string& in : row.inputs) {
             l.inputs.push_back(values.at(in));
@@ -153,7 +163,7 @@ void exportOnnx(Graph& graph, const ModelCard& card, const std::string& path,
     }
     g.rename(last, "logits");
     std::vector<OnnxDim> outputDims{batch};
-    const Shape logits = shapes.at(graph.summary(1).back().name);
+    const Shape logits = shapes.at(rows.back().name);
     if (logits.rank() == 3)
         outputDims.push_back({0, "sequence"});
     if (graph.pixelLogits()) // (N, classes, H, W): a score per class and pixel

@@ -72,6 +72,9 @@ const std::vector<ZooCase>& zooCases() {
         {"gpt", "gpt", {16}, 20, {{"n_layer", 2}, {"n_head", 2}, {"n_embd", 32}}},
         {"yolov8n", "yolov8n", {3, 64, 64}, 5}, // the raw head: (N, 64 + 5, 84 anchors)
         {"unet", "unet", {3, 32, 32}, 4},       // a score per class and pixel: (N, 4, 32, 32)
+        // Dilated ResNet-50, ASPP (its pooling branch resized back from 1 x 1) and the auxiliary
+        // head, whose branch the export leaves out of the outputs.
+        {"deeplabv3_resnet50", "deeplabv3_resnet50", {3, 32, 32}, 3, {{"aux_loss", true}}},
     };
     return cases;
 }
