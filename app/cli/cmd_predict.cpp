@@ -9,10 +9,13 @@
 #include "data/detectioninfo.h"
 #include "data/imagecodec.h"
 #include "data/imagesample.h"
+#include "data/maskcodec.h"
+#include "data/segmentationinfo.h"
 #include "export/onnxmodelfile.h"
 #include "store/runstore.h"
 #include "train/detector.h"
 #include "train/predictor.h"
+#include "train/segmenter.h"
 
 #include <nlohmann/json.hpp>
 
@@ -103,6 +106,89 @@ int predictBoxes(const Args& args, const std::string& modelPath,
     return failed ? 1 : 0;
 }
 
+// A segmentation's answer: each image's classes by their share of its pixels, and with --masks
+// DIR the masks as class-index PNGs (VOC's palette; with --overlay the images with their masks
+// laid over too).
+int predictMasks(const Args& args, const std::string& modelPath,
+                 const std::vector<std::string>& files) {
+    const auto batch = static_cast<std::size_t>(args.intValue("batch", 1, 4096).value_or(16));
+    const auto folder = args.value("masks");
+    if (args.flag("overlay") && !folder)
+        throw ConfigError("overlay", "--overlay writes beside the masks: give --masks DIR too");
+    if (folder)
+        requireEmptyExportFolder(*folder);
+    Segmenter segmenter(modelPath);
+    const std::vector<std::string>& names = segmenter.classNames();
+    nlohmann::json rows = nlohmann::json::array();
+    int failed = 0;
+    std::vector<std::string> pending;
+    std::vector<RgbImage> images;
+    const auto flush = [&] {
+        const auto answers = segmenter.segment(images);
+        for (std::size_t i = 0; i < pending.size(); ++i) {
+            const SegmentedPrediction& p = answers[i];
+            nlohmann::json shares = nlohmann::json::array();
+            if (!args.flag("json"))
+                std::printf("%s (%dx%d):", pending[i].c_str(), p.mask.width, p.mask.height);
+            for (std::size_t c = 0; c < names.size(); ++c) {
+                if (p.classShare[c] <= 0.0)
+                    continue;
+                shares.push_back({{"class", names[c]},
+                                  {"index", c},
+                                  {"share", p.classShare[c]},
+                                  {"confidence", p.meanConfidence[c]}});
+                if (!args.flag("json"))
+                    std::printf("  %s %.1f%%", names[c].c_str(), 100.0 * p.classShare[c]);
+            }
+            if (!args.flag("json"))
+                std::printf("\n");
+            nlohmann::json row = {{"file", pending[i]}, {"classes", shares}};
+            if (folder) {
+                const std::filesystem::path stem = std::filesystem::path(pending[i]).stem();
+                const std::string mask = (std::filesystem::path(*folder) / stem).string() + ".png";
+                writeMaskPng(mask, p.mask);
+                row["mask"] = mask;
+                if (args.flag("overlay")) {
+                    RgbImage overlay = images[i];
+                    overlayMask(overlay, p.mask, 0.5f);
+                    const std::string path =
+                        (std::filesystem::path(*folder) / stem).string() + "_overlay.png";
+                    writePng(path, overlay.width, overlay.height, 3, overlay.pixels);
+                    row["overlay"] = path;
+                }
+            }
+            rows.push_back(std::move(row));
+        }
+        pending.clear();
+        images.clear();
+    };
+    for (const std::string& file : files) {
+        try {
+            images.push_back(decodeImage(readWholeFile(file), file));
+            pending.push_back(file);
+        } catch (const DatasetError& e) {
+            ++failed;
+            std::fprintf(stderr, "trainbench-cli predict: error: %s (skipped)\n", e.what());
+            rows.push_back({{"file", file}, {"error", e.what()}});
+        }
+        if (images.size() == batch)
+            flush();
+    }
+    if (!images.empty())
+        flush();
+    if (args.flag("json"))
+        std::printf("%s\n", nlohmann::json{{"model", modelPath},
+                                           {"classes", names},
+                                           {"imgsz", segmenter.inputHeight()},
+                                           {"predictions", rows}}
+                                .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                                .c_str());
+    else if (folder)
+        std::printf("masks%s written to %s\n", args.flag("overlay") ? " and overlays" : "",
+                    folder->c_str());
+    return failed ? 1 : 0;
+}
+
 void printRow(const std::string& file, const std::vector<Prediction>& top) {
     std::printf("%s", file.c_str());
     for (const Prediction& p : top)
@@ -118,7 +204,8 @@ int cmdPredict(const Argv& argv) {
         std::puts(
             "usage: trainbench-cli predict RUN_ID|CHECKPOINT|MODEL.onnx IMAGE... [--top 5]\n"
             "                              [--batch 64] [--db PATH] [--no-db] [--json]\n"
-            "                              [--conf 0.25] [--iou 0.7] [--draw DIR]\n\n"
+            "                              [--conf 0.25] [--iou 0.7] [--draw DIR]\n"
+            "                              [--masks DIR [--overlay]]\n\n"
             "The most probable classes of each image (PNG or JPEG), as the model was trained to\n"
             "see them: a 1-channel model reads greyscale images, a 3-channel one RGB; an image\n"
             "of another size is resized and centre-cropped as ImageFolder validation does. The\n"
@@ -129,7 +216,13 @@ int cmdPredict(const Argv& argv) {
             "A detector's run (yolov8n, yolov8s) prints each image's boxes instead: class,\n"
             "confidence and x1 y1 x2 y2 in the image's own pixels (--json: a list per file),\n"
             "keeping those above --conf (default 0.25) after per-class suppression at --iou\n"
-            "(0.7), as Ultralytics predicts; --draw DIR writes each image with its boxes.");
+            "(0.7), as Ultralytics predicts; --draw DIR writes each image with its boxes.\n\n"
+            "A segmentation run (unet, fcn_resnet50, deeplabv3_resnet50) prints each image's\n"
+            "classes by their share of its pixels: the image resized whole to the run's input,\n"
+            "the scores resized back to the image's own size (bilinear) and the most probable\n"
+            "class taken at each pixel. --masks DIR writes each mask as a PNG of class indices\n"
+            "in VOC's palette (DIR/NAME.png, what VOC's SegmentationClass holds), and\n"
+            "--overlay beside it the image with the mask laid over (DIR/NAME_overlay.png).");
         return args.flag("help") ? 0 : 2;
     }
     const std::string& source = args.positional()[0];
@@ -142,6 +235,8 @@ int cmdPredict(const Argv& argv) {
     const std::vector<std::string> files(args.positional().begin() + 1, args.positional().end());
     if (Detector::holdsDetector(modelPath))
         return predictBoxes(args, modelPath, files);
+    if (Segmenter::holdsSegmenter(modelPath))
+        return predictMasks(args, modelPath, files);
     const int top = static_cast<int>(args.intValue("top", 1, 1 << 20).value_or(5));
     const auto batch = static_cast<std::size_t>(args.intValue("batch", 1, 4096).value_or(64));
     Predictor predictor(modelPath);

@@ -101,8 +101,11 @@ const std::vector<Command>& commands() {
          {}},
         {"predict",
          cmdPredict,
-         "the classes (or a detector's boxes) a trained model sees in image files",
-         {{"top", "batch", "db", "conf", "iou", "draw"}, {"json", "no-db"}, true},
+         "the classes (a detector's boxes, a segmentation's masks) a trained model sees in "
+         "image files",
+         {{"top", "batch", "db", "conf", "iou", "draw", "masks"},
+          {"json", "no-db", "overlay"},
+          true},
          {}},
         {"batch-find",
          cmdBatchFind,

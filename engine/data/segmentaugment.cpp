@@ -97,15 +97,19 @@ SegmentWarp trainingWarp(int width, int height, int size, const SegmentAugmentOp
     return w;
 }
 
-void warpSample(const SegmentedImage& in, const SegmentWarp& warp, int size, float* image,
-                int32_t* mask) {
+void warpImage(const RgbImage& in, const SegmentWarp& warp, int size, float* image) {
     const auto plane = static_cast<std::size_t>(size) * static_cast<std::size_t>(size);
-    resample(in.image, warp, size, [&](int x, int y, const double* rgb) {
+    resample(in, warp, size, [&](int x, int y, const double* rgb) {
         const std::size_t at = static_cast<std::size_t>(y) * static_cast<std::size_t>(size) +
                                static_cast<std::size_t>(x);
         for (std::size_t ch = 0; ch < 3; ++ch)
             image[ch * plane + at] = rgb ? static_cast<float>(rgb[ch] / 255.0) : 0.0f;
     });
+}
+
+void warpSample(const SegmentedImage& in, const SegmentWarp& warp, int size, float* image,
+                int32_t* mask) {
+    warpImage(in.image, warp, size, image);
     resampleMask(in.mask, warp, size, [&](int x, int y, uint8_t c) {
         mask[static_cast<std::size_t>(y) * static_cast<std::size_t>(size) +
              static_cast<std::size_t>(x)] = c;

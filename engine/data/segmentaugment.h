@@ -32,6 +32,8 @@ SegmentWarp resizeWarp(int width, int height, int size);
 SegmentWarp trainingWarp(int width, int height, int size, const SegmentAugmentOptions& options,
                          uint64_t seed);
 
+// The image alone, as warpSample writes it (a prediction's input).
+void warpImage(const RgbImage& in, const SegmentWarp& warp, int size, float* image);
 // The warped sample: `image` gets 3 x size x size floats in [0, 1] (channels first; 0 beyond
 // the source image), `mask` size x size classes (the ignore index beyond it).
 void warpSample(const SegmentedImage& in, const SegmentWarp& warp, int size, float* image,

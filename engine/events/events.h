@@ -118,12 +118,21 @@ struct DetectionReport {
 // A segmentation's validation, as torchvision's reference scripts score it: a confusion matrix
 // over every counted pixel (the ignore index left out), pixel accuracy, and each class's IoU and
 // their mean over the classes present (segment/segmentationconfusion.h).
+// One validation image's score: the mean IoU over the classes its mask or its prediction holds.
+struct ImageIoU {
+    int64_t index = 0; // in the validation split's order
+    double meanIoU = 0.0;
+};
+
 struct SegmentationReport {
     double meanIoU = 0.0, pixelAccuracy = 0.0;
     std::vector<std::string> classNames;
     std::vector<double> iou, classAccuracy; // per class; NaN where the class has none
     int64_t images = 0, pixels = 0;
     std::vector<int64_t> confusion; // classes x classes, row = true class, column = predicted
+    // The images the model did worst on, worst first (at most kKeptWorstImages): where to look.
+    std::vector<ImageIoU> worstImages;
+    static constexpr std::size_t kKeptWorstImages = 32;
 };
 
 // What one validation pass got right and wrong, class by class.

@@ -89,6 +89,14 @@ std::vector<double> valuesFromJson(const nlohmann::json& j) {
     return out;
 }
 
+// [[index, mean IoU], ...], worst first.
+nlohmann::json worstImagesToJson(const std::vector<ImageIoU>& images) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const ImageIoU& image : images)
+        out.push_back({image.index, image.meanIoU});
+    return out;
+}
+
 nlohmann::json segmentationToJson(const SegmentationReport& r) {
     return {{"mean_iou", r.meanIoU},
             {"pixel_accuracy", r.pixelAccuracy},
@@ -97,7 +105,8 @@ nlohmann::json segmentationToJson(const SegmentationReport& r) {
             {"class_accuracy", valuesOrNull(r.classAccuracy)},
             {"images", r.images},
             {"pixels", r.pixels},
-            {"confusion", matrixRows(r.confusion)}};
+            {"confusion", matrixRows(r.confusion)},
+            {"worst_images", worstImagesToJson(r.worstImages)}};
 }
 
 SegmentationReport segmentationFromJson(const nlohmann::json& j) {
@@ -110,6 +119,9 @@ SegmentationReport segmentationFromJson(const nlohmann::json& j) {
     r.images = j.at("images").get<int64_t>();
     r.pixels = j.at("pixels").get<int64_t>();
     r.confusion = matrixFromRows(j.at("confusion"), r.classNames.size());
+    if (j.contains("worst_images")) // runs stored before it was kept have none
+        for (const nlohmann::json& image : j.at("worst_images"))
+            r.worstImages.push_back({image.at(0).get<int64_t>(), image.at(1).get<double>()});
     return r;
 }
 

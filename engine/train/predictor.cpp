@@ -17,9 +17,8 @@ Predictor::Predictor(const std::string& path) : m_model(path) {
     // Its answer is a mask, not a list of classes: refused rather than read as a classifier's.
     if (m_model.graph().pixelLogits())
         throw ConfigError("model", path + " is a segmentation model (a class for every pixel): "
-                                          "predict lists classes and does not write masks yet; "
-                                          "its runs' validation gives mIoU per epoch, and export "
-                                          "--format onnx gives its (N, classes, H, W) scores");
+                                          "its answer is a mask (Segmenter; trainbench-cli "
+                                          "predict --masks DIR), not a ranking of classes");
     for (float s : m_model.card().stdDev)
         m_invStd.push_back(s > 1e-6f ? 1.0f / s : 1.0f); // as NormalizeDataset
 }

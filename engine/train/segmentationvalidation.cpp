@@ -20,6 +20,7 @@ bool validateSegmentation(Backend& backend, Graph& graph, DataLoader& loader, Te
     segment::SegmentationConfusion confusion(dataset.numClasses(), kIgnoreIndex);
     Tensor lossSum = backend.empty({2}, DType::F32), lossHost = Tensor::host({2}, DType::F32);
     Tensor logitsF32, logitsHost;
+    std::vector<ImageIoU> imageScores;
     double lossTotal = 0.0;
     int64_t images = 0, counted = 0;
     while (auto batch = loader.next()) {
@@ -38,6 +39,12 @@ bool validateSegmentation(Backend& backend, Graph& graph, DataLoader& loader, Te
         const std::vector<int32_t> predicted = segment::predictedClasses(
             logitsOnHost(backend, logits, logitsF32, logitsHost), n, logits.dim(1), hw);
         confusion.add(batch->labels.data<int32_t>(), predicted.data(), n * hw);
+        for (int64_t i = 0; i < n; ++i) {
+            segment::SegmentationConfusion image(dataset.numClasses(), kIgnoreIndex);
+            image.add(batch->labels.data<int32_t>() + i * hw, predicted.data() + i * hw, hw);
+            if (const segment::SegmentationScores s = image.scores(); s.pixels > 0)
+                imageScores.push_back({images + i, s.meanIoU});
+        }
         images += n;
         counted += pixels;
     }
@@ -51,6 +58,14 @@ bool validateSegmentation(Backend& backend, Graph& graph, DataLoader& loader, Te
     report.images = images;
     report.pixels = scores.pixels;
     report.confusion = confusion.counts();
+    const std::size_t kept = std::min(imageScores.size(), SegmentationReport::kKeptWorstImages);
+    std::partial_sort(imageScores.begin(), imageScores.begin() + static_cast<std::ptrdiff_t>(kept),
+                      imageScores.end(), [](const ImageIoU& a, const ImageIoU& b) {
+                          return a.meanIoU < b.meanIoU ||
+                                 (a.meanIoU == b.meanIoU && a.index < b.index);
+                      });
+    report.worstImages.assign(imageScores.begin(),
+                              imageScores.begin() + static_cast<std::ptrdiff_t>(kept));
     epoch.valLoss = counted ? lossTotal / static_cast<double>(counted) : 0.0;
     epoch.valAcc = scores.pixelAccuracy;
     epoch.validation = {};

@@ -3,4 +3,4 @@ set(TB_MODULE_SOURCES advisor.cpp checkpointer.cpp configchecks.cpp devicechoice
                       layerprofile.cpp llmmemory.cpp predictor.cpp profilecomparison.cpp pretrained.cpp pretrainedinput.cpp textgenerator.cpp tokenmetrics.cpp
                       detectionobjective.cpp detectionvalidation.cpp detector.cpp detectorevaluation.cpp detectorgallery.cpp
                       trainedmodel.cpp trainer.cpp
-                      segmentationvalidation.cpp validation.cpp validationtally.cpp)
+                      segmentationvalidation.cpp segmenter.cpp segmenterevaluation.cpp segmentergallery.cpp validation.cpp validationtally.cpp)

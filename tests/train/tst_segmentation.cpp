@@ -4,11 +4,19 @@
 // gives the same losses for any number of loader workers, resumes on the same trajectory, and
 // refuses a classifier on masks, a U-Net on classes and an output of another size. The report
 // survives the run store's JSON, classes without pixels included.
+#include "backend/devices.h"
 #include "core/errors.h"
+#include "data/shapesseg.h"
+#include "io/safetensors.h"
+#include "nn/graph.h"
+#include "nn/modelzoo.h"
 #include "store/validationreportjson.h"
+#include "support/layouttensors.h"
 #include "support/runlog.h"
 #include "train/detectionvalidation.h"
 #include "train/predictor.h"
+#include "train/segmenter.h"
+#include "train/segmenterevaluation.h"
 #include "train/trainer.h"
 
 #include <QTemporaryDir>
@@ -16,6 +24,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <set>
 
 using namespace tb;
 
@@ -125,6 +134,17 @@ private slots:
             QVERIFY(std::fabs(r.meanIoU - sum / present) < 1e-12);
             QCOMPARE(fitnessOf(e), r.meanIoU);
             QVERIFY(std::isfinite(e.valLoss) && e.valLoss > 0);
+            // The worst images kept, worst first, each once; a whole split's worst is below
+            // its mean.
+            QCOMPARE(r.worstImages.size(), SegmentationReport::kKeptWorstImages);
+            std::set<int64_t> seen;
+            for (std::size_t i = 0; i < r.worstImages.size(); ++i) {
+                const ImageIoU& image = r.worstImages[i];
+                QVERIFY(image.index >= 0 && image.index < kValidationImages);
+                QVERIFY(seen.insert(image.index).second);
+                QVERIFY(i == 0 || image.meanIoU >= r.worstImages[i - 1].meanIoU);
+            }
+            QVERIFY(r.worstImages.front().meanIoU < r.meanIoU);
         }
         // It learns the shapes, not only the background (which alone scores 1/6 of the mean).
         const double first = m_log.epochs.front().validation.segmentation->meanIoU;
@@ -146,6 +166,73 @@ private slots:
             error = e.what();
         }
         QVERIFY2(error.contains("is a segmentation model"), qPrintable(error));
+    }
+
+    // evaluate measures the checkpoint as the last epoch's validation did: the same matrix over
+    // the same pixels, the same worst images, the same loss.
+    void evaluateReproducesValidation() {
+        const SegmenterEvaluation e = evaluateSegmenter(m_finished.checkpoint, 16, 2);
+        const EpochEvent& last = m_log.epochs.back();
+        const SegmentationReport& r = *last.validation.segmentation;
+        QCOMPARE(e.imageSize, 32);
+        QCOMPARE(e.report.images, int64_t{kValidationImages});
+        QCOMPARE(e.report.confusion, r.confusion);
+        QCOMPARE(e.report.meanIoU, r.meanIoU);
+        QCOMPARE(e.report.worstImages.size(), r.worstImages.size());
+        QCOMPARE(e.report.worstImages.front().index, r.worstImages.front().index);
+        QVERIFY(std::fabs(e.loss - last.valLoss) <= 1e-6 * last.valLoss);
+    }
+
+    // predict's masks are the image's size and the model's answer: at the input size they agree
+    // with the truth about as often as validation's pixel accuracy says; the same scene at
+    // twice the size (each pixel four times, which the resize's footprint averaging turns back
+    // into the same input) gives the same mask, twice as large, but where the bilinear scores
+    // cross between pixel centres.
+    void predictedMasksFollowTheImage() {
+        Segmenter segmenter(m_finished.checkpoint);
+        QCOMPARE(segmenter.inputHeight(), 32);
+        const ShapesSegSource scenes(16, 32, 77, "t");
+        std::vector<RgbImage> small, large;
+        std::vector<ClassMask> truth;
+        for (int64_t i = 0; i < scenes.size(); ++i) {
+            SegmentedImage scene;
+            scenes.load(i, scene);
+            small.push_back(scene.image);
+            truth.push_back(scene.mask);
+            RgbImage twice{64, 64, std::vector<uint8_t>(64 * 64 * 3)};
+            for (int y = 0; y < 64; ++y)
+                for (int x = 0; x < 64; ++x)
+                    for (int c = 0; c < 3; ++c)
+                        twice.pixels[(y * 64 + x) * 3 + c] =
+                            scene.image.pixels[((y / 2) * 32 + x / 2) * 3 + c];
+            large.push_back(std::move(twice));
+        }
+        const auto atInput = segmenter.segment(small), doubled = segmenter.segment(large);
+        int64_t right = 0, counted = 0, same = 0;
+        for (std::size_t i = 0; i < atInput.size(); ++i) {
+            QCOMPARE(atInput[i].mask.width, 32);
+            QCOMPARE(doubled[i].mask.height, 64);
+            double shares = 0;
+            for (double share : atInput[i].classShare)
+                shares += share;
+            QVERIFY(std::fabs(shares - 1.0) < 1e-9);
+            for (std::size_t p = 0; p < 32 * 32; ++p) {
+                const uint8_t t = truth[i].classes[p];
+                counted += t != kMaskIgnore;
+                right += t != kMaskIgnore && t == atInput[i].mask.classes[p];
+            }
+            for (int y = 0; y < 64; ++y)
+                for (int x = 0; x < 64; ++x)
+                    same += doubled[i].mask.classes[static_cast<std::size_t>(y * 64 + x)] ==
+                            atInput[i].mask.classes[static_cast<std::size_t>((y / 2) * 32 + x / 2)];
+        }
+        const double accuracy = static_cast<double>(right) / static_cast<double>(counted);
+        const double agreement = static_cast<double>(same) / (16.0 * 64 * 64);
+        const double validation = m_log.epochs.back().valAcc;
+        qInfo("pixel accuracy %.3f (validation's %.3f); doubled image agrees on %.3f", accuracy,
+              validation, agreement);
+        QVERIFY(std::fabs(accuracy - validation) < 0.1);
+        QVERIFY(agreement > 0.9);
     }
 
     void sameLossesForAnyWorkerCount() {
@@ -241,6 +328,47 @@ private slots:
         QCOMPARE(c.toJson().at("data.image_size").get<int>(), 128);
     }
 
+    // torchvision's FCN with its reference recipe (SGD at 0.02, weight decay 1e-4, the poly
+    // schedule, 4 images a batch, the auxiliary head) trains through the same loop: both heads
+    // and the backbone learn, and the logged loss adds half the auxiliary head's, as
+    // torchvision's reference logs it (at the start each head's is about ln 6).
+    void torchvisionModelTrainsWithItsRecipe() {
+        QTemporaryDir dir;
+        RunConfig c;
+        c.set("model", "fcn_resnet50");
+        c.set("dataset", "shapes-seg");
+        const nlohmann::json j = c.toJson();
+        QCOMPARE(j.at("optimizer").get<std::string>(), std::string("sgd"));
+        QCOMPARE(j.at("lr").get<double>(), 0.02);
+        QCOMPARE(j.at("weight_decay").get<double>(), 0.0001);
+        QCOMPARE(j.at("lr_schedule").get<std::string>(), std::string("poly"));
+        QCOMPARE(j.at("batch_size").get<int>(), 4);
+        QVERIFY(j.at("model.aux_loss").get<bool>());
+        c.set("data.synthetic_samples", "20");
+        c.set("max_epochs", "1");
+        c.set("max_steps", "3");
+        c.set("log_every_n_steps", "1");
+        c.set("threads", "2");
+        c.set("device", "cpu");
+        c.set("checkpoint_dir", dir.path().toStdString());
+        test::RunLog log;
+        const RunFinishedEvent f = Trainer(c, log).run();
+        QCOMPARE(status(f.status), QString("completed"));
+        const std::vector<double> losses = log.losses();
+        QCOMPARE(losses.size(), std::size_t{3});
+        QVERIFY2(losses[0] > 1.3 * std::log(6.0), qPrintable(QString::number(losses[0])));
+
+        auto backend = createCpuBackend(1);
+        Graph initial(modelSpec("fcn_resnet50", {3, 32, 32}, 6, {{"aux_loss", true}}), *backend,
+                      DType::F32, c.seed);
+        const auto before = test::hostStateOf(*backend, initial);
+        const auto after = readSafetensors(f.checkpoint).tensors;
+        for (const char* name :
+             {"backbone.conv1.weight", "backbone.layer4.2.conv2.weight", "classifier.4.weight",
+              "aux_classifier.0.weight", "aux_classifier.4.bias"})
+            QVERIFY2(!test::sameValues(after.at(name), before.at(name)), name);
+    }
+
     void reportSurvivesTheStore() {
         ValidationReport r;
         SegmentationReport s;
@@ -252,6 +380,7 @@ private slots:
         s.images = 3;
         s.pixels = 45;
         s.confusion = {20, 2, 0, 3, 20, 0, 0, 0, 0};
+        s.worstImages = {{2, 0.25}, {0, 0.5}};
         r.segmentation = s;
         const ValidationReport back = validationReportFromText(validationReportToText(r));
         QVERIFY(back.segmentation.has_value());
@@ -264,6 +393,9 @@ private slots:
         QVERIFY(std::isnan(back.segmentation->classAccuracy[2]));
         QCOMPARE(back.segmentation->pixels, int64_t{45});
         QCOMPARE(back.segmentation->confusion, s.confusion);
+        QCOMPARE(back.segmentation->worstImages.size(), std::size_t{2});
+        QCOMPARE(back.segmentation->worstImages[0].index, int64_t{2});
+        QCOMPARE(back.segmentation->worstImages[1].meanIoU, 0.5);
     }
 
 private:
