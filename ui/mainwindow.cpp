@@ -186,7 +186,8 @@ void MainWindow::connectController() {
             // The config key the failure names gets the focus once the form is enabled again.
             m_focusAfterRun = QString::fromStdString(e.failure.subject);
         } else {
-            m_log->addRunEnding(e, m_predictions->showsDetector());
+            m_log->addRunEnding(e, m_predictions->showsDetector(),
+                                m_predictions->meanIoUOfEpoch(e.summary.bestEpoch));
         }
     });
     connect(c, &RunController::tick, m_charts, &ChartsPanel::replot);

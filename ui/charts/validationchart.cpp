@@ -33,6 +33,7 @@ ValidationChart::ValidationChart(QWidget* parent)
           epochGraph(plot(), plot()->yAxis, tr("train loss"), seriesColor(0), Qt::DashLine)),
       m_valAcc(epochGraph(plot(), plot()->yAxis2, tr("val acc"), seriesColor(2), Qt::SolidLine)),
       m_map50(epochGraph(plot(), plot()->yAxis2, tr("mAP50"), seriesColor(4), Qt::DotLine)),
+      m_meanIoU(epochGraph(plot(), plot()->yAxis2, tr("mIoU"), seriesColor(5), Qt::SolidLine)),
       m_bestMarker(new QCPItemTracer(plot())), m_bestLabel(new QCPItemText(plot())) {
     plot()->xAxis->setLabel(tr("epoch"));
     plot()->yAxis->setLabel(tr("loss"));
@@ -69,14 +70,27 @@ void ValidationChart::showDetection(bool on) {
     plot()->yAxis2->setLabel(on ? tr("mAP (%)") : tr("accuracy (%)"));
 }
 
+// A segmentation's epochs: the pixel accuracy beside the mean IoU, which picks the best epoch.
+void ValidationChart::showSegmentation(bool on) {
+    m_segmentation = on;
+    m_valAcc->setName(on ? tr("pixel acc") : tr("val acc"));
+    m_meanIoU->setVisible(on);
+    m_meanIoU->removeFromLegend();
+    if (on)
+        m_meanIoU->addToLegend();
+    plot()->yAxis2->setLabel(on ? tr("accuracy, IoU (%)") : tr("accuracy (%)"));
+    m_bestMarker->setPen(QPen(seriesColor(on ? 5 : 2), 2));
+}
+
 void ValidationChart::reset() {
     showDetection(false);
+    showSegmentation(false);
     m_epochs.clear();
     m_bestIndex = -1;
     m_epochExtent = {};
     m_lossExtent = {};
     m_accExtent = {};
-    for (QCPGraph* g : {m_valLoss, m_trainLoss, m_valAcc, m_map50})
+    for (QCPGraph* g : {m_valLoss, m_trainLoss, m_valAcc, m_map50, m_meanIoU})
         g->data()->clear();
     placeBestMarker();
     markDirty();
@@ -88,7 +102,9 @@ void ValidationChart::addEpochs(const std::vector<EpochEvent>& epochs) {
         return;
     if (epochs.front().validation.detection && !m_detection)
         showDetection(true);
-    QVector<QCPGraphData> valLoss, trainLoss, valAcc, map50;
+    if (epochs.front().validation.segmentation && !m_segmentation)
+        showSegmentation(true);
+    QVector<QCPGraphData> valLoss, trainLoss, valAcc, map50, meanIoU;
     for (const EpochEvent& e : epochs) {
         const double key = static_cast<double>(e.epoch);
         const double acc = e.valAcc * 100.0;
@@ -98,6 +114,10 @@ void ValidationChart::addEpochs(const std::vector<EpochEvent>& epochs) {
         if (e.validation.detection) {
             map50.append({key, e.validation.detection->map50 * 100.0});
             m_accExtent.include(map50.back().value);
+        }
+        if (e.validation.segmentation) {
+            meanIoU.append({key, e.validation.segmentation->meanIoU * 100.0});
+            m_accExtent.include(meanIoU.back().value);
         }
         m_epochExtent.include(key);
         m_lossExtent.include(e.valLoss);
@@ -111,6 +131,7 @@ void ValidationChart::addEpochs(const std::vector<EpochEvent>& epochs) {
     m_trainLoss->data()->add(trainLoss, true);
     m_valAcc->data()->add(valAcc, true);
     m_map50->data()->add(map50, true);
+    m_meanIoU->data()->add(meanIoU, true);
     placeBestMarker();
     markDirty();
 }
@@ -119,7 +140,7 @@ void ValidationChart::placeBestMarker() {
     const bool any = m_bestIndex >= 0;
     // Attached to the accuracy line only while it has points (an empty graph makes the tracer
     // complain on every replot).
-    m_bestMarker->setGraph(any ? m_valAcc : nullptr);
+    m_bestMarker->setGraph(any ? fitnessGraph() : nullptr);
     m_bestMarker->setVisible(any);
     m_bestLabel->setVisible(any);
     if (!any)
@@ -127,8 +148,10 @@ void ValidationChart::placeBestMarker() {
     const EpochEvent& best = m_epochs[m_bestIndex];
     m_bestMarker->setGraphKey(static_cast<double>(best.epoch));
     m_bestLabel->setText(
-        (m_detection ? tr("best mAP50-95 %1% (epoch %2)") : tr("best %1% (epoch %2)"))
-            .arg(best.valAcc * 100.0, 0, 'f', 1)
+        (m_detection      ? tr("best mAP50-95 %1% (epoch %2)")
+         : m_segmentation ? tr("best mIoU %1% (epoch %2)")
+                          : tr("best %1% (epoch %2)"))
+            .arg((m_segmentation ? fitnessOf(best) : best.valAcc) * 100.0, 0, 'f', 1)
             .arg(best.epoch));
     // The label leans towards the middle of the chart so it is never cut off at either end.
     const bool rightHalf =
@@ -152,14 +175,19 @@ void ValidationChart::fitToData() {
 }
 
 void ValidationChart::writeCsv(QTextStream& out) const {
-    out << (m_detection ? "epoch,step,train_loss,val_loss,map50_95_percent,map50_percent\n"
-                        : "epoch,step,train_loss,val_loss,val_acc_percent\n");
+    out << (m_detection      ? "epoch,step,train_loss,val_loss,map50_95_percent,map50_percent\n"
+            : m_segmentation ? "epoch,step,train_loss,val_loss,pixel_acc_percent,miou_percent\n"
+                             : "epoch,step,train_loss,val_loss,val_acc_percent\n");
     for (const EpochEvent& e : m_epochs) {
         out << e.epoch << ',' << e.step << ',' << csvField(e.trainLoss) << ','
             << csvField(e.valLoss) << ',' << csvField(e.valAcc * 100.0);
         if (m_detection)
             out << ','
                 << csvField(e.validation.detection ? e.validation.detection->map50 * 100.0 : 0.0);
+        if (m_segmentation)
+            out << ','
+                << csvField(e.validation.segmentation ? e.validation.segmentation->meanIoU * 100.0
+                                                      : 0.0);
         out << '\n';
     }
 }

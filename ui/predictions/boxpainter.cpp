@@ -47,6 +47,19 @@ QImage toQImage(const RgbImage& image) {
         .copy(); // owns its pixels
 }
 
+RgbImage fromQImage(const QImage& image) {
+    const QImage rgb = image.convertToFormat(QImage::Format_RGB888);
+    RgbImage out;
+    out.width = rgb.width();
+    out.height = rgb.height();
+    out.pixels.resize(static_cast<std::size_t>(out.width) * static_cast<std::size_t>(out.height) *
+                      3);
+    for (int y = 0; y < rgb.height(); ++y)
+        std::copy_n(rgb.constScanLine(y), out.width * 3,
+                    out.pixels.begin() + static_cast<std::ptrdiff_t>(y) * out.width * 3);
+    return out;
+}
+
 namespace {
 
 // The image scaled for the view, a painter on it, and the scale from the image's pixels.

@@ -14,6 +14,8 @@
 namespace tb::ui {
 
 QImage toQImage(const RgbImage& image);
+// Any image Qt reads, as 8-bit RGB (what the models take).
+RgbImage fromQImage(const QImage& image);
 
 // `image` scaled to fit side x side (aspect kept), with `truth` (pixels of the image) dashed and
 // the `detections` of at least `minConfidence` solid; names from `classNames`.

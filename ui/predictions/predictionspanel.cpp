@@ -8,6 +8,8 @@
 #include "predictions/detectionpage.h"
 #include "predictions/generatepanel.h"
 #include "predictions/sampleimage.h"
+#include "predictions/segmentationgallery.h"
+#include "predictions/segmentationpage.h"
 #include "predictions/tryitpanel.h"
 #include "train/tokenmetrics.h"
 
@@ -37,7 +39,7 @@ PredictionsPanel::PredictionsPanel(QWidget* parent)
       m_missesNote(new QLabel(this)), m_misses(new QListWidget(this)),
       m_tryIt(new TryItPanel(this)), m_pages(new QStackedWidget(this)),
       m_samples(new QPlainTextEdit(this)), m_generate(new GeneratePanel(this)),
-      m_detection(new DetectionPage(this)) {
+      m_detection(new DetectionPage(this)), m_segmentation(new SegmentationPage(this)) {
     setObjectName(QStringLiteral("predictions-panel"));
     m_epochPicker->setObjectName(QStringLiteral("predictions-epoch"));
     m_epochPicker->setAccessibleName(tr("Epoch shown"));
@@ -125,6 +127,7 @@ PredictionsPanel::PredictionsPanel(QWidget* parent)
     m_pages->addWidget(split);
     m_pages->addWidget(language);
     m_pages->addWidget(m_detection);
+    m_pages->addWidget(m_segmentation);
     // Only the page shown asks for room: a stacked widget otherwise takes the widest page's
     // minimum, and the language page would scroll sideways for the classifier's.
     connect(m_pages, &QStackedWidget::currentChanged, this, [this](int current) {
@@ -135,6 +138,7 @@ PredictionsPanel::PredictionsPanel(QWidget* parent)
     });
     language->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
     m_detection->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
+    m_segmentation->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(header);
     layout->addWidget(m_pages, 1);
@@ -154,6 +158,25 @@ bool PredictionsPanel::showsDetector() const {
     return m_pages->currentIndex() == 2;
 }
 
+bool PredictionsPanel::showsSegmentation() const {
+    return m_pages->currentIndex() == 3;
+}
+
+std::optional<double> PredictionsPanel::meanIoUOfEpoch(int64_t epoch) const {
+    for (const EpochEvent& e : m_epochs)
+        if (e.epoch == epoch && e.validation.segmentation)
+            return e.validation.segmentation->meanIoU;
+    return std::nullopt;
+}
+
+std::vector<int64_t> PredictionsPanel::newestWorstImages() const {
+    std::vector<int64_t> indices;
+    if (!m_epochs.empty() && m_epochs.back().validation.segmentation)
+        for (const ImageIoU& image : m_epochs.back().validation.segmentation->worstImages)
+            indices.push_back(image.index);
+    return indices;
+}
+
 void PredictionsPanel::beginRun(const QString& runId) {
     m_pages->setCurrentIndex(0);
     m_epochRow->setVisible(true);
@@ -169,6 +192,7 @@ void PredictionsPanel::beginRun(const QString& runId) {
     m_epochPicker->setEnabled(false);
     m_confusion->setReport({});
     m_detection->clear();
+    m_segmentation->clear();
     m_misses->clear();
     m_summary->setText(runId.isEmpty()
                            ? tr("No run yet.")
@@ -181,14 +205,15 @@ void PredictionsPanel::addEpochs(const std::vector<EpochEvent>& epochs) {
     for (const EpochEvent& e : epochs) {
         if (!e.sample.empty())
             addSample(e);
-        if (e.validation.classes == 0 && !e.validation.detection)
+        if (e.validation.classes == 0 && !e.validation.detection && !e.validation.segmentation)
             continue; // a language model's, or recorded before the store kept reports
         m_epochs.push_back(e);
         m_epochPicker->addItem(
-            e.validation.detection
-                ? tr("%1 (mAP50-95 %2)")
-                      .arg(e.epoch)
-                      .arg(e.validation.detection->map5095, 0, 'f', 3)
+            e.validation.detection ? tr("%1 (mAP50-95 %2)")
+                                         .arg(e.epoch)
+                                         .arg(e.validation.detection->map5095, 0, 'f', 3)
+            : e.validation.segmentation
+                ? tr("%1 (mIoU %2)").arg(e.epoch).arg(e.validation.segmentation->meanIoU, 0, 'f', 3)
                 : tr("%1 (val acc %2%)").arg(e.epoch).arg(100.0 * e.valAcc, 0, 'f', 1));
     }
     m_epochPicker->setEnabled(!m_epochs.empty());
@@ -207,6 +232,8 @@ void PredictionsPanel::setCheckpoint(const QString& path) {
         m_generate->setCheckpoint(path);
     else if (showsDetector())
         m_detection->gallery()->setCheckpoint(path);
+    else if (showsSegmentation())
+        m_segmentation->gallery()->setCheckpoint(path, newestWorstImages());
     else
         m_tryIt->setCheckpoint(path);
 }
@@ -253,6 +280,16 @@ void PredictionsPanel::show(const EpochEvent& epoch) {
         }
         m_detection->setReport(*r.detection);
         m_summary->setText(DetectionPage::summaryOf(*r.detection));
+        return;
+    }
+    if (r.segmentation) {
+        if (!showsSegmentation()) {
+            m_pages->setCurrentIndex(3);
+            if (!m_checkpoint.isEmpty())
+                m_segmentation->gallery()->setCheckpoint(m_checkpoint, newestWorstImages());
+        }
+        m_segmentation->setReport(*r.segmentation);
+        m_summary->setText(SegmentationPage::summaryOf(*r.segmentation, epoch.valLoss));
         return;
     }
     m_confusion->setReport(r);

@@ -3,13 +3,15 @@
 // a grid of misclassified validation samples with their true and predicted class; right: the
 // Try it panel. An epoch picker shows any epoch of the run; it follows the newest until the
 // user picks another. A language model's run shows instead the text it wrote after each epoch
-// and the Generate panel; a detector's, its DetectionPage.
+// and the Generate panel; a detector's, its DetectionPage; a segmentation's, its
+// SegmentationPage.
 #pragma once
 
 #include "events/events.h"
 
 #include <QWidget>
 
+#include <optional>
 #include <vector>
 
 class QComboBox;
@@ -24,6 +26,7 @@ namespace tb::ui {
 class ConfusionModel;
 class DetectionPage;
 class GeneratePanel;
+class SegmentationPage;
 class TryItPanel;
 
 class PredictionsPanel : public QWidget {
@@ -55,6 +58,11 @@ public:
     // Whether the run shown is a detector's (its epochs carry a DetectionReport).
     bool showsDetector() const;
     DetectionPage* detectionPage() const { return m_detection; }
+    // Whether the run shown is a segmentation's (its epochs carry a SegmentationReport).
+    bool showsSegmentation() const;
+    SegmentationPage* segmentationPage() const { return m_segmentation; }
+    // A segmentation epoch's mean IoU; none for other runs or an epoch not shown.
+    std::optional<double> meanIoUOfEpoch(int64_t epoch) const;
     QPlainTextEdit* epochSamplesView() const { return m_samples; }
 
 signals:
@@ -64,6 +72,8 @@ signals:
 private:
     void show(const EpochEvent& epoch);
     void addSample(const EpochEvent& epoch);
+    // The validation images the newest epoch scored worst: the gallery shows those first.
+    std::vector<int64_t> newestWorstImages() const;
 
     std::vector<EpochEvent> m_epochs;
     bool m_followNewest = true;
@@ -75,10 +85,12 @@ private:
     QLabel* m_missesNote;
     QListWidget* m_misses;
     TryItPanel* m_tryIt;
-    QStackedWidget* m_pages; // the classifier's page, the language model's, the detector's
+    // The classifier's page, the language model's, the detector's, the segmentation's.
+    QStackedWidget* m_pages;
     QPlainTextEdit* m_samples;
     GeneratePanel* m_generate;
     DetectionPage* m_detection;
+    SegmentationPage* m_segmentation;
     QString m_checkpoint;
     QString m_runId;
 };

@@ -3,12 +3,17 @@
 #include "datasetpanel.h"
 
 #include "predictions/boxpainter.h"
+#include "predictions/maskpainter.h"
 #include "status/wrappinglabel.h"
 
 #include "core/errors.h"
+#include "data/dataloader.h"
 #include "data/datasets.h"
 #include "data/detectiondataset.h"
 #include "data/detectioninfo.h"
+#include "data/rawsplits.h"
+#include "data/segmentationdataset.h"
+#include "data/segmentationinfo.h"
 #include "data/textdataset.h"
 
 #include <QCheckBox>
@@ -109,6 +114,49 @@ QImage detectionGrid(const DetectionDataset& set, bool augmented) {
     return grid;
 }
 
+// A segmentation set's first images with their masks laid over, as the model sees them
+// (resized to the input) or as the first epoch of a run with the default seed draws them.
+QImage segmentationGrid(const SegmentationDataset& set, bool augmented) {
+    constexpr int kColumns = 4, kCell = kGridColumns * kCellPixels / kColumns, kImages = 8;
+    const int count = static_cast<int>(std::min<int64_t>(kImages, set.size()));
+    if (count == 0)
+        return {};
+    const int rows = (count + kColumns - 1) / kColumns;
+    QImage grid(kColumns * kCell, rows * kCell, QImage::Format_RGB32);
+    grid.fill(Qt::black);
+    QPainter painter(&grid);
+    for (int i = 0; i < count; ++i) {
+        const SegmentedImage sample =
+            set.segmentedSample(i, augmented ? sampleSeed(epochSeed(0, 0), i) : 0);
+        const QImage tile = paintMask(sample.image, &sample.mask, 0.55f, kCell - 2);
+        painter.drawImage((i % kColumns) * kCell + 1 + (kCell - 2 - tile.width()) / 2,
+                          (i / kColumns) * kCell + 1 + (kCell - 2 - tile.height()) / 2, tile);
+    }
+    return grid;
+}
+
+// "Pixels: background 90.1%, circle 3.2%, ...; 5.5% ignored (object borders). Images with
+// each class: circle 1,120, ..."
+QString pixelSummary(const SegmentationSplitStats& st, const std::vector<std::string>& names) {
+    const double counted = std::max<double>(1.0, double(st.pixels));
+    QStringList shares, images;
+    for (std::size_t c = 0; c < names.size() && c < st.pixelsPerClass.size(); ++c) {
+        shares << QStringLiteral("%1 %2%")
+                      .arg(QString::fromStdString(names[c]))
+                      .arg(100.0 * double(st.pixelsPerClass[c]) / counted, 0, 'f', 1);
+        images << QStringLiteral("%1 %L2")
+                      .arg(QString::fromStdString(names[c]))
+                      .arg(st.imagesPerClass[c]);
+    }
+    const double all = std::max<double>(1.0, double(st.pixels + st.ignored));
+    return QStringLiteral("Pixels of the %L1 training images: %2; %3% ignored (255: object "
+                          "borders). Images holding each class: %4")
+        .arg(st.images)
+        .arg(shares.join(QStringLiteral(", ")))
+        .arg(100.0 * double(st.ignored) / all, 0, 'f', 1)
+        .arg(images.join(QStringLiteral(", ")));
+}
+
 // "1,234 boxes in 640 images (1 to 8 an image, 1.9 on average, 12 without any); COCO's sizes at
 // 96 px: 40% small, 52% medium, 8% large; circle 250, square 260, ..."
 QString boxSummary(const DetectionSplitStats& st, const std::vector<std::string>& names,
@@ -166,8 +214,19 @@ DatasetFacts openFacts(DataConfig data) {
         }
         const auto* detection = dynamic_cast<const DetectionDataset*>(splits.train.get());
         f.grid = detection ? detectionGrid(*detection, false) : sampleGrid(*splits.train);
+        if (isSegmentationDataset(data.name)) {
+            // The raw split: the normalised one's samples are no longer 8-bit pixels.
+            const RawSplits raw = openRawSplits(data, 0);
+            const auto& set = dynamic_cast<const SegmentationDataset&>(*raw.train);
+            f.grid = segmentationGrid(set, false);
+            if (set.augmented())
+                f.augmentedGrid = segmentationGrid(set, true);
+            f.augmentations = QStringLiteral("scale, crop, flip");
+            f.boxes = pixelSummary(segmentationStats(set.source()), set.classNames());
+        }
         if (detection) {
             f.augmentedGrid = detectionGrid(*detection, true);
+            f.augmentations = QStringLiteral("mosaic, scale, flip, colour");
             f.boxes = boxSummary(detectionStats(detection->source(), detection->imageSize()),
                                  detection->classNames(), detection->imageSize());
         }
@@ -205,8 +264,7 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     : QWidget(parent), m_picker(new QComboBox(this)), m_root(new QLineEdit(this)),
       m_summary(new WrappingLabel(this)), m_classes(new WrappingLabel(this)),
       m_samples(new QLabel(this)), m_boxes(new WrappingLabel(this)),
-      m_augmented(new QCheckBox(tr("As training draws them (mosaic, scale, flip, colour)"), this)),
-      m_error(new WrappingLabel(this)) {
+      m_augmented(new QCheckBox(this)), m_error(new WrappingLabel(this)) {
     m_picker->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_picker->setMinimumContentsLength(16); // spec paths can be long
     m_picker->setObjectName(QStringLiteral("dataset"));
@@ -247,7 +305,7 @@ DatasetPanel::DatasetPanel(QWidget* parent)
     m_boxes->hide();
     m_augmented->setObjectName(QStringLiteral("dataset-augmented"));
     m_augmented->setToolTip(tr("The same images after the first epoch's augmentation, their "
-                               "boxes moved with them"));
+                               "boxes or masks moved with them"));
     m_augmented->hide();
     connect(m_augmented, &QCheckBox::toggled, this, [this](bool on) {
         m_samples->setPixmap(QPixmap::fromImage(on ? m_facts.augmentedGrid : m_facts.grid));
@@ -335,6 +393,7 @@ void DatasetPanel::showFacts() {
     m_boxes->setVisible(m_facts.ok && !m_facts.boxes.isEmpty());
     m_boxes->setWrappedText(m_facts.boxes);
     m_augmented->setVisible(m_facts.ok && !m_facts.augmentedGrid.isNull());
+    m_augmented->setText(tr("As training draws them (%1)").arg(m_facts.augmentations));
     if (!m_facts.ok) {
         m_summary->setWrappedText(tr("Cannot open this dataset:"));
         m_error->setWrappedText(m_facts.error);

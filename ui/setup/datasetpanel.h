@@ -32,9 +32,12 @@ struct DatasetFacts {
     QStringList classNames;
     QImage grid; // a few samples side by side; null for non-image data
     // A detection set's: its boxes counted (per image, per class, COCO's sizes), and the same
-    // samples as the first epoch's augmentation draws them (mosaic, affine, HSV, flip).
+    // samples as the first epoch's augmentation draws them (mosaic, affine, HSV, flip); a
+    // segmentation set's: each class's share of the pixels and the images holding it, and the
+    // samples with their masks as the first epoch draws them (scale, crop, flip).
     QString boxes;
     QImage augmentedGrid;
+    QString augmentations; // what that draw does, for its check box: "mosaic, scale, flip, colour"
     // Text: tokens, not classes; an excerpt of the training text as the samples.
     bool text = false;
     QString excerpt;

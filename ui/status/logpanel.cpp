@@ -59,19 +59,25 @@ void LogPanel::addAdvice(const AdviceEvent& advice) {
     append(html);
 }
 
-void LogPanel::addRunEnding(const RunFinishedEvent& run, bool detector) {
+void LogPanel::addRunEnding(const RunFinishedEvent& run, bool detector,
+                            std::optional<double> bestMeanIoU) {
     const QString status = QString::fromStdString(toString(run.status));
     const RunSummary& s = run.summary;
-    addMessage(LogLevel::Info, s.bestEpoch == 0
-                                   ? tr("run %1 before its first validation").arg(status)
-                               : detector ? tr("run %1; best mAP50-95 %2 at epoch %3")
-                                                .arg(status)
-                                                .arg(s.bestValAcc, 0, 'f', 3)
-                                                .arg(s.bestEpoch)
-                                          : tr("run %1; best validation accuracy %2% at epoch %3")
-                                                .arg(status)
-                                                .arg(s.bestValAcc * 100.0, 0, 'f', 2)
-                                                .arg(s.bestEpoch));
+    addMessage(LogLevel::Info,
+               s.bestEpoch == 0 ? tr("run %1 before its first validation").arg(status)
+               : detector       ? tr("run %1; best mAP50-95 %2 at epoch %3")
+                                .arg(status)
+                                .arg(s.bestValAcc, 0, 'f', 3)
+                                .arg(s.bestEpoch)
+               : bestMeanIoU ? tr("run %1; best mIoU %2 at epoch %3 (pixel accuracy %4%)")
+                                   .arg(status)
+                                   .arg(*bestMeanIoU, 0, 'f', 3)
+                                   .arg(s.bestEpoch)
+                                   .arg(s.bestValAcc * 100.0, 0, 'f', 2)
+                             : tr("run %1; best validation accuracy %2% at epoch %3")
+                                   .arg(status)
+                                   .arg(s.bestValAcc * 100.0, 0, 'f', 2)
+                                   .arg(s.bestEpoch));
 }
 
 void LogPanel::clear() {

@@ -6,6 +6,8 @@
 
 #include <QWidget>
 
+#include <optional>
+
 class QTextBrowser;
 
 namespace tb::ui {
@@ -20,7 +22,10 @@ public:
     void addAdvice(const tb::AdviceEvent& advice);
     // How a run that did not fail ended, with its best epoch: by validation accuracy, or by
     // mAP50-95 for a detector.
-    void addRunEnding(const tb::RunFinishedEvent& run, bool detector);
+    // The run's last line: its best epoch by its validation score (a detector's mAP50-95, a
+    // segmentation's mIoU when given, else the accuracy).
+    void addRunEnding(const tb::RunFinishedEvent& run, bool detector,
+                      std::optional<double> bestMeanIoU = std::nullopt);
     void clear();
     QString plainText() const;
 
