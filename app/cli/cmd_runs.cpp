@@ -121,7 +121,7 @@ void requireArgs(const Args& args, std::size_t count, const char* usage, bool at
 }
 
 std::vector<std::pair<std::string, std::string>> summaryRows(const RunRecord& r) {
-    return {
+    std::vector<std::pair<std::string, std::string>> rows{
         {"name", r.name.empty() ? "-" : r.name},
         {"status", toString(r.status)},
         {"started", localTime(r.startedAt)},
@@ -141,6 +141,9 @@ std::vector<std::pair<std::string, std::string>> summaryRows(const RunRecord& r)
         {"samples/s", fixed(r.meanSamplesPerSec, 0)},
         {"peak memory", r.peakMemoryBytes ? formatBytes(*r.peakMemoryBytes) : "-"},
         {"tags", r.tags.empty() ? "-" : joined(r.tags, ", ")}};
+    if (r.bestMeanIoU) // a segmentation's validation score, after its pixel accuracy
+        rows.insert(rows.begin() + 12, {"best mIoU", fixed(r.bestMeanIoU, 4)});
+    return rows;
 }
 
 int list(RunStore& store, const Args& args) {
@@ -180,8 +183,9 @@ int list(RunStore& store, const Args& args) {
     for (const RunRecord& r : runs)
         table.add({r.id, r.name, toString(r.status), localTime(r.startedAt), r.model, r.dataset,
                    std::to_string(ranksOf(r)), std::to_string(effectiveBatchOf(r)),
-                   std::to_string(r.steps), percent(r.bestValAcc), duration(r.durationSec),
-                   joined(r.tags, ",")});
+                   std::to_string(r.steps),
+                   r.bestMeanIoU ? "mIoU " + fixed(r.bestMeanIoU, 3) : percent(r.bestValAcc),
+                   duration(r.durationSec), joined(r.tags, ",")});
     table.print(std::cout);
     return 0;
 }

@@ -38,6 +38,15 @@ std::optional<double> metricAfterEpochs(const std::string& metric,
             best = std::max(best, e.valAcc);
         return best;
     }
+    if (metric == "best_miou") {
+        if (!last.validation.segmentation)
+            return std::nullopt;
+        double best = -std::numeric_limits<double>::infinity();
+        for (const EpochEvent& e : epochs)
+            if (e.validation.segmentation)
+                best = std::max(best, e.validation.segmentation->meanIoU);
+        return best;
+    }
     if (metric == "final_val_acc")
         return last.valAcc;
     if (metric == "final_val_loss")

@@ -73,6 +73,7 @@ json runToJson(const RunRecord& r) {
                 {"epochs", r.epochs},
                 {"best_val_acc", orNull(r.bestValAcc)},
                 {"best_epoch", orNull(r.bestEpoch)},
+                {"best_miou", orNull(r.bestMeanIoU)},
                 {"final_train_loss", orNull(r.finalTrainLoss)},
                 {"final_val_loss", orNull(r.finalValLoss)},
                 {"final_val_acc", orNull(r.finalValAcc)},

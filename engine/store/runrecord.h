@@ -33,6 +33,7 @@ struct RunRecord {
     std::optional<int64_t> totalSteps;
     int64_t resumedFromStep = 0;
     std::optional<double> bestValAcc;
+    std::optional<double> bestMeanIoU; // a segmentation's best epoch's (its valAcc: pixels)
     std::optional<int64_t> bestEpoch;
     std::optional<double> finalTrainLoss;
     std::optional<double> finalValLoss;

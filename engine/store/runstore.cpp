@@ -24,7 +24,7 @@ constexpr const char* kRunColumns =
     "id, name, status, started_at, ended_at, config, environment, model_summary, dataset, model, "
     "device, notes, steps_per_epoch, total_steps, resumed_from_step, best_val_acc, best_epoch, "
     "final_train_loss, final_val_loss, final_val_acc, mean_samples_per_s, peak_memory_bytes, "
-    "duration_s, steps, epochs, error, checkpoint, writer_pid, writer_host, color";
+    "duration_s, steps, epochs, error, checkpoint, writer_pid, writer_host, color, best_miou";
 
 nlohmann::json parseJson(const std::string& text) {
     return tryParseJson(text).value_or(nlohmann::json());
@@ -68,6 +68,7 @@ RunRecord readRun(const SqliteStatement& q) {
     r.writerPid = q.optInteger(c++);
     r.writerHost = q.text(c++);
     r.color = q.text(c++);
+    r.bestMeanIoU = q.optReal(c++);
     return r;
 }
 
@@ -138,6 +139,17 @@ RunStore::RunStore(const std::string& path, const RunStoreOptions& options) {
     if (options.maxPageCount > 0)
         m_db->exec("PRAGMA max_page_count = " + std::to_string(options.maxPageCount));
     migrateSchema(*m_db);
+    // A new or upgraded file: the migrations' pages (each schema step rewrote the same few) go
+    // into the database and the log starts empty, so a small disk keeps its room for runs.
+    if (version < currentSchemaVersion()) {
+        SqliteStatement& checkpoint = m_db->cached("PRAGMA wal_checkpoint(TRUNCATE)");
+        try {
+            checkpoint.step("writing the new schema");
+        } catch (const StoreError&) {
+            // Busy or out of room: the log keeps the pages, as SQLite leaves it.
+        }
+        checkpoint.reset();
+    }
     if (options.markInterrupted)
         markInterrupted();
 }

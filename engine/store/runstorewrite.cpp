@@ -146,9 +146,13 @@ void RunStore::addEpoch(const std::string& runId, const EpochEvent& e) {
                  "?3 > best_val_acc) THEN ?3 ELSE best_val_acc END, "
                  "final_train_loss = ?4, final_val_loss = ?5, final_val_acc = ?3, "
                  "epochs = max(epochs, ?2), steps = max(steps, ?6), "
-                 "checkpoint = CASE WHEN ?7 <> '' THEN ?7 ELSE checkpoint END "
+                 "checkpoint = CASE WHEN ?7 <> '' THEN ?7 ELSE checkpoint END, "
+                 "best_miou = CASE WHEN ?8 IS NOT NULL AND (best_miou IS NULL OR ?8 > best_miou) "
+                 "THEN ?8 ELSE best_miou END "
                  "WHERE id = ?1")
-        .bindAll(runId, e.epoch, e.valAcc, e.trainLoss, e.valLoss, e.step, e.checkpoint)
+        .bindAll(runId, e.epoch, e.valAcc, e.trainLoss, e.valLoss, e.step, e.checkpoint,
+                 e.validation.segmentation ? std::optional(e.validation.segmentation->meanIoU)
+                                           : std::nullopt)
         .run("writing epoch metrics of run " + runId);
 }
 

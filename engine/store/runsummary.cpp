@@ -11,6 +11,7 @@ const std::vector<SummaryMetric>& summaryMetrics() {
         {"best_val_acc", true, true, ""},
         {"final_val_acc", true, true, ""},
         {"best_map50_95", true, true, ""}, // detectors' (their validation score)
+        {"best_miou", true, true, ""},     // segmentations' (their validation score)
         {"final_val_loss", false, true, ""},
         {"final_train_loss", false, true, ""},
         {"samples_per_s", true, false, "samples/s"},
@@ -49,6 +50,8 @@ std::optional<double> summaryValue(const RunRecord& run, std::string_view metric
         return run.bestValAcc;
     if (name == "best_map50_95")
         return isDetectionDataset(run.dataset) ? run.bestValAcc : std::nullopt;
+    if (name == "best_miou")
+        return run.bestMeanIoU;
     if (name == "final_val_acc")
         return run.finalValAcc;
     if (name == "final_val_loss")

@@ -13,7 +13,7 @@ namespace {
 
 // Migration i (0-based) takes the schema from version i to i + 1. Times are Unix seconds (REAL);
 // JSON columns hold text; NULL means "not measured" (and NaN, which SQLite cannot store).
-constexpr std::array<const char*, 8> kMigrations = {
+constexpr std::array<const char*, 9> kMigrations = {
     R"sql(
 CREATE TABLE runs (
     id TEXT PRIMARY KEY NOT NULL,
@@ -197,6 +197,11 @@ ALTER TABLE epoch_metrics ADD COLUMN sample TEXT;
     R"sql(
 ALTER TABLE step_metrics ADD COLUMN loss_terms TEXT;
 )sql",
+    // 9: segmentation runs: the best epoch's mean IoU (their val_acc is the pixel accuracy);
+    // NULL for other runs.
+    R"sql(
+ALTER TABLE runs ADD COLUMN best_miou REAL;
+)sql",
 };
 
 } // namespace
@@ -233,18 +238,18 @@ void migrateSchema(SqliteDb& db) {
     };
     int version = schemaVersion(db);
     checkNotNewer(version);
-    while (version < known) {
-        // Re-read inside the write transaction: another process may have migrated meanwhile.
-        SqliteTransaction tx(db, "upgrading the schema");
-        version = schemaVersion(db);
-        checkNotNewer(version);
-        if (version == known)
-            break;
+    if (version == known)
+        return;
+    // Every step in one transaction: the upgrade is all or nothing, and each page it touches
+    // (the schema's first above all) is logged once, not once a step.
+    SqliteTransaction tx(db, "upgrading the schema");
+    // Re-read inside the write transaction: another process may have migrated meanwhile.
+    version = schemaVersion(db);
+    checkNotNewer(version);
+    for (; version < known; ++version)
         db.exec(kMigrations[static_cast<std::size_t>(version)], "upgrading the schema");
-        db.exec("PRAGMA user_version = " + std::to_string(version + 1), "upgrading the schema");
-        tx.commit();
-        ++version;
-    }
+    db.exec("PRAGMA user_version = " + std::to_string(known), "upgrading the schema");
+    tx.commit();
 }
 
 } // namespace tb

@@ -3,6 +3,7 @@
 #include "store/runstore.h"
 
 #include "core/runid.h"
+#include "store/runsummary.h"
 #include "store/schema.h"
 #include "store/storeerror.h"
 #include "storetestutil.h"
@@ -195,6 +196,27 @@ private slots:
         QCOMPARE(log[1].kind, RunLogEntry::Kind::Advice);
         QCOMPARE(log[1].rule, std::string("low-gpu-util"));
         QCOMPARE(log[1].step.value_or(-1), int64_t{15});
+    }
+
+    // A segmentation's runs keep their best mean IoU beside the pixel accuracy (val_acc), the
+    // score sweeps and the comparison rank them by; other runs have none.
+    void keepsTheBestMeanIoU() {
+        RunStore store(dbPath("miou.db"));
+        store.beginTransaction();
+        store.beginRun(runStarted("seg", "unet", "unet", "shapes-seg"), 1.0);
+        store.beginRun(runStarted("cls", "mlp"), 1.0);
+        for (const auto& [n, miou] : {std::pair{1, 0.31}, std::pair{2, 0.52}, std::pair{3, 0.47}}) {
+            EpochEvent e = epoch(n, 0.9);
+            e.validation.segmentation = SegmentationReport{};
+            e.validation.segmentation->meanIoU = miou;
+            store.addEpoch("seg", e);
+        }
+        store.addEpoch("cls", epoch(1, 0.8));
+        store.commit();
+        QCOMPARE(store.getRun("seg").bestMeanIoU.value_or(0), 0.52);
+        QCOMPARE(summaryValue(store.getRun("seg"), "best_miou").value_or(0), 0.52);
+        QVERIFY(!store.getRun("cls").bestMeanIoU);
+        QVERIFY(!summaryValue(store.getRun("cls"), "best_miou"));
     }
 
     void nanLossRoundTripsAsNan() {

@@ -157,6 +157,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
             return QStringLiteral("-");
         if (isDetectionDataset(r.dataset)) // a detector's validation score is its mAP50-95
             return tr("mAP50-95 %1 (epoch %2)").arg(*r.bestValAcc, 0, 'f', 3).arg(*r.bestEpoch);
+        if (r.bestMeanIoU) // a segmentation's is its mean IoU (its val acc: pixel accuracy)
+            return tr("mIoU %1 (epoch %2)").arg(*r.bestMeanIoU, 0, 'f', 3).arg(*r.bestEpoch);
         return tr("%1% (epoch %2)").arg(*r.bestValAcc * 100.0, 0, 'f', 2).arg(*r.bestEpoch);
     case FinalTrainLoss:
         return sort ? number(r.finalTrainLoss)
