@@ -115,15 +115,15 @@ struct DetectionReport {
     std::vector<int64_t> confusion;
 };
 
-// A segmentation's validation, as torchvision's reference scripts score it: a confusion matrix
-// over every counted pixel (the ignore index left out), pixel accuracy, and each class's IoU and
-// their mean over the classes present (segment/segmentationconfusion.h).
 // One validation image's score: the mean IoU over the classes its mask or its prediction holds.
 struct ImageIoU {
     int64_t index = 0; // in the validation split's order
     double meanIoU = 0.0;
 };
 
+// A segmentation's validation, as torchvision's reference scripts score it: a confusion matrix
+// over every counted pixel (the ignore index left out), pixel accuracy, and each class's IoU and
+// their mean over the classes present (segment/segmentationconfusion.h).
 struct SegmentationReport {
     double meanIoU = 0.0, pixelAccuracy = 0.0;
     std::vector<std::string> classNames;

@@ -17,7 +17,15 @@ void freezeLayers(nlohmann::json& spec, const std::string& freeze) {
     nlohmann::json& layers = spec.at("layers");
     std::size_t end = 0; // layers [0, end) are frozen
     if (freeze == "backbone") {
+        // A model with a named backbone (torchvision's segmentation models: backbone.*, then
+        // their heads) freezes that; any other all but its last layer with parameters.
+        bool named = false;
         for (std::size_t i = 0; i < layers.size(); ++i)
+            if (layers[i].value("name", "").starts_with("backbone.")) {
+                end = i + 1;
+                named = true;
+            }
+        for (std::size_t i = 0; !named && i < layers.size(); ++i)
             if (!createLayer(layers[i])->params().empty())
                 end = i;
     } else {

@@ -386,6 +386,10 @@ const Tensor& Graph::auxiliaryLogits(std::size_t i) const {
     return m_nodes[static_cast<std::size_t>(m_auxiliaryNodes.at(i))]->out;
 }
 
+bool Graph::auxiliaryTrains(std::size_t i) const {
+    return m_nodes[static_cast<std::size_t>(m_auxiliaryNodes.at(i))]->gradSlot >= 0;
+}
+
 Tensor& Graph::auxiliaryGrad(std::size_t i) {
     Node& node = *m_nodes[static_cast<std::size_t>(m_auxiliaryNodes.at(i))];
     if (node.gradSlot < 0)

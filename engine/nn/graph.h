@@ -73,8 +73,10 @@ public:
     // after the forward pass) flow back too; without, those branches get none.
     void backward(const Tensor& dlogits, bool auxiliaryGradsSet = false);
     const std::vector<AuxiliaryOutput>& auxiliaryOutputs() const { return m_auxiliary; }
-    // The i-th auxiliary output of the last forward pass, and its gradient's buffer.
+    // The i-th auxiliary output of the last forward pass, and its gradient's buffer (only for
+    // one that trains: a layer before it has trainable parameters).
     const Tensor& auxiliaryLogits(std::size_t i) const;
+    bool auxiliaryTrains(std::size_t i) const;
     Tensor& auxiliaryGrad(std::size_t i);
     // Called after each layer's backward, once its parameters' gradients are final for this
     // pass (data-parallel training starts their all-reduce there). Empty: none.

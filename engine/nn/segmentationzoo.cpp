@@ -58,11 +58,13 @@ void appendFcnHead(json& layers, const std::string& name, const std::string& inp
 
 // DeepLabHead(in, classes): ASPP (a 1x1 branch, three 3x3 at rates 12, 24, 36 and the image
 // pooling branch, joined and projected to 256 with dropout 0.5), then 3x3 conv + BN + ReLU and
-// a 1x1 conv to the classes.
-void appendDeepLabHead(json& layers, const std::string& input, int64_t mapHeight,
-                       int64_t mapWidth) {
+// a 1x1 conv to the classes. At output stride 16 the rates halve to 6, 12, 18, as the DeepLabV3
+// paper sets them there (the same view in pixels of the image).
+void appendDeepLabHead(json& layers, const std::string& input, int64_t mapHeight, int64_t mapWidth,
+                       int outputStride) {
     constexpr int64_t kAsppChannels = 256;
-    constexpr std::array<int64_t, 3> kRates{12, 24, 36};
+    const std::array<int64_t, 3> kRates =
+        outputStride == 8 ? std::array<int64_t, 3>{12, 24, 36} : std::array<int64_t, 3>{6, 12, 18};
     const std::string aspp = "classifier.0.";
     json branches = json::array();
     branches.push_back(appendConvBnRelu(layers, aspp + "convs.0", kAsppChannels, 1, 1, input));
@@ -129,7 +131,7 @@ SegmentationSpec torchvisionSegmentation(const std::string& model, const Shape& 
         appendFcnHead(spec.layers, "classifier", features.layer4, features.layer4Channels);
     else
         appendDeepLabHead(spec.layers, features.layer4, featureSide(input[1], outputStride),
-                          featureSide(input[2], outputStride));
+                          featureSide(input[2], outputStride), outputStride);
     appendUpsample(spec.layers, "upsample", input[1], input[2]);
     return spec;
 }

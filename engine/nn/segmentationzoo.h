@@ -23,8 +23,9 @@ bool isTorchvisionSegmentation(const std::string& model);
 
 // The spec's layers and, with options["aux_loss"], its "auxiliary" outputs. Options:
 // "aux_loss" (bool, false: torchvision's default without weights) and "output_stride" (8,
-// torchvision's; 16 strides layer3 and dilates only layer4: a quarter of layer3's and layer4's
-// activations, a coarser map). Throws ConfigError for other input ranks or options.
+// torchvision's; 16 strides layer3 and dilates only layer4, and ASPP's rates halve to 6, 12,
+// 18: a quarter of layer3's and layer4's activations, a coarser map). Throws ConfigError for
+// other input ranks or options.
 struct SegmentationSpec {
     nlohmann::json layers, auxiliary;
 };

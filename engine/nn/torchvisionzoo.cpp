@@ -129,6 +129,10 @@ ResnetFeatures appendResnetStages(json& layers, int depth, const std::string& pr
         int64_t stride = stage > 0 ? 2 : 1;
         const int64_t previousDilation = dilation;
         if (stage > 0 && replaceStrideWithDilation[static_cast<std::size_t>(stage - 1)]) {
+            if (!bottleneck) // as torchvision's BasicBlock refuses it
+                throw ConfigError("model", "resnet" + std::to_string(depth) +
+                                               "'s basic blocks do not dilate: only resnet50 "
+                                               "keeps its map by dilation");
             dilation *= stride;
             stride = 1;
         }

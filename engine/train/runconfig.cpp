@@ -429,8 +429,8 @@ std::vector<FieldBinding> makeBindings() {
               withRange(8, 16,
                         TB_MODEL_OPTION("output_stride", "int", 8,
                                         "fcn/deeplabv3: 8 (layer3 and layer4 dilated, "
-                                        "torchvision's) or 16 (only layer4): the feature map's "
-                                        "step in pixels"))),
+                                        "torchvision's) or 16 (only layer4; ASPP at rates 6, "
+                                        "12, 18): the feature map's step in pixels"))),
          when("model", {"mlp", "vgg-small", "vgg11_bn", "gpt"},
               withRange(
                   0.0, 0.99,
@@ -456,7 +456,8 @@ std::vector<FieldBinding> makeBindings() {
          FieldBinding{
              makeField("finetune.freeze", "string",
                        "layers that keep their weights: none, backbone (all but the "
-                       "classifier head) or a layer's name (it and all before it)"),
+                       "classifier head; fcn/deeplabv3: backbone.*) or a layer's name (it and "
+                       "all before it)"),
              [](RunConfig& c, const json& v) { c.modelOptions["freeze"] = v; },
              [](const RunConfig& c) { return c.modelOptions.value("freeze", json("none")); }},
          TB_FLOAT("finetune.head_lr_mult", headLrMult, 0.0, 1000.0, true,
@@ -668,19 +669,22 @@ std::optional<std::string> validateField(const std::string& key, const std::stri
 void RunConfig::set(const std::string& key, const std::string& value) {
     const FieldBinding& b = binding(key);
     b.assign(*this, checkValue(b, fromText(b.field, value)));
+    m_implied.erase(key);
     impliedBy(key);
 }
 
 void RunConfig::setJson(const std::string& key, const json& value) {
     const FieldBinding& b = binding(key);
     b.assign(*this, checkValue(b, value));
+    m_implied.erase(key);
     impliedBy(key);
 }
 
 // A job of several ranks is data-parallel: asking for one says distributed=mpi too, so the
 // ddp.* keys apply (and show) at once. A detection set asks for a detector, and a detector for
 // Ultralytics' recipe (its optimizer=auto for short runs: AdamW, warm-up, gradients clipped at
-// 10): each only where the other key is still at its default, so a key set on purpose stays.
+// 10): each only where the other key is still at its default or holds what an earlier key
+// implied, so a key set on purpose stays.
 void RunConfig::impliedBy(const std::string& key) {
     if (key == "ranks" && ranks > 1 && distributed == "none")
         distributed = "mpi";
@@ -689,8 +693,10 @@ void RunConfig::impliedBy(const std::string& key) {
         return binding(k).get(*this) == binding(k).get(defaults);
     };
     auto imply = [&](const char* k, const json& value) {
-        if (atDefault(k))
+        if (atDefault(k) || m_implied.count(k)) {
             binding(k).assign(*this, value);
+            m_implied.insert(k);
+        }
     };
     if (key == "dataset" && isDetectionDataset(data.name)) {
         imply("model", "yolov8n");
@@ -711,6 +717,7 @@ void RunConfig::impliedBy(const std::string& key) {
     // torchvision's segmentation reference (references/segmentation): SGD with momentum 0.9 at
     // 0.02, weight decay 1e-4, the poly schedule, 4 images a batch, the auxiliary head on.
     if ((key == "model" || key == "dataset") && isTorchvisionSegmentation(model)) {
+        imply("optimizer", "sgd");
         imply("lr", 0.02);
         imply("weight_decay", 0.0001);
         imply("lr_schedule", "poly");
@@ -753,8 +760,10 @@ void RunConfig::applyJsonKeys(const json& object, const std::string& prefix, boo
             applyJsonKeys(v, key, implying);
         else if (implying)
             setJson(key, v);
-        else
+        else {
             binding(key).assign(*this, checkValue(binding(key), v));
+            m_implied.erase(key);
+        }
     }
 }
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,10 @@ private:
     void impliedBy(const std::string& key);
     // applyJson's passes: each key set with what it implies, then each set as it is.
     void applyJsonKeys(const nlohmann::json& object, const std::string& prefix, bool implying);
+
+    // Keys whose value another key implied, not the user: a later implication may replace it
+    // (a segmentation set implies unet's recipe; choosing fcn_resnet50 after it, torchvision's).
+    std::set<std::string> m_implied;
 };
 
 // The section of a form (and of `train --help`) a key belongs to.

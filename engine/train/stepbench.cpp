@@ -88,10 +88,10 @@ void trainingStep(Graph& graph, Optimizer& optimizer, GradScaler* scaler, const 
                                   scaler ? &scaler->state() : nullptr, 1.0f);
         // torchvision's aux_classifier: its loss and gradient too, as a training step has them.
         for (std::size_t i = 0; i < graph.auxiliaryOutputs().size(); ++i)
-            backend.pixelCrossEntropy(graph.auxiliaryLogits(i), labels, kIgnoreIndex,
-                                      labels.numel(), lossSum, &graph.auxiliaryGrad(i),
-                                      scaler ? &scaler->state() : nullptr,
-                                      1.0f / graph.auxiliaryOutputs()[i].weight);
+            backend.pixelCrossEntropy(
+                graph.auxiliaryLogits(i), labels, kIgnoreIndex, labels.numel(), lossSum,
+                graph.auxiliaryTrains(i) ? &graph.auxiliaryGrad(i) : nullptr,
+                scaler ? &scaler->state() : nullptr, 1.0f / graph.auxiliaryOutputs()[i].weight);
     } else {
         Tensor dlogitRows = logitRows(dlogits);
         backend.softmaxCrossEntropy(logitRows(logits), labelRows(labels), 0.0f, lossSum,

@@ -192,9 +192,11 @@ struct Trainer::State {
     std::unique_ptr<DataParallel> dp;          // distributed=mpi
     bool jobStopRequested = false;             // a rank of the job was asked to stop (stopping())
     Tensor lossSum, lossHost, deviceInputs, deviceLabels; // the latter two: validation's
-    // Each auxiliary output's [loss, correct] sums this interval (torchvision's aux_classifier),
-    // added to the reported loss with its weight, as torchvision's reference logs the total.
+    // Each auxiliary output's [loss, correct] sums this interval (torchvision's aux_classifier):
+    // logged as a loss term of its own ("aux"), so that the training loss stays the scores' and
+    // compares with the validation loss.
     std::vector<Tensor> auxiliaryLossSums;
+    Tensor auxiliaryHost;
     std::unique_ptr<DeviceBatchSlots> batchSlots; // training batches, double-buffered
     Tensor skippedSteps; // device count of steps the GradScaler skipped in this interval
     // gradient_clip_val: the gradients clipped, and [largest norm, steps clipped] this interval.
@@ -266,10 +268,11 @@ struct Trainer::State {
     void addAuxiliaryLosses(const Tensor& labels, int64_t counted, int k) {
         const auto& outputs = graph->auxiliaryOutputs();
         for (std::size_t i = 0; i < auxiliaryLossSums.size(); ++i)
-            backend->pixelCrossEntropy(graph->auxiliaryLogits(i), labels, kIgnoreIndex, counted,
-                                       auxiliaryLossSums[i], &graph->auxiliaryGrad(i),
-                                       scaler ? &scaler->state() : nullptr,
-                                       static_cast<float>(k) / outputs[i].weight);
+            // A frozen branch (finetune.freeze reaching past it) is scored but learns nothing.
+            backend->pixelCrossEntropy(
+                graph->auxiliaryLogits(i), labels, kIgnoreIndex, counted, auxiliaryLossSums[i],
+                graph->auxiliaryTrains(i) ? &graph->auxiliaryGrad(i) : nullptr,
+                scaler ? &scaler->state() : nullptr, static_cast<float>(k) / outputs[i].weight);
     }
     void waitWhilePaused(Interval& interval, float lr, std::stop_token& stop);
     // After an optimizer step (or early, at the end of an epoch): a finished profile reported.
@@ -487,6 +490,7 @@ void Trainer::State::setup() {
     lossHost = Tensor::host({2}, DType::F32);
     for (std::size_t i = 0; segmentation && i < graph->auxiliaryOutputs().size(); ++i)
         auxiliaryLossSums.push_back(backend->empty({2}, DType::F32));
+    auxiliaryHost = Tensor::host({2}, DType::F32);
     if (config.gradientClipVal > 0.0f) {
         for (Param* p : graph->params())
             clippedGradients.push_back(&p->grad);
@@ -681,11 +685,11 @@ bool Trainer::State::trainEpoch(std::stop_token& stop) {
 
 void Trainer::State::logInterval(Interval& interval, float lr, const std::stop_token& stop) {
     backend->copy(lossSum, lossHost); // waits for the interval's work: its events are complete
-    for (std::size_t i = 0; i < auxiliaryLossSums.size(); ++i) {
-        Tensor sums = Tensor::host({2}, DType::F32);
-        backend->copy(auxiliaryLossSums[i], sums);
-        lossHost.data<float>()[0] += graph->auxiliaryOutputs()[i].weight * sums.data<float>()[0];
-        backend->fill(auxiliaryLossSums[i], 0.0f);
+    std::vector<double> auxiliary;    // each auxiliary head's loss, summed over the micro-batches
+    for (Tensor& sums : auxiliaryLossSums) {
+        backend->copy(sums, auxiliaryHost);
+        auxiliary.push_back(auxiliaryHost.data<float>()[0]);
+        backend->fill(sums, 0.0f);
     }
     StepEvent ev;
     interval.fold(true);
@@ -700,7 +704,10 @@ void Trainer::State::logInterval(Interval& interval, float lr, const std::stop_t
         std::vector<double> sums{
             lossHost.data<float>()[0], lossHost.data<float>()[1], stop.stop_requested() ? 1.0 : 0.0,
             intervalTerms.box,         intervalTerms.cls,         intervalTerms.dfl};
+        sums.insert(sums.end(), auxiliary.begin(), auxiliary.end());
         dp->sum(sums);
+        for (std::size_t i = 0; i < auxiliary.size(); ++i)
+            auxiliary[i] = sums[6 + i] / dp->size();
         lossHost.data<float>()[0] = static_cast<float>(sums[0] / dp->size());
         lossHost.data<float>()[1] = static_cast<float>(sums[1]);
         jobStopRequested = sums[2] > 0.0;
@@ -711,6 +718,9 @@ void Trainer::State::logInterval(Interval& interval, float lr, const std::stop_t
         ev.lossTerms = {{"box", intervalTerms.box / micro},
                         {"cls", intervalTerms.cls / micro},
                         {"dfl", intervalTerms.dfl / micro}};
+    for (std::size_t i = 0; i < auxiliary.size(); ++i)
+        ev.lossTerms.push_back(
+            {i == 0 ? "aux" : "aux" + std::to_string(i + 1), auxiliary[i] / micro});
     trainLossSum += lossHost.data<float>()[0];
     trainLossBatches += micro;
     trainCorrect += lossHost.data<float>()[1];

@@ -88,6 +88,11 @@ private slots:
         Graph g16(os16, *m_backend, DType::F32, 0);
         QVERIFY(g16.auxiliaryOutputs().empty());
         QCOMPARE(outputOf(g16, "backbone.layer4.2.relu"), Shape({1, 2048, 4, 4}));
+        // DeepLabV3's rates at stride 16, as its paper sets them there.
+        const nlohmann::json deeplab16 =
+            modelSpec("deeplabv3_resnet50", {3, 64, 64}, 3, {{"output_stride", 16}});
+        QCOMPARE(convOf(deeplab16, "classifier.0.convs.1.0")["dilation"].get<int>(), 6);
+        QCOMPARE(convOf(deeplab16, "classifier.0.convs.3.0")["dilation"].get<int>(), 18);
         QVERIFY_THROWS_EXCEPTION(
             ConfigError, modelSpec("fcn_resnet50", {3, 64, 64}, 3, {{"output_stride", 32}}));
     }
