@@ -121,7 +121,7 @@ int evaluateSegmentation(const Args& args, const std::string& checkpoint) {
             throw ConfigError(option, "COCO's files hold boxes: they are for detectors, and " +
                                           checkpoint + " segments");
     const SegmenterEvaluation e =
-        evaluateSegmenter(checkpoint, args.intValue("batch", 1, 4096).value_or(16),
+        evaluateSegmenter(checkpoint, args.intValue("batch", 1, 4096).value_or(0),
                           static_cast<int>(args.intValue("threads", 0, 4096).value_or(0)));
     if (args.flag("json")) {
         std::puts(segmentationJson(e).dump(2).c_str());
@@ -175,7 +175,7 @@ int cmdEvaluate(const Argv& argv) {
             "torchvision's reference scores it: a confusion matrix over every validation pixel\n"
             "(pixels labelled 255 left out), pixel accuracy, each class's IoU and accuracy,\n"
             "their mean IoU, and the worst images by their own mean IoU; --json gives the\n"
-            "matrix too.");
+            "matrix too. Its --batch defaults to the run's batch_size.");
         return args.flag("help") ? 0 : 2;
     }
     const std::string databasePath =

@@ -21,6 +21,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
 namespace tb::cli {
 
@@ -111,13 +112,16 @@ int predictBoxes(const Args& args, const std::string& modelPath,
 // laid over too).
 int predictMasks(const Args& args, const std::string& modelPath,
                  const std::vector<std::string>& files) {
-    const auto batch = static_cast<std::size_t>(args.intValue("batch", 1, 4096).value_or(16));
     const auto folder = args.value("masks");
     if (args.flag("overlay") && !folder)
         throw ConfigError("overlay", "--overlay writes beside the masks: give --masks DIR too");
     if (folder)
         requireEmptyExportFolder(*folder);
     Segmenter segmenter(modelPath);
+    // The run's own batch by default: a batch of large images it trained with fits in memory.
+    const auto batch = static_cast<std::size_t>(
+        args.intValue("batch", 1, 4096).value_or(segmenter.config().batchSize));
+    std::set<std::string> written; // the files' names in the folder, which must not repeat
     const std::vector<std::string>& names = segmenter.classNames();
     nlohmann::json rows = nlohmann::json::array();
     int failed = 0;
@@ -143,8 +147,17 @@ int predictMasks(const Args& args, const std::string& modelPath,
             if (!args.flag("json"))
                 std::printf("\n");
             nlohmann::json row = {{"file", pending[i]}, {"classes", shares}};
-            if (folder) {
-                const std::filesystem::path stem = std::filesystem::path(pending[i]).stem();
+            const std::filesystem::path stem = std::filesystem::path(pending[i]).stem();
+            if (folder &&
+                (!written.insert(stem.string()).second ||
+                 (args.flag("overlay") && !written.insert(stem.string() + "_overlay").second))) {
+                ++failed;
+                const std::string error = "its mask would be " + stem.string() +
+                                          ".png, which another image's already is in " + *folder;
+                std::fprintf(stderr, "trainbench-cli predict: error: %s: %s (skipped)\n",
+                             pending[i].c_str(), error.c_str());
+                row["error"] = error;
+            } else if (folder) {
                 const std::string mask = (std::filesystem::path(*folder) / stem).string() + ".png";
                 writeMaskPng(mask, p.mask);
                 row["mask"] = mask;
@@ -222,7 +235,9 @@ int cmdPredict(const Argv& argv) {
             "the scores resized back to the image's own size (bilinear) and the most probable\n"
             "class taken at each pixel. --masks DIR writes each mask as a PNG of class indices\n"
             "in VOC's palette (DIR/NAME.png, what VOC's SegmentationClass holds), and\n"
-            "--overlay beside it the image with the mask laid over (DIR/NAME_overlay.png).");
+            "--overlay beside it the image with the mask laid over (DIR/NAME_overlay.png); two\n"
+            "images of one name are refused rather than overwrite each other. Its --batch\n"
+            "defaults to the run's batch_size.");
         return args.flag("help") ? 0 : 2;
     }
     const std::string& source = args.positional()[0];

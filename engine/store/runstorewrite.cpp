@@ -138,17 +138,26 @@ void RunStore::addEpoch(const std::string& runId, const EpochEvent& e) {
         .bindAll(runId, e.epoch, e.step, e.trainLoss, e.trainAcc, e.valLoss, e.valAcc, e.seconds,
                  e.samplesPerSec, e.checkpoint, validationReportToText(e.validation), e.sample)
         .run("writing epoch metrics of run " + runId);
-    // UPDATE reads old values on the right: best_epoch is decided against the old best.
+    // UPDATE reads old values on the right: the best epoch is decided against the old best, by
+    // the epoch's score (a segmentation's mIoU, ?8; else its accuracy), as the trainer picks its
+    // best checkpoint.
+    static const std::string better =
+        "coalesce(?8, ?3) IS NOT NULL AND (coalesce(best_miou, "
+        "best_val_acc) IS NULL OR coalesce(?8, ?3) > coalesce(best_miou, "
+        "best_val_acc))";
     m_db->cached("UPDATE runs SET "
-                 "best_epoch = CASE WHEN ?3 IS NOT NULL AND (best_val_acc IS NULL OR "
-                 "?3 > best_val_acc) THEN ?2 ELSE best_epoch END, "
-                 "best_val_acc = CASE WHEN ?3 IS NOT NULL AND (best_val_acc IS NULL OR "
-                 "?3 > best_val_acc) THEN ?3 ELSE best_val_acc END, "
+                 "best_epoch = CASE WHEN " +
+                 better +
+                 " THEN ?2 ELSE best_epoch END, "
+                 "best_val_acc = CASE WHEN " +
+                 better +
+                 " THEN ?3 ELSE best_val_acc END, "
+                 "best_miou = CASE WHEN " +
+                 better +
+                 " THEN ?8 ELSE best_miou END, "
                  "final_train_loss = ?4, final_val_loss = ?5, final_val_acc = ?3, "
                  "epochs = max(epochs, ?2), steps = max(steps, ?6), "
-                 "checkpoint = CASE WHEN ?7 <> '' THEN ?7 ELSE checkpoint END, "
-                 "best_miou = CASE WHEN ?8 IS NOT NULL AND (best_miou IS NULL OR ?8 > best_miou) "
-                 "THEN ?8 ELSE best_miou END "
+                 "checkpoint = CASE WHEN ?7 <> '' THEN ?7 ELSE checkpoint END "
                  "WHERE id = ?1")
         .bindAll(runId, e.epoch, e.valAcc, e.trainLoss, e.valLoss, e.step, e.checkpoint,
                  e.validation.segmentation ? std::optional(e.validation.segmentation->meanIoU)

@@ -19,7 +19,7 @@ SegmenterEvaluation evaluateSegmenter(const std::string& checkpoint, int64_t bat
     const bool pretrained = !config.modelOptions.value("pretrained", std::string()).empty();
     const DatasetSplits data = openDatasets(config.data, config.seed, pretrained);
     LoaderOptions lo;
-    lo.batchSize = batch;
+    lo.batchSize = batch > 0 ? batch : config.batchSize;
     lo.shuffle = false;
     DataLoader loader(data.validation, lo, model.backend());
     Tensor deviceInputs, deviceLabels;

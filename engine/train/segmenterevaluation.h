@@ -18,8 +18,8 @@ struct SegmenterEvaluation {
 };
 
 // Loads the checkpoint on the CPU and runs its validation split through it, `batch` images at
-// a time. Throws ConfigError("model") for a model without per-pixel scores, and what
-// TrainedModel and the dataset readers throw.
+// a time (0: the run's batch_size, which its images at their size fit). Throws ConfigError("model")
+// for a model without per-pixel scores, and what TrainedModel and the dataset readers throw.
 SegmenterEvaluation evaluateSegmenter(const std::string& checkpoint, int64_t batch, int threads);
 
 } // namespace tb

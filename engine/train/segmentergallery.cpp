@@ -37,7 +37,8 @@ segmenterGallery(Segmenter& segmenter, const std::vector<int64_t>& indices, int 
         chosen.push_back(i);
     const auto classes = static_cast<int>(segmenter.classNames().size());
     std::vector<SegmentedGalleryImage> out;
-    constexpr std::size_t kBatch = 8;
+    // Small batches: it runs beside a training run, and a large model's images are large.
+    constexpr std::size_t kBatch = 4;
     for (std::size_t first = 0; first < chosen.size(); first += kBatch) {
         std::vector<RgbImage> batch;
         for (std::size_t k = first; k < std::min(chosen.size(), first + kBatch); ++k) {

@@ -214,6 +214,7 @@ private slots:
         store.addEpoch("cls", epoch(1, 0.8));
         store.commit();
         QCOMPARE(store.getRun("seg").bestMeanIoU.value_or(0), 0.52);
+        QCOMPARE(store.getRun("seg").bestEpoch.value_or(0), 2); // by mIoU: the accuracy is flat
         QCOMPARE(summaryValue(store.getRun("seg"), "best_miou").value_or(0), 0.52);
         QVERIFY(!store.getRun("cls").bestMeanIoU);
         QVERIFY(!summaryValue(store.getRun("cls"), "best_miou"));

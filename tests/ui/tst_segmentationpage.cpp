@@ -219,6 +219,13 @@ private slots:
         QVERIFY(!gallery.openImage(bad.fileName()));
         QVERIFY2(gallery.status().startsWith(QStringLiteral("Cannot open")),
                  qPrintable(gallery.status()));
+
+        // An opened image, then a checkpoint that cannot load: its image goes with its model.
+        QVERIFY(gallery.openImage(path));
+        gallery.setCheckpoint(m_dir.filePath("missing.safetensors"));
+        QTRY_VERIFY_WITH_TIMEOUT(gallery.status().startsWith(QStringLiteral("Cannot use")), 60000);
+        QVERIFY(!gallery.modelReady());
+        QVERIFY(!gallery.shownImage());
     }
 
     // The set-up panel: each class's share of the pixels, and the masks over the images.

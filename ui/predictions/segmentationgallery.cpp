@@ -183,6 +183,7 @@ void SegmentationGallery::fail(const QString& message) {
 }
 
 void SegmentationGallery::loaded(const CheckpointLoader<Loaded>::Outcome& outcome) {
+    m_opened.reset(); // another model's mask: open the image again to see this one's
     if (!outcome.model) {
         m_loaded.reset();
         m_open->setEnabled(false);
@@ -242,7 +243,7 @@ void SegmentationGallery::redraw() {
         paintMask(shown->image, m_opened ? nullptr : &shown->truth, alpha, sideOf(m_truth))));
     m_predicted->setPixmap(
         QPixmap::fromImage(paintMask(shown->image, &shown->predicted, alpha, sideOf(m_predicted))));
-    if (m_opened) {
+    if (m_opened && m_loaded) {
         // What the model sees in it: each class's share of the pixels, the largest first.
         const auto& names = m_loaded->segmenter->classNames();
         std::vector<int64_t> pixels(names.size(), 0);

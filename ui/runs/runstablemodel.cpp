@@ -151,8 +151,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
         return sort ? QVariant(static_cast<qlonglong>(effectiveBatchOf(r)))
                     : QVariant(text(formatCount(effectiveBatchOf(r))));
     case BestValAcc:
-        if (sort)
-            return number(r.bestValAcc);
+        if (sort) // a segmentation's by its mIoU, the score it is shown with
+            return number(r.bestMeanIoU ? r.bestMeanIoU : r.bestValAcc);
         if (!r.bestValAcc || !r.bestEpoch || *r.bestEpoch == 0)
             return QStringLiteral("-");
         if (isDetectionDataset(r.dataset)) // a detector's validation score is its mAP50-95
