@@ -4,11 +4,11 @@
 #include "predictions/filechoosers.h"
 
 #include "predictions/boxpainter.h"
+#include "predictions/gallerywidgets.h"
 
 #include <QApplication>
 #include <QFileInfo>
 #include <QHBoxLayout>
-#include <QImageReader>
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
@@ -38,15 +38,15 @@ DetectionGallery::DetectionGallery(QWidget* parent)
                                return loaded;
                            },
                            [this](const CheckpointLoader<Loaded>::Outcome& o) { loaded(o); }),
-      m_status(new QLabel(this)), m_preview(new QLabel(this)), m_caption(new QLabel(this)),
+      m_status(makeGalleryStatus(this, QStringLiteral("detection-gallery-status"),
+                                 tr("No model yet: the detector's boxes appear after the run's "
+                                    "first epoch, or choose a checkpoint."))),
+      m_preview(new QLabel(this)), m_caption(new QLabel(this)),
       m_slider(new QSlider(Qt::Horizontal, this)), m_sliderValue(new QLabel(this)),
-      m_grid(new QListWidget(this)), m_open(new QPushButton(tr("Open Image…"), this)) {
+      m_grid(makeThumbnailGrid(this, QStringLiteral("detection-grid"),
+                               tr("Validation images with boxes"), kGalleryThumbnail)),
+      m_open(new QPushButton(tr("Open Image…"), this)) {
     setObjectName(QStringLiteral("detection-gallery"));
-    m_status->setObjectName(QStringLiteral("detection-gallery-status"));
-    m_status->setWordWrap(true);
-    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_status->setText(tr("No model yet: the detector's boxes appear after the run's first epoch, "
-                         "or choose a checkpoint."));
     m_preview->setObjectName(QStringLiteral("detection-preview"));
     m_preview->setAccessibleName(tr("Image with true and detected boxes"));
     m_preview->setMinimumSize(160, 160);
@@ -68,14 +68,6 @@ DetectionGallery::DetectionGallery(QWidget* parent)
         redraw();
     });
 
-    m_grid->setObjectName(QStringLiteral("detection-grid"));
-    m_grid->setAccessibleName(tr("Validation images with boxes"));
-    m_grid->setViewMode(QListView::IconMode);
-    m_grid->setIconSize({kGalleryThumbnail, kGalleryThumbnail});
-    m_grid->setGridSize({kGalleryThumbnail + 8, kGalleryThumbnail + 26});
-    m_grid->setResizeMode(QListView::Adjust);
-    m_grid->setMovement(QListView::Static);
-    m_grid->setMinimumSize(kGalleryThumbnail + 30, kGalleryThumbnail + 30);
     connect(m_grid, &QListWidget::currentRowChanged, this, [this](int row) {
         if (row >= 0)
             m_opened.reset(); // a picked validation image replaces an opened one
@@ -155,14 +147,13 @@ int DetectionGallery::shownDetections(const GalleryImage& image) const {
 void DetectionGallery::setCheckpoint(const QString& path) {
     if (!m_loader.request(path))
         return;
-    m_status->setText(
+    setGalleryStatus(
+        m_status,
         tr("Loading %1 and detecting its validation images…").arg(QFileInfo(path).fileName()));
-    m_status->setStyleSheet({});
 }
 
 void DetectionGallery::fail(const QString& message) {
-    m_status->setText(message);
-    m_status->setStyleSheet(QStringLiteral("color: #d13438;"));
+    setGalleryStatus(m_status, message, true);
 }
 
 void DetectionGallery::loaded(const CheckpointLoader<Loaded>::Outcome& outcome) {
@@ -177,13 +168,12 @@ void DetectionGallery::loaded(const CheckpointLoader<Loaded>::Outcome& outcome) 
     const int keptRow = std::max(0, m_grid->currentRow());
     m_loaded = outcome.model;
     const Detector& d = *m_loaded->detector;
-    m_status->setText(tr("%1 from %2 (%3, %4 px): its boxes on %5 validation images")
-                          .arg(QString::fromStdString(d.config().model),
-                               QFileInfo(outcome.path).fileName(),
-                               QString::fromStdString(d.config().data.name))
-                          .arg(d.imageSize())
-                          .arg(m_loaded->images.size()));
-    m_status->setStyleSheet({});
+    setGalleryStatus(m_status, tr("%1 from %2 (%3, %4 px): its boxes on %5 validation images")
+                                   .arg(QString::fromStdString(d.config().model),
+                                        QFileInfo(outcome.path).fileName(),
+                                        QString::fromStdString(d.config().data.name))
+                                   .arg(d.imageSize())
+                                   .arg(m_loaded->images.size()));
     m_open->setEnabled(true);
     {
         const QSignalBlocker block(m_grid);
@@ -239,16 +229,15 @@ bool DetectionGallery::openImage(const QString& path) {
         fail(tr("Cannot detect in %1: no model is loaded yet").arg(QFileInfo(path).fileName()));
         return false;
     }
-    QImageReader reader(path);
-    reader.setAutoTransform(true); // a photo's EXIF orientation, as viewers show it
-    const QImage image = reader.read();
-    if (image.isNull()) {
-        fail(tr("Cannot open %1: %2").arg(path, reader.errorString()));
+    QString error;
+    std::optional<RgbImage> image = readTryItImage(path, error);
+    if (!image) {
+        fail(error);
         return false;
     }
     GalleryImage opened;
     opened.name = QFileInfo(path).fileName().toStdString();
-    opened.image = fromQImage(image);
+    opened.image = std::move(*image);
     QApplication::setOverrideCursor(Qt::WaitCursor);
     try {
         opened.detections = std::move(

@@ -2,15 +2,14 @@
 // well under a frame), and runs the model only to load or to open an image.
 #include "predictions/segmentationgallery.h"
 
-#include "predictions/boxpainter.h"
 #include "predictions/filechoosers.h"
+#include "predictions/gallerywidgets.h"
 #include "predictions/maskpainter.h"
 
 #include <QApplication>
 #include <QFileInfo>
 #include <QGridLayout>
 #include <QHBoxLayout>
-#include <QImageReader>
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
@@ -50,20 +49,20 @@ SegmentationGallery::SegmentationGallery(QWidget* parent)
               return loaded;
           },
           [this](const CheckpointLoader<Loaded>::Outcome& o) { loaded(o); }),
-      m_status(new QLabel(this)), m_truthTitle(new QLabel(tr("True mask"), this)),
+      m_status(makeGalleryStatus(this, QStringLiteral("segmentation-gallery-status"),
+                                 tr("No model yet: its masks appear after the run's first epoch, "
+                                    "or choose a checkpoint."))),
+      m_truthTitle(new QLabel(tr("True mask"), this)),
       m_truth(
           imageView(this, QStringLiteral("segmentation-truth"), tr("Image with its true mask"))),
       m_predicted(imageView(this, QStringLiteral("segmentation-predicted"),
                             tr("Image with the model's mask"))),
       m_caption(new QLabel(this)), m_legend(new QLabel(this)),
       m_slider(new QSlider(Qt::Horizontal, this)), m_sliderValue(new QLabel(this)),
-      m_grid(new QListWidget(this)), m_open(new QPushButton(tr("Open Image…"), this)) {
+      m_grid(makeThumbnailGrid(this, QStringLiteral("segmentation-grid"),
+                               tr("Validation images, worst first"), kMaskThumbnail)),
+      m_open(new QPushButton(tr("Open Image…"), this)) {
     setObjectName(QStringLiteral("segmentation-gallery"));
-    m_status->setObjectName(QStringLiteral("segmentation-gallery-status"));
-    m_status->setWordWrap(true);
-    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_status->setText(tr("No model yet: its masks appear after the run's first epoch, or "
-                         "choose a checkpoint."));
     m_caption->setObjectName(QStringLiteral("segmentation-caption"));
     m_caption->setWordWrap(true);
     m_legend->setObjectName(QStringLiteral("segmentation-legend"));
@@ -81,14 +80,6 @@ SegmentationGallery::SegmentationGallery(QWidget* parent)
         redraw();
     });
 
-    m_grid->setObjectName(QStringLiteral("segmentation-grid"));
-    m_grid->setAccessibleName(tr("Validation images, worst first"));
-    m_grid->setViewMode(QListView::IconMode);
-    m_grid->setIconSize({kMaskThumbnail, kMaskThumbnail});
-    m_grid->setGridSize({kMaskThumbnail + 8, kMaskThumbnail + 26});
-    m_grid->setResizeMode(QListView::Adjust);
-    m_grid->setMovement(QListView::Static);
-    m_grid->setMinimumSize(kMaskThumbnail + 30, kMaskThumbnail + 30);
     connect(m_grid, &QListWidget::currentRowChanged, this, [this](int row) {
         if (row >= 0)
             m_opened.reset(); // a picked validation image replaces an opened one
@@ -172,14 +163,13 @@ void SegmentationGallery::setCheckpoint(const QString& path, const std::vector<i
     }
     if (!m_loader.request(path))
         return;
-    m_status->setText(
+    setGalleryStatus(
+        m_status,
         tr("Loading %1 and segmenting its validation images…").arg(QFileInfo(path).fileName()));
-    m_status->setStyleSheet({});
 }
 
 void SegmentationGallery::fail(const QString& message) {
-    m_status->setText(message);
-    m_status->setStyleSheet(QStringLiteral("color: #d13438;"));
+    setGalleryStatus(m_status, message, true);
 }
 
 void SegmentationGallery::loaded(const CheckpointLoader<Loaded>::Outcome& outcome) {
@@ -194,13 +184,12 @@ void SegmentationGallery::loaded(const CheckpointLoader<Loaded>::Outcome& outcom
     }
     m_loaded = outcome.model;
     const Segmenter& s = *m_loaded->segmenter;
-    m_status->setText(tr("%1 from %2 (%3, %4 px): %5 validation images, worst first")
-                          .arg(QString::fromStdString(s.config().model),
-                               QFileInfo(outcome.path).fileName(),
-                               QString::fromStdString(s.config().data.name))
-                          .arg(s.inputHeight())
-                          .arg(m_loaded->images.size()));
-    m_status->setStyleSheet({});
+    setGalleryStatus(m_status, tr("%1 from %2 (%3, %4 px): %5 validation images, worst first")
+                                   .arg(QString::fromStdString(s.config().model),
+                                        QFileInfo(outcome.path).fileName(),
+                                        QString::fromStdString(s.config().data.name))
+                                   .arg(s.inputHeight())
+                                   .arg(m_loaded->images.size()));
     m_legend->setText(maskLegend(s.classNames()));
     m_open->setEnabled(true);
     {
@@ -284,16 +273,15 @@ bool SegmentationGallery::openImage(const QString& path) {
         fail(tr("Cannot segment %1: no model is loaded yet").arg(QFileInfo(path).fileName()));
         return false;
     }
-    QImageReader reader(path);
-    reader.setAutoTransform(true); // a photo's EXIF orientation, as viewers show it
-    const QImage image = reader.read();
-    if (image.isNull()) {
-        fail(tr("Cannot open %1: %2").arg(path, reader.errorString()));
+    QString error;
+    std::optional<RgbImage> image = readTryItImage(path, error);
+    if (!image) {
+        fail(error);
         return false;
     }
     SegmentedGalleryImage opened;
     opened.name = QFileInfo(path).fileName().toStdString();
-    opened.image = fromQImage(image);
+    opened.image = std::move(*image);
     QApplication::setOverrideCursor(Qt::WaitCursor);
     try {
         opened.predicted = std::move(m_loaded->segmenter->segment({opened.image})[0].mask);
