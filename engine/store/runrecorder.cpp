@@ -7,8 +7,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <type_traits>
+#include <vector>
 
 namespace tb {
 
@@ -26,13 +29,36 @@ bool transient(const StoreError& e) {
     return e.kind() == StoreError::Kind::Locked || e.kind() == StoreError::Kind::DiskFull;
 }
 
+// Room kept beside the database for a run's end: when the disk fills, deleting it is what lets
+// the run's status, steps and error still be written (SQLite appends them to its log). Several
+// pages' worth; a later recorder makes it again.
+constexpr std::size_t kReserveBytes = 64 * 1024;
+
+std::string reservePath(const std::string& database) {
+    return database + "-reserve";
+}
+
+void keepReserve(const std::string& database) {
+    std::error_code ec;
+    if (std::filesystem::exists(reservePath(database), ec))
+        return;
+    std::ofstream out(reservePath(database), std::ios::binary);
+    const std::vector<char> zeros(kReserveBytes, 0);
+    out.write(zeros.data(), static_cast<std::streamsize>(zeros.size()));
+    out.close();
+    if (!out) // a full or read-only disk: then there is nothing to keep
+        std::filesystem::remove(reservePath(database), ec);
+}
+
 } // namespace
 
 RunRecorder::RunRecorder(const std::string& path, const RunRecorderOptions& options)
     : m_path(path), m_interval(options.commitInterval), m_maxRetryDelay(options.maxRetryDelay),
       m_closePatience(options.closePatience), m_maxQueued(options.maxQueuedEvents),
       m_store(std::make_unique<RunStore>(path, options.store)),
-      m_writer([this](std::stop_token stop) { writerLoop(stop); }) {}
+      m_writer([this](std::stop_token stop) { writerLoop(stop); }) {
+    keepReserve(path);
+}
 
 RunRecorder::~RunRecorder() {
     close();
@@ -305,7 +331,10 @@ void RunRecorder::abandon(const std::vector<Event>& batch) {
     }
     m_committed.notify_all();
     // The metrics do not fit, but a run's start and end are small: without its end a run that
-    // trained to the last step would read as interrupted at the last step that fitted.
+    // trained to the last step would read as interrupted at the last step that fitted. The
+    // reserve makes room for them.
+    std::error_code removed;
+    std::filesystem::remove(reservePath(m_path), removed);
     const Cursor before = m_cursor;
     try {
         m_store->beginTransaction();
