@@ -21,6 +21,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <set>
 
 namespace tb::cli {
@@ -35,6 +36,37 @@ nlohmann::json toJson(const std::vector<Prediction>& top) {
     return out;
 }
 
+// Decodes `files` (PNG or JPEG) and hands them to `answer` `batch` at a time, with their
+// names. A file that cannot be read is reported, gets a row of its own in `rows` with the
+// error, and is counted in what this returns.
+int inBatches(const std::vector<std::string>& files, std::size_t batch, nlohmann::json& rows,
+              const std::function<void(const std::vector<std::string>&,
+                                       const std::vector<RgbImage>&)>& answer) {
+    int failed = 0;
+    std::vector<std::string> pending;
+    std::vector<RgbImage> images;
+    const auto flush = [&] {
+        if (!images.empty())
+            answer(pending, images);
+        pending.clear();
+        images.clear();
+    };
+    for (const std::string& file : files) {
+        try {
+            images.push_back(decodeImage(readWholeFile(file), file));
+            pending.push_back(file);
+        } catch (const DatasetError& e) {
+            ++failed;
+            std::fprintf(stderr, "trainbench-cli predict: error: %s (skipped)\n", e.what());
+            rows.push_back({{"file", file}, {"error", e.what()}});
+        }
+        if (images.size() == batch)
+            flush();
+    }
+    flush();
+    return failed;
+}
+
 // A detector's answer: every box of every image, and with --draw the images with their boxes.
 int predictBoxes(const Args& args, const std::string& modelPath,
                  const std::vector<std::string>& files) {
@@ -47,9 +79,8 @@ int predictBoxes(const Args& args, const std::string& modelPath,
     Detector detector(modelPath);
     nlohmann::json rows = nlohmann::json::array();
     int failed = 0;
-    std::vector<std::string> pending;
-    std::vector<RgbImage> images;
-    const auto flush = [&] {
+    const auto answer = [&](const std::vector<std::string>& pending,
+                            const std::vector<RgbImage>& images) {
         const auto answers = detector.detect(images, predictionNms(conf, iou));
         for (std::size_t i = 0; i < pending.size(); ++i) {
             nlohmann::json boxes = nlohmann::json::array();
@@ -76,23 +107,8 @@ int predictBoxes(const Args& args, const std::string& modelPath,
             }
             rows.push_back({{"file", pending[i]}, {"boxes", boxes}});
         }
-        pending.clear();
-        images.clear();
     };
-    for (const std::string& file : files) {
-        try {
-            images.push_back(decodeImage(readWholeFile(file), file));
-            pending.push_back(file);
-        } catch (const DatasetError& e) {
-            ++failed;
-            std::fprintf(stderr, "trainbench-cli predict: error: %s (skipped)\n", e.what());
-            rows.push_back({{"file", file}, {"error", e.what()}});
-        }
-        if (images.size() == batch)
-            flush();
-    }
-    if (!images.empty())
-        flush();
+    failed += inBatches(files, batch, rows, answer);
     if (args.flag("json"))
         std::printf("%s\n", nlohmann::json{{"model", modelPath},
                                            {"classes", detector.classNames()},
@@ -125,9 +141,8 @@ int predictMasks(const Args& args, const std::string& modelPath,
     const std::vector<std::string>& names = segmenter.classNames();
     nlohmann::json rows = nlohmann::json::array();
     int failed = 0;
-    std::vector<std::string> pending;
-    std::vector<RgbImage> images;
-    const auto flush = [&] {
+    const auto answer = [&](const std::vector<std::string>& pending,
+                            const std::vector<RgbImage>& images) {
         const auto answers = segmenter.segment(images);
         for (std::size_t i = 0; i < pending.size(); ++i) {
             const SegmentedPrediction& p = answers[i];
@@ -172,23 +187,8 @@ int predictMasks(const Args& args, const std::string& modelPath,
             }
             rows.push_back(std::move(row));
         }
-        pending.clear();
-        images.clear();
     };
-    for (const std::string& file : files) {
-        try {
-            images.push_back(decodeImage(readWholeFile(file), file));
-            pending.push_back(file);
-        } catch (const DatasetError& e) {
-            ++failed;
-            std::fprintf(stderr, "trainbench-cli predict: error: %s (skipped)\n", e.what());
-            rows.push_back({{"file", file}, {"error", e.what()}});
-        }
-        if (images.size() == batch)
-            flush();
-    }
-    if (!images.empty())
-        flush();
+    failed += inBatches(files, batch, rows, answer);
     if (args.flag("json"))
         std::printf("%s\n", nlohmann::json{{"model", modelPath},
                                            {"classes", names},

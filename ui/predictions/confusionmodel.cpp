@@ -2,6 +2,9 @@
 // share of its row, so they follow a light or a dark theme.
 #include "predictions/confusionmodel.h"
 
+#include <QHeaderView>
+#include <QTableView>
+
 #include "charts/chartstyle.h"
 
 #include <QApplication>
@@ -12,6 +15,26 @@
 #include <limits>
 
 namespace tb::ui {
+
+QTableView* makeConfusionView(ConfusionModel* model, const QString& objectName,
+                              const QString& accessibleName, QWidget* parent) {
+    auto* view = new QTableView(parent);
+    view->setObjectName(objectName);
+    view->setAccessibleName(accessibleName);
+    view->setModel(model);
+    view->setSelectionMode(QAbstractItemView::NoSelection);
+    view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    view->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    view->horizontalHeader()->setMinimumSectionSize(30);
+    view->verticalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    view->verticalHeader()->setMinimumSectionSize(16);
+    QObject::connect(model, &QAbstractItemModel::modelReset, view, [model, view] {
+        if (model->columnCount() > 0)
+            view->horizontalHeader()->setSectionResizeMode(model->recallColumn(),
+                                                           QHeaderView::ResizeToContents);
+    });
+    return view;
+}
 
 ConfusionModel::ConfusionModel(QObject* parent) : QAbstractTableModel(parent) {}
 

@@ -9,7 +9,17 @@
 
 #include <QAbstractTableModel>
 
+class QTableView;
+class QWidget;
+
 namespace tb::ui {
+
+class ConfusionModel;
+
+// A table view of `model` as the Predictions tab shows every confusion matrix: counts sharing
+// the width and height, the recall column as wide as its text, nothing selectable or editable.
+QTableView* makeConfusionView(ConfusionModel* model, const QString& objectName,
+                              const QString& accessibleName, QWidget* parent);
 
 class ConfusionModel : public QAbstractTableModel {
     Q_OBJECT

@@ -40,7 +40,9 @@ QGroupBox* boxed(const QString& title, QWidget* content) {
 
 DetectionPage::DetectionPage(QWidget* parent)
     : QWidget(parent), m_classes(new QTableWidget(this)), m_curves(new PrCurveChart(this)),
-      m_confusion(new ConfusionModel(this)), m_matrix(new QTableView(this)),
+      m_confusion(new ConfusionModel(this)),
+      m_matrix(makeConfusionView(m_confusion, QStringLiteral("detection-confusion"),
+                                 tr("Detection confusion matrix"), this)),
       m_gallery(new DetectionGallery(this)) {
     setObjectName(QStringLiteral("detection-page"));
     m_classes->setObjectName(QStringLiteral("detection-classes"));
@@ -63,21 +65,6 @@ DetectionPage::DetectionPage(QWidget* parent)
     m_classes->setSelectionMode(QAbstractItemView::SingleSelection);
     connect(m_classes, &QTableWidget::currentCellChanged, this,
             [this](int row) { m_curves->highlightClass(row - 1); }); // row 0 is "all"
-
-    m_matrix->setObjectName(QStringLiteral("detection-confusion"));
-    m_matrix->setAccessibleName(tr("Detection confusion matrix"));
-    m_matrix->setModel(m_confusion);
-    m_matrix->setSelectionMode(QAbstractItemView::NoSelection);
-    m_matrix->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_matrix->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    m_matrix->horizontalHeader()->setMinimumSectionSize(30);
-    m_matrix->verticalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    m_matrix->verticalHeader()->setMinimumSectionSize(16);
-    connect(m_confusion, &QAbstractItemModel::modelReset, this, [this] {
-        if (m_confusion->columnCount() > 0)
-            m_matrix->horizontalHeader()->setSectionResizeMode(m_confusion->recallColumn(),
-                                                               QHeaderView::ResizeToContents);
-    });
 
     // Two rows of two: the figures over the matrix and the images, so that each keeps about
     // half the tab's width, which a 1280 px window leaves for it.

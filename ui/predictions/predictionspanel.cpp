@@ -35,7 +35,9 @@ constexpr int kThumbnail = 56;
 
 PredictionsPanel::PredictionsPanel(QWidget* parent)
     : QWidget(parent), m_epochPicker(new QComboBox(this)), m_summary(new QLabel(this)),
-      m_confusion(new ConfusionModel(this)), m_table(new QTableView(this)),
+      m_confusion(new ConfusionModel(this)),
+      m_table(makeConfusionView(m_confusion, QStringLiteral("confusion-matrix"),
+                                tr("Confusion matrix"), this)),
       m_missesNote(new QLabel(this)), m_misses(new QListWidget(this)),
       m_tryIt(new TryItPanel(this)), m_pages(new QStackedWidget(this)),
       m_samples(new QPlainTextEdit(this)), m_generate(new GeneratePanel(this)),
@@ -47,22 +49,7 @@ PredictionsPanel::PredictionsPanel(QWidget* parent)
     m_summary->setObjectName(QStringLiteral("predictions-summary"));
     m_summary->setWordWrap(true); // a detector's figures take more than a line at 1280 px
 
-    m_table->setObjectName(QStringLiteral("confusion-matrix"));
-    m_table->setAccessibleName(tr("Confusion matrix"));
-    m_table->setModel(m_confusion);
-    m_table->setSelectionMode(QAbstractItemView::NoSelection);
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    m_table->horizontalHeader()->setMinimumSectionSize(30);
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    m_table->verticalHeader()->setMinimumSectionSize(16);
     m_table->setWordWrap(false);
-    // The counts share the width; recall keeps the room its text needs.
-    connect(m_confusion, &QAbstractItemModel::modelReset, this, [this] {
-        if (m_confusion->columnCount() > 0)
-            m_table->horizontalHeader()->setSectionResizeMode(m_confusion->recallColumn(),
-                                                              QHeaderView::ResizeToContents);
-    });
 
     m_misses->setObjectName(QStringLiteral("misclassified"));
     m_misses->setAccessibleName(tr("Misclassified validation samples"));

@@ -44,7 +44,9 @@ QGroupBox* boxed(const QString& title, QWidget* content) {
 
 SegmentationPage::SegmentationPage(QWidget* parent)
     : QWidget(parent), m_classes(new QTableWidget(this)), m_confusion(new ConfusionModel(this)),
-      m_matrix(new QTableView(this)), m_gallery(new SegmentationGallery(this)) {
+      m_matrix(makeConfusionView(m_confusion, QStringLiteral("segmentation-confusion"),
+                                 tr("Confusion matrix over pixels"), this)),
+      m_gallery(new SegmentationGallery(this)) {
     setObjectName(QStringLiteral("segmentation-page"));
     m_classes->setObjectName(QStringLiteral("segmentation-classes"));
     m_classes->setAccessibleName(tr("Validation figures per class"));
@@ -63,21 +65,6 @@ SegmentationPage::SegmentationPage(QWidget* parent)
     m_classes->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_classes->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_classes->setSelectionMode(QAbstractItemView::SingleSelection);
-
-    m_matrix->setObjectName(QStringLiteral("segmentation-confusion"));
-    m_matrix->setAccessibleName(tr("Confusion matrix over pixels"));
-    m_matrix->setModel(m_confusion);
-    m_matrix->setSelectionMode(QAbstractItemView::NoSelection);
-    m_matrix->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_matrix->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    m_matrix->horizontalHeader()->setMinimumSectionSize(30);
-    m_matrix->verticalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    m_matrix->verticalHeader()->setMinimumSectionSize(16);
-    connect(m_confusion, &QAbstractItemModel::modelReset, this, [this] {
-        if (m_confusion->columnCount() > 0)
-            m_matrix->horizontalHeader()->setSectionResizeMode(m_confusion->recallColumn(),
-                                                               QHeaderView::ResizeToContents);
-    });
 
     // The figures over the images: each half of the tab's height.
     auto* figures = new QSplitter(Qt::Horizontal);

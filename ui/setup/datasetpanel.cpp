@@ -32,6 +32,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
+#include <functional>
 
 namespace tb::ui {
 
@@ -94,11 +95,11 @@ QImage sampleGrid(const Dataset& set) {
     return grid;
 }
 
-// A detection set's first images, boxes drawn and named: as they are (not letterboxed), or as
-// the first epoch of a run with the default seed draws them (as dataset-info --augmented).
-QImage detectionGrid(const DetectionDataset& set, bool augmented) {
+// A labelled set's first images (at most 8) drawn by tile(index, side), four to a row and each
+// centred in its cell.
+QImage labelledGrid(int64_t size, const std::function<QImage(int, int)>& tile) {
     constexpr int kColumns = 4, kCell = kGridColumns * kCellPixels / kColumns, kImages = 8;
-    const int count = static_cast<int>(std::min<int64_t>(kImages, set.size()));
+    const int count = static_cast<int>(std::min<int64_t>(kImages, size));
     if (count == 0)
         return {};
     const int rows = (count + kColumns - 1) / kColumns;
@@ -106,33 +107,30 @@ QImage detectionGrid(const DetectionDataset& set, bool augmented) {
     grid.fill(Qt::black);
     QPainter painter(&grid);
     for (int i = 0; i < count; ++i) {
-        const LabeledImage sample = augmented ? firstEpochSample(set, i, 0) : set.source().load(i);
-        const QImage tile = paintLabels(sample.image, sample.boxes, set.classNames(), kCell - 2);
-        painter.drawImage((i % kColumns) * kCell + 1 + (kCell - 2 - tile.width()) / 2,
-                          (i / kColumns) * kCell + 1 + (kCell - 2 - tile.height()) / 2, tile);
+        const QImage drawn = tile(i, kCell - 2);
+        painter.drawImage((i % kColumns) * kCell + 1 + (kCell - 2 - drawn.width()) / 2,
+                          (i / kColumns) * kCell + 1 + (kCell - 2 - drawn.height()) / 2, drawn);
     }
     return grid;
+}
+
+// A detection set's first images, boxes drawn and named: as they are (not letterboxed), or as
+// the first epoch of a run with the default seed draws them (as dataset-info --augmented).
+QImage detectionGrid(const DetectionDataset& set, bool augmented) {
+    return labelledGrid(set.size(), [&](int i, int side) {
+        const LabeledImage sample = augmented ? firstEpochSample(set, i, 0) : set.source().load(i);
+        return paintLabels(sample.image, sample.boxes, set.classNames(), side);
+    });
 }
 
 // A segmentation set's first images with their masks laid over, as the model sees them
 // (resized to the input) or as the first epoch of a run with the default seed draws them.
 QImage segmentationGrid(const SegmentationDataset& set, bool augmented) {
-    constexpr int kColumns = 4, kCell = kGridColumns * kCellPixels / kColumns, kImages = 8;
-    const int count = static_cast<int>(std::min<int64_t>(kImages, set.size()));
-    if (count == 0)
-        return {};
-    const int rows = (count + kColumns - 1) / kColumns;
-    QImage grid(kColumns * kCell, rows * kCell, QImage::Format_RGB32);
-    grid.fill(Qt::black);
-    QPainter painter(&grid);
-    for (int i = 0; i < count; ++i) {
+    return labelledGrid(set.size(), [&](int i, int side) {
         const SegmentedImage sample =
             set.segmentedSample(i, augmented ? sampleSeed(epochSeed(0, 0), i) : 0);
-        const QImage tile = paintMask(sample.image, &sample.mask, 0.55f, kCell - 2);
-        painter.drawImage((i % kColumns) * kCell + 1 + (kCell - 2 - tile.width()) / 2,
-                          (i / kColumns) * kCell + 1 + (kCell - 2 - tile.height()) / 2, tile);
-    }
-    return grid;
+        return paintMask(sample.image, &sample.mask, 0.55f, side);
+    });
 }
 
 // "Pixels: background 90.1%, circle 3.2%, ...; 5.5% ignored (object borders). Images with
