@@ -43,6 +43,8 @@ nlohmann::json toJson(const StepBenchResult& r) {
         j["reorders_per_step"] = *r.reordersPerStep;
         j["activation_reorders_per_step"] = r.activationReordersPerStep.value_or(0);
         j["conv_layouts"] = r.convolutionLayouts;
+        j["conv_shapes"] = r.convolutionAlgorithms.shapes;
+        j["winograd_convolutions"] = r.convolutionAlgorithms.winograd;
     }
     return j;
 }
@@ -86,6 +88,7 @@ int cmdBench(const Argv& argv) {
                   "                            [--steps 30] [--warmup 5] [--threads 0]\n"
                   "                            [--device cpu|cuda:N|auto] [--precision 32]\n"
                   "                            [--memory-format auto|channels_last]\n"
+                  "                            [--conv-algorithm auto|direct]\n"
                   "                            [--hidden 256,128] [--shortcut A|B]\n"
                   "                            [--n-layer 4] [--n-head 4] [--n-embd 128]\n"
                   "                            [--compare-cpu] [--json]\n\n"
@@ -102,7 +105,9 @@ int cmdBench(const Argv& argv) {
                   "step and activation_reorders_per_step those of activations (the rest are of\n"
                   "weights); conv_layouts names the layouts the convolutions keep activations\n"
                   "in (nChw16c, nChw8c, nhwc), which batch norm, ReLU, add and pooling work in\n"
-                  "too. Denormals are flushed as in a run (flush_denormals=true).");
+                  "too; winograd_convolutions counts the convolution shapes computed by\n"
+                  "Winograd's algorithm (--conv-algorithm auto, as a run's conv_algorithm) of\n"
+                  "conv_shapes. Denormals are flushed as in a run (flush_denormals=true).");
         return 0;
     }
     StepBenchOptions o;
@@ -119,6 +124,8 @@ int cmdBench(const Argv& argv) {
     (void)activationDtypeOf(o.precision, "--precision"); // refuse a bad value before any work
     o.memoryFormat = args.valueOr("memory-format", "auto");
     (void)memoryFormatOf(o.memoryFormat, "--memory-format");
+    o.convAlgorithm = args.valueOr("conv-algorithm", "auto");
+    (void)convAlgorithmOf(o.convAlgorithm, "--conv-algorithm");
     o.modelOptions = args.modelOptions();
 
     const Device device = resolveDevice(o.device);
@@ -184,6 +191,9 @@ int cmdBench(const Argv& argv) {
                     static_cast<long long>(*r.reordersPerStep),
                     static_cast<long long>(r.activationReordersPerStep.value_or(0)),
                     r.convolutionLayouts.empty() ? "no layout" : r.convolutionLayouts.c_str());
+    if (r.convolutionAlgorithms.winograd > 0)
+        std::printf(", Winograd for %d of %d convolution shapes", r.convolutionAlgorithms.winograd,
+                    r.convolutionAlgorithms.shapes);
     std::printf("\n");
     if (r.steadySteps > 0)
         std::printf("  back to back: %.3f ms per step over %d steps, %.0f samples/s; the host "

@@ -26,7 +26,7 @@ const std::vector<Command>& commands() {
          cmdBench,
          "time training steps on synthetic batches",
          {{"model", "input", "batch", "steps", "warmup", "threads", "device", "precision",
-           "memory-format", "hidden", "shortcut", "n-layer", "n-head", "n-embd"},
+           "memory-format", "conv-algorithm", "hidden", "shortcut", "n-layer", "n-head", "n-embd"},
           {"json", "compare-cpu"}},
          {}},
         {"datasets",

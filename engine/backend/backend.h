@@ -101,6 +101,9 @@ public:
     // The layout activations are kept in where the backend has a choice (the CPU backend's
     // convolutions); others ignore it.
     virtual void setMemoryFormat(MemoryFormat /*format*/) {}
+    // How the CPU backend's convolutions compute (opdesc.h); cuDNN chooses its own algorithms
+    // (setDeterministic narrows them), so other backends ignore it.
+    virtual void setConvAlgorithm(ConvAlgorithm /*algorithm*/) {}
 
     // ---- dense ----
     // y(n, out) = x(n, in) * w(out, in)^T + b(out)

@@ -7,9 +7,9 @@
 // Bumped whenever Backend's virtual functions or these entry points change (2:
 // setDeterministic, eps in batchNormBackward; 3: setFlushDenormals, setMemoryFormat; 4: the
 // NCCL collectives; 5: the probe's context device, NCCL opened on demand, a lost context,
-// copyToDevice, AdamW's skipped steps), so a plugin from an older build is refused instead of
-// mis-called.
-#define TB_CUDA_PLUGIN_ABI 5
+// copyToDevice, AdamW's skipped steps; 6: setConvAlgorithm), so a plugin from an older build is
+// refused instead of mis-called.
+#define TB_CUDA_PLUGIN_ABI 6
 
 namespace tb {
 class Backend;

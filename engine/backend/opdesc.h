@@ -11,6 +11,15 @@ namespace tb {
 // memory_format: the layout oneDNN prefers on this CPU, or NHWC (PyTorch's channels_last).
 enum class MemoryFormat { Auto, ChannelsLast };
 
+// conv_algorithm: Winograd's for the convolutions where the CPU backend finds it faster, or
+// the direct algorithm everywhere (every tap multiplied, as PyTorch's CPU convolutions do).
+enum class ConvAlgorithm { Auto, Direct };
+
+// Convolution shapes a backend has set up, and how many of them compute by Winograd.
+struct ConvAlgorithmCounts {
+    int shapes = 0, winograd = 0;
+};
+
 // Output positions of a sliding window; 0 when the kernel does not fit the padded input (plain
 // integer division would round -1/2 up to 0 and report one position).
 constexpr int64_t slidingOutput(int64_t size, int64_t kernel, int64_t stride, int64_t pad) {

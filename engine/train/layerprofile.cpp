@@ -215,6 +215,18 @@ std::vector<std::string> profileAdvice(const ProfileReport& r) {
             " of the compute roof: only more arithmetic per second helps them, precision="
             "bf16-mixed where the device computes bf16 natively ("
             "trainbench-cli experiment precision), or a faster device");
+    // Roof fractions are of the direct algorithm's FLOPs: a convolution above its roof did
+    // fewer multiplications than that.
+    double fastestConv = 0.0;
+    for (const LayerProfile& row : r.rows)
+        if (row.type == "conv2d")
+            fastestConv = std::max(fastestConv, row.roofFraction);
+    if (fastestConv > 1.0)
+        advice.push_back("convolutions reaching " + formatString("%.0f%%", 100.0 * fastestConv) +
+                         " of the compute roof ran " +
+                         (r.device == "cpu" ? "Winograd's algorithm (conv_algorithm=auto)"
+                                            : "a Winograd or FFT algorithm of cuDNN's choice") +
+                         ", which multiplies fewer times than the direct FLOPs counted here");
     if (const Share& s = shares[Bound::Memory]; s.ms > 0.0)
         advice.push_back(
             "memory-bound layers take " + percent(s.ms) + " of the step at " + ofRoof(s) +

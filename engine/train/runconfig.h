@@ -51,10 +51,11 @@ struct RunConfig {
     bool deterministic = false; // GPU: deterministic cuDNN algorithms (the CPU always is)
     int threads = 0;            // CPU compute pool; 0 = one per core
     bool flushDenormals = true; // FTZ+DAZ on every CPU thread that computes (core/floatenv.h)
-    std::string memoryFormat = "auto"; // CPU activations: auto | channels_last
-    int logEveryNSteps = 10;           // optimizer steps between StepEvents (and loss read-backs)
-    std::string checkpointDir;         // empty = next to the run store
-    int saveEveryNEpochs = 1;          // 0 = only at the end or when stopped
+    std::string memoryFormat = "auto";  // CPU activations: auto | channels_last
+    std::string convAlgorithm = "auto"; // CPU convolutions: auto (Winograd where faster) | direct
+    int logEveryNSteps = 10;            // optimizer steps between StepEvents (and loss read-backs)
+    std::string checkpointDir;          // empty = next to the run store
+    int saveEveryNEpochs = 1;           // 0 = only at the end or when stopped
     int keepLastCheckpoints = 2;
     GradScalerConfig scaler;
     // Data-parallel training: "none", or "mpi" (ranks from mpirun or srun; NCCL carries the
@@ -141,5 +142,8 @@ DType activationDtypeOf(const std::string& precision, const std::string& field =
 
 // The MemoryFormat of a `memory_format` value (auto, channels_last). Throws ConfigError(field).
 MemoryFormat memoryFormatOf(const std::string& value, const std::string& field = "memory_format");
+// The ConvAlgorithm of a `conv_algorithm` value (auto, direct). Throws ConfigError(field).
+ConvAlgorithm convAlgorithmOf(const std::string& value,
+                              const std::string& field = "conv_algorithm");
 
 } // namespace tb

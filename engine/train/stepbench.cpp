@@ -134,6 +134,7 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
     auto backend = createBackend(device, o.threads);
     backend->setFlushDenormals(o.flushDenormals);
     backend->setMemoryFormat(memoryFormatOf(o.memoryFormat, "--memory-format"));
+    backend->setConvAlgorithm(convAlgorithmOf(o.convAlgorithm, "--conv-algorithm"));
     Shape sample = zooInputShape(o.model, {1, 28, 28});
     if (!o.input.empty())
         sample = Shape::parse(o.input, "input");
@@ -226,6 +227,7 @@ StepBenchResult benchmarkSteps(const StepBenchOptions& o) {
         r.reordersPerStep = reorders[reorders.size() / 2].first;
         r.activationReordersPerStep = reorders[reorders.size() / 2].second;
         r.convolutionLayouts = cpu->convolutionLayouts();
+        r.convolutionAlgorithms = cpu->convolutionAlgorithms();
     }
 
     // Back to back, one synchronize at the end: what a training run sees once the queue is full.

@@ -2,6 +2,8 @@
 // in-memory synthetic batch, so the data loader is not measured.
 #pragma once
 
+#include "backend/opdesc.h"
+
 #include <nlohmann/json.hpp>
 
 #include <functional>
@@ -29,6 +31,7 @@ struct StepBenchOptions {
     nlohmann::json modelOptions = nlohmann::json::object();
     // As the config keys of the same names: a run's defaults.
     std::string memoryFormat = "auto";
+    std::string convAlgorithm = "auto";
     bool flushDenormals = true;
     // Asynchronous backends only: after the per-step timing, steps are issued back to back for at
     // least this long (the steady state of a training run) and timed as a whole.
@@ -78,6 +81,7 @@ struct StepBenchResult {
     std::optional<int64_t> reordersPerStep;
     std::optional<int64_t> activationReordersPerStep;
     std::string convolutionLayouts;
+    ConvAlgorithmCounts convolutionAlgorithms;
     std::string cpuIsa;
     bool cpuBf16Native = false;
 };

@@ -345,6 +345,7 @@ void Trainer::State::setup() {
     backend->setDeterministic(config.deterministic);
     backend->setFlushDenormals(config.flushDenormals); // this thread and the compute pool
     backend->setMemoryFormat(memoryFormatOf(config.memoryFormat));
+    backend->setConvAlgorithm(convAlgorithmOf(config.convAlgorithm));
     const std::string pretrained = config.modelOptions.value("pretrained", "");
     const DatasetSplits data = openDatasets(config.data, config.seed, !pretrained.empty());
     if (data.normStats == "imagenet")

@@ -1,7 +1,10 @@
 // fmnist-cnn and resnet20 against PyTorch in float64, from the same initial state on the same
 // batches: every first-step gradient of a batch-norm parameter is at most twice as far from
 // float64 as PyTorch's float32 one, and over 20 SGD steps (momentum 0.9) the loss curve stays
-// as close to float64's as PyTorch's float32 curve does.
+// as close to float64's as PyTorch's float32 curve does. That is with the direct convolution
+// algorithm PyTorch's CPU uses, so that the batch norm's own sums are what is compared; with
+// conv_algorithm=auto (Winograd's for the 3x3 convolutions with 32 or more channels, whose
+// transforms round a few more times) the same holds within kWinogradFactor times PyTorch's.
 // A pre-activation within float32 rounding of zero flips its ReLU in one float32 run and not
 // in another (a few of resnet20's 2.3 million, on some machines' sums): the first step's
 // gradients are therefore each compared with float64 on their own run's ReLU pattern, and the
@@ -34,6 +37,9 @@ constexpr double kRoundingFloor = 6e-8;
 // A ReLU input float32 may put on the other side of zero than float64: this far from zero at
 // most, relative to the root mean square of its layer's inputs.
 constexpr double kTieMargin = 1e-4;
+// Winograd's outputs lie about 4x further from exact sums than direct ones (tst_cpu_winograd);
+// the gradients behind them inherit part of that.
+constexpr double kWinogradFactor = 4.0;
 
 Tensor hostCopy(Backend& b, const Tensor& t) {
     Tensor h = Tensor::host(t.shape(), t.dtype());
@@ -54,16 +60,21 @@ private slots:
     void staysWithinFloat32Noise_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<int>("batch");
-        QTest::newRow("fmnist-cnn") << "fmnist-cnn" << 32;
-        QTest::newRow("resnet20") << "resnet20" << 16;
+        QTest::addColumn<bool>("winograd");
+        QTest::newRow("fmnist-cnn") << "fmnist-cnn" << 32 << false;
+        QTest::newRow("resnet20") << "resnet20" << 16 << false;
+        QTest::newRow("fmnist-cnn, conv_algorithm=auto") << "fmnist-cnn" << 32 << true;
+        QTest::newRow("resnet20, conv_algorithm=auto") << "resnet20" << 16 << true;
     }
     void staysWithinFloat32Noise() {
         QFETCH(QString, model);
         QFETCH(int, batch);
+        QFETCH(bool, winograd);
         QTemporaryDir dir;
         const QString path = dir.filePath("run.safetensors");
         std::vector<std::string> batchNormParams;
-        train(model.toStdString(), batch, path.toStdString(), batchNormParams);
+        train(model.toStdString(), batch, winograd, path.toStdString(), batchNormParams);
+        const double factor = winograd ? kWinogradFactor : 2.0;
         const QJsonObject result = test::runTorchScript("trajectory_reference.py", {path});
 
         const QJsonObject ties = result["relu_ties"].toObject();
@@ -81,23 +92,25 @@ private slots:
             const double ours = e["ours"].toDouble(), torch = e["torch32"].toDouble();
             qInfo("first-step gradient %-22s ours %.3g  PyTorch f32 %.3g", name.c_str(), ours,
                   torch);
-            QVERIFY2(ours <= 2.0 * torch + kRoundingFloor, name.c_str());
+            QVERIFY2(ours <= factor * torch + kRoundingFloor, name.c_str());
         }
         const QJsonObject loss = result["loss"].toObject();
         const double ours = loss["ours"].toDouble(), torch = loss["torch32"].toDouble();
         qInfo("loss over %d steps: ours within %.3g of float64, PyTorch float32 within %.3g",
               kSteps, ours, torch);
-        QVERIFY2(ours <= 2.0 * torch + kRoundingFloor,
+        QVERIFY2(ours <= factor * torch + kRoundingFloor,
                  qPrintable(QStringLiteral("%1 vs %2").arg(ours).arg(torch)));
     }
 
 private:
-    // Trains `model` for kSteps on random batches and writes the initial state, the batches, the
-    // first step's ReLU outputs and gradients, each step's loss and the final state to `path`;
+    // Trains `model` for kSteps on random batches (its 3x3 convolutions by Winograd's
+    // algorithm where oneDNN has it, with `winograd`) and writes the initial state, the batches,
+    // the first step's ReLU outputs and gradients, each step's loss and the final state to `path`;
     // names the batch-norm parameters.
-    void train(const std::string& model, int batch, const std::string& path,
+    void train(const std::string& model, int batch, bool winograd, const std::string& path,
                std::vector<std::string>& batchNormParams) {
         CpuBackend backend(2);
+        backend.setConvAlgorithm(winograd ? ConvAlgorithm::Auto : ConvAlgorithm::Direct);
         const Shape input = zooInputShape(model, {1, 28, 28});
         Graph graph(modelSpec(model, input, 10), backend, DType::F32, 3);
         Optimizer optimizer(backend, graph.params(), OptimizerConfig{});

@@ -49,6 +49,10 @@ private slots:
     // torchvision's models saved once for every test, by one process (PyTorch loads once).
     void initTestCase() {
         m_backend = createCpuBackend(2);
+        // The convolutions computed as PyTorch's CPU computes them, so that what the gradients'
+        // distance from float64 measures is the model, not Winograd's extra roundings (which
+        // tst_cpu_winograd and tst_float64_trajectory bound).
+        m_backend->setConvAlgorithm(ConvAlgorithm::Direct);
         if (torchvisionMissing().isEmpty())
             test::runTorchScript("torchvision_reference.py",
                                  {"save", m_dir.path(), QString::number(kClasses), "resnet18",

@@ -312,6 +312,35 @@ private slots:
         QVERIFY(std::abs(row.roofFraction - 0.5) < 1e-9);
     }
 
+    // A convolution above the compute roof did fewer multiplications than the direct FLOPs the
+    // rows count: the advice says which algorithm did that, and says nothing when none did.
+    void convolutionsAboveTheRoofAreExplained() {
+        ProfileReport r;
+        r.device = "cpu";
+        r.stepMs = 10.0;
+        r.rows = {{"conv1", "conv2d", "forward", 6.0, 100, 10, 10, 1, 1, 0.9, Bound::Compute},
+                  {"fc", "linear", "forward", 1.0, 100, 10, 10, 1, 1, 1.5, Bound::Compute}};
+        const auto mentionsWinograd = [](const std::vector<std::string>& advice) {
+            return std::any_of(advice.begin(), advice.end(), [](const std::string& line) {
+                return line.find("Winograd") != std::string::npos;
+            });
+        };
+        QVERIFY(!mentionsWinograd(profileAdvice(r)));
+        r.rows[0].roofFraction = 2.6;
+        const std::vector<std::string> advice = profileAdvice(r);
+        QVERIFY(mentionsWinograd(advice));
+        QVERIFY(std::any_of(advice.begin(), advice.end(), [](const std::string& line) {
+            return line.rfind("convolutions reaching 260% of the compute roof ran Winograd's "
+                              "algorithm (conv_algorithm=auto)",
+                              0) == 0;
+        }));
+        r.device = "cuda:0";
+        const std::vector<std::string> gpu = profileAdvice(r);
+        QVERIFY(std::any_of(gpu.begin(), gpu.end(), [](const std::string& line) {
+            return line.find("cuDNN") != std::string::npos;
+        }));
+    }
+
     // Two profiles side by side: rows matched by layer and pass, each bound's time, what changed
     // in the set-up, and the rows that changed bound.
     void twoProfilesAreComparedRowByRow() {

@@ -202,6 +202,14 @@ void CpuBackend::setMemoryFormat(MemoryFormat format) {
     m_conv->setChannelsLast(format == MemoryFormat::ChannelsLast);
 }
 
+void CpuBackend::setConvAlgorithm(ConvAlgorithm algorithm) {
+    m_conv->setWinograd(algorithm == ConvAlgorithm::Auto);
+}
+
+ConvAlgorithmCounts CpuBackend::convolutionAlgorithms() const {
+    return m_conv->algorithmCounts();
+}
+
 std::string CpuBackend::convolutionLayouts() const {
     std::string names;
     for (int layout : {kChannelsLast, 16, 8, 0})

@@ -32,6 +32,7 @@ public:
     // computing on denormals. Call it from the thread that issues the backend's work.
     void setFlushDenormals(bool on) override;
     void setMemoryFormat(MemoryFormat format) override;
+    void setConvAlgorithm(ConvAlgorithm algorithm) override;
     // oneDNN reorders (layout conversions of activations between plain NCHW and the
     // convolutions' layouts, and of weights into theirs) run since the last reset; the bench
     // resets them before each step to report reorders per step.
@@ -43,6 +44,8 @@ public:
     // The layouts (cpulayout.h) convolutions wrote their outputs in since the last reset of the
     // reorder counts, as names: "nChw16c", or "nhwc,nChw16c" when they differ between layers.
     std::string convolutionLayouts() const;
+    // The convolution shapes set up so far, and how many compute by Winograd (cpuconv.h).
+    ConvAlgorithmCounts convolutionAlgorithms() const;
 
     Tensor empty(const Shape& shape, DType dtype) override;
     Tensor emptyHost(const Shape& shape, DType dtype, bool pinned) override;

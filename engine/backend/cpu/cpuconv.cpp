@@ -12,6 +12,7 @@
 #include "backend/cpu/parallel.h"
 #include "core/errors.h"
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -144,6 +145,7 @@ struct CpuConvCache::Entry {
     LayoutBridge bwdDiffDst, bwdWeights, bwdDiffSrc;
     LayoutBridge wwSrc, wwDiffDst, wwDiffWei;
     bool diffDstShared = false; // bwd-data and bwd-weights want the same diff_dst layout
+    bool winograd = false;
     std::vector<float> diffWeights, diffBias;
 };
 
@@ -152,11 +154,13 @@ struct CpuConvCache::Impl {
     dnnl::stream stream{engine};
     ReorderCounts* reorders;
     bool channelsLast = false;
+    bool winograd = true;
     std::vector<std::unique_ptr<Entry>> entries;
 };
 
 CpuConvCache::CpuConvCache(const dnnl::engine& engine, ReorderCounts* reorders)
-    : m_impl(std::make_unique<Impl>(Impl{engine, dnnl::stream(engine), reorders, false, {}})) {}
+    : m_impl(
+          std::make_unique<Impl>(Impl{engine, dnnl::stream(engine), reorders, false, true, {}})) {}
 CpuConvCache::~CpuConvCache() = default;
 
 void CpuConvCache::clear() {
@@ -167,6 +171,33 @@ void CpuConvCache::setChannelsLast(bool on) {
     if (on != m_impl->channelsLast)
         clear();
     m_impl->channelsLast = on;
+}
+
+void CpuConvCache::setWinograd(bool on) {
+    if (on != m_impl->winograd)
+        clear();
+    m_impl->winograd = on;
+}
+
+bool CpuConvCache::winogradFits(const ConvDesc& d, DType act) {
+    return act == DType::F32 && d.groups == 1 && d.r == 3 && d.s == 3 && d.stride == 1 &&
+           d.dilation == 1 && d.c >= kWinogradMinChannels && d.k >= kWinogradMinChannels;
+}
+
+bool CpuConvCache::usesWinograd(const ConvDesc& d, DType act) const {
+    for (const auto& e : m_impl->entries)
+        if (e->desc == d && e->act == act)
+            return e->winograd;
+    return false;
+}
+
+ConvAlgorithmCounts CpuConvCache::algorithmCounts() const {
+    ConvAlgorithmCounts counts;
+    for (const auto& e : m_impl->entries) {
+        ++counts.shapes;
+        counts.winograd += e->winograd ? 1 : 0;
+    }
+    return counts;
 }
 
 CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, DType act, bool bias, bool inputLayer) {
@@ -196,7 +227,6 @@ CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, DType act, bool bias
     const memory::desc srcPlain(src, a, tag::nchw),
         weiPlain(wei, dt::f32, grouped ? tag::goihw : tag::oihw), dstPlain(dst, a, tag::nchw);
     e->biasPlain = memory::desc(b, dt::f32, tag::x);
-    const auto algo = dnnl::algorithm::convolution_direct;
     const auto training = dnnl::prop_kind::forward_training;
     using Fwd = dnnl::convolution_forward;
     using BwdData = dnnl::convolution_backward_data;
@@ -219,7 +249,7 @@ CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, DType act, bool bias
         }
     };
     // Activations in layout `activations` (any: what oneDNN computes fastest in).
-    const auto create = [&](tag activations) {
+    const auto create = [&](tag activations, dnnl::algorithm algo) {
         const memory::desc srcAny(src, a, activations), weiAny(wei, a, tag::any),
             dstAny(dst, a, activations), diffWeiAny(wei, dt::f32, tag::any);
         const Fwd::primitive_desc fwdPd(
@@ -245,9 +275,28 @@ CpuConvCache::Entry& CpuConvCache::entry(const ConvDesc& d, DType act, bool bias
     // reorder (fmnist-cnn: 6 activation reorders a step -> 1, 18% faster).
     static const bool amx = cpuLowPrecisionSupport().amx;
     const bool lastOnly = m_impl->channelsLast || (amx && act == DType::BF16);
-    Primitives chosen = create(lastOnly ? tag::nhwc : tag::any);
-    if (!lastOnly && !chosen.keepable(srcShape, dstShape, act, inputLayer))
-        chosen = create(tag::nhwc);
+    const auto direct = [&] {
+        Primitives p = create(lastOnly ? tag::nhwc : tag::any, dnnl::algorithm::convolution_direct);
+        if (!lastOnly && !p.keepable(srcShape, dstShape, act, inputLayer))
+            p = create(tag::nhwc, dnnl::algorithm::convolution_direct);
+        return p;
+    };
+    // Winograd's F(4x4, 3x3) where oneDNN implements it for this CPU (AVX-512) and the layouts
+    // it picks are ones a tensor can stay in; the direct algorithm everywhere else.
+    const auto winograd = [&]() -> std::optional<Primitives> {
+        if (!m_impl->winograd || lastOnly || !winogradFits(d, act))
+            return std::nullopt;
+        try {
+            Primitives p = create(tag::any, dnnl::algorithm::convolution_winograd);
+            if (p.keepable(srcShape, dstShape, act, inputLayer))
+                return p;
+        } catch (const dnnl::error&) { // not implemented on this ISA or for this shape
+        }
+        return std::nullopt;
+    };
+    std::optional<Primitives> fast = winograd();
+    e->winograd = fast.has_value();
+    const Primitives chosen = fast ? *fast : direct();
     const Fwd::primitive_desc& fwdPd = chosen.fwd;
     const BwdData::primitive_desc& dataPd = chosen.data;
     const BwdWei::primitive_desc& weiPd = chosen.wei;
