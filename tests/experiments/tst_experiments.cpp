@@ -101,8 +101,9 @@ private slots:
             for (const ExperimentArm& a : p.arms)
                 armConfig(RunConfig(), p, a); // throws for a key or value the schema refuses
         }
-        for (const char* id : {"num_workers", "pin_memory", "precision", "accumulation",
-                               "batch_size", "lr", "device", "ddp", "output_stride"})
+        for (const char* id :
+             {"num_workers", "pin_memory", "precision", "accumulation", "batch_size", "lr",
+              "device", "ddp", "output_stride", "conv_algorithm"})
             QVERIFY2(ids.contains(id), id);
         QVERIFY(findExperiment("pin_memory").needsGpu);
         QVERIFY_THROWS_EXCEPTION(ConfigError, findExperiment("no-such-preset"));
