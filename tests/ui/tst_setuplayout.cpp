@@ -19,6 +19,7 @@
 #include <QLabel>
 #include <QLayout>
 #include <QLineEdit>
+#include <QMap>
 #include <QScreen>
 #include <QSettings>
 #include <QStyle>
@@ -134,47 +135,11 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         w.setup().setConfig(test::tinyRunConfig(m_tmp.filePath("ckpt")));
         QTRY_VERIFY_WITH_TIMEOUT(w.setup().blocker().isEmpty(), 30000);
+        // Before any run (the hardware chart's host view with its first samples), then after.
+        QVERIFY2(chartsFault(w, 4).isEmpty(), qPrintable(chartsFault(w, 4)));
         QVERIFY(w.train());
         QTRY_VERIFY_WITH_TIMEOUT(w.controller().state() == ui::RunController::State::Idle, 60000);
-        int checked = 0;
-        for (ui::ChartView* chart : w.findChildren<ui::ChartView*>()) {
-            if (!chart->isVisible())
-                continue;
-            QCustomPlot* plot = chart->plot();
-            plot->replot(); // and the second layout pass fitDecorations may ask for
-            QApplication::processEvents();
-            plot->replot();
-            const QString name = chart->title();
-            const QCPLegend* legend = plot->legend;
-            if (legend->visible()) {
-                QVERIFY2(legend->outerRect().height() >= legend->minimumOuterSizeHint().height(),
-                         qPrintable(name + ": the legend is squeezed"));
-                QList<QRect> entries;
-                for (int i = 0; i < legend->itemCount(); ++i) {
-                    const QCPAbstractLegendItem* item = legend->item(i); // null: an empty cell
-                    if (!item)
-                        continue;
-                    for (const QRect& other : std::as_const(entries))
-                        QVERIFY2(!other.intersects(item->outerRect()),
-                                 qPrintable(name + ": legend entries overlap"));
-                    entries << item->outerRect();
-                }
-            }
-            const QList<QCPAxisRect*> rects = plot->axisRects();
-            for (int i = 0; i < rects.size(); ++i) {
-                for (int j = i + 1; j < rects.size(); ++j)
-                    QVERIFY2(!rects[i]->rect().intersects(rects[j]->rect()),
-                             qPrintable(name + ": axis rects overlap"));
-                for (QCPAxis* axis : rects[i]->axes(QCPAxis::atLeft | QCPAxis::atRight))
-                    if (axis->visible() && !axis->label().isEmpty())
-                        QVERIFY2(QFontMetrics(axis->labelFont()).horizontalAdvance(axis->label()) <=
-                                     rects[i]->height(),
-                                 qPrintable(name + ": the title '" + axis->label() +
-                                            "' is longer than its axis"));
-            }
-            ++checked;
-        }
-        QVERIFY(checked >= 4);
+        QVERIFY2(chartsFault(w, 4).isEmpty(), qPrintable(chartsFault(w, 4)));
     }
 
     // On a screen smaller than 1280x800 the window opens within what the screen offers.
@@ -229,6 +194,59 @@ private slots:
 
 private:
 private:
+    // The first fault in the visible charts' layouts, or nothing; at least `expected` checked.
+    static QString chartsFault(ui::MainWindow& w, int expected) {
+        int checked = 0;
+        for (ui::ChartView* chart : w.findChildren<ui::ChartView*>()) {
+            if (!chart->isVisible())
+                continue;
+            QCustomPlot* plot = chart->plot();
+            plot->replot(); // and the second layout pass fitDecorations may ask for
+            QApplication::processEvents();
+            plot->replot();
+            const QString name = chart->title();
+            const QCPLegend* legend = plot->legend;
+            if (legend->visible()) {
+                if (legend->outerRect().height() < legend->minimumOuterSizeHint().height())
+                    return name + ": the legend is squeezed";
+                QList<QRect> entries;
+                for (int i = 0; i < legend->itemCount(); ++i) {
+                    const QCPAbstractLegendItem* item = legend->item(i); // null: an empty cell
+                    if (!item)
+                        continue;
+                    for (const QRect& other : std::as_const(entries))
+                        if (other.intersects(item->outerRect()))
+                            return name + ": legend entries overlap";
+                    entries << item->outerRect();
+                }
+            }
+            const QList<QCPAxisRect*> rects = plot->axisRects();
+            // Side by side, rects share the width: all of it but their axes' margins.
+            QMap<int, int> rowWidths; // summed outer widths of the rects at each top edge
+            for (QCPAxisRect* rect : rects)
+                rowWidths[rect->outerRect().top()] += rect->outerRect().width();
+            for (int width : std::as_const(rowWidths))
+                if (width < plot->width() * 9 / 10)
+                    return name + QStringLiteral(": axis rects %1 px wide in a %2 px plot")
+                                      .arg(width)
+                                      .arg(plot->width());
+            for (int i = 0; i < rects.size(); ++i) {
+                for (int j = i + 1; j < rects.size(); ++j)
+                    if (rects[i]->rect().intersects(rects[j]->rect()))
+                        return name + ": axis rects overlap";
+                for (QCPAxis* axis : rects[i]->axes(QCPAxis::atLeft | QCPAxis::atRight))
+                    if (axis->visible() && !axis->label().isEmpty() &&
+                        QFontMetrics(axis->labelFont()).horizontalAdvance(axis->label()) >
+                            rects[i]->height())
+                        return name + ": the title '" + axis->label() + "' is longer than its axis";
+            }
+            ++checked;
+        }
+        if (checked < expected)
+            return QStringLiteral("%1 charts visible, %2 expected").arg(checked).arg(expected);
+        return {};
+    }
+
     // The first control of the set-up column that reaches past its viewport or over another,
     // or a wrapped label shorter than its lines; empty when there is none.
     static QString firstLayoutFault(ui::ColumnScrollArea* scroll) {

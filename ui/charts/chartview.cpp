@@ -84,6 +84,11 @@ ChartView::ChartView(const QString& title, QWidget* parent)
     m_plot->legend->setRowSpacing(0);
     m_plot->legend->setColumnSpacing(12);
     m_plot->legend->setIconSize(16, 8);
+    // A grid's maximum width is the sum of its cells', so a legend without entries (a chart
+    // before its first sample) would cap the one column it shares with the axis rects at its
+    // margins. A maximum set explicitly (any width below QWIDGETSIZE_MAX, margins included)
+    // replaces that hint (QCPLayout::getFinalMaximumOuterSize).
+    m_plot->legend->setMaximumSize(1 << 20, QWIDGETSIZE_MAX);
     styleAxisRect(first);
     linkXAxis(first);
 
