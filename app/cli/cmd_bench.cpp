@@ -44,7 +44,7 @@ nlohmann::json toJson(const StepBenchResult& r) {
         j["activation_reorders_per_step"] = r.activationReordersPerStep.value_or(0);
         j["conv_layouts"] = r.convolutionLayouts;
         j["conv_shapes"] = r.convolutionAlgorithms.shapes;
-        j["winograd_convolutions"] = r.convolutionAlgorithms.winograd;
+        j["winograd_conv_shapes"] = r.convolutionAlgorithms.winograd;
     }
     return j;
 }
@@ -105,7 +105,7 @@ int cmdBench(const Argv& argv) {
                   "step and activation_reorders_per_step those of activations (the rest are of\n"
                   "weights); conv_layouts names the layouts the convolutions keep activations\n"
                   "in (nChw16c, nChw8c, nhwc), which batch norm, ReLU, add and pooling work in\n"
-                  "too; winograd_convolutions counts the convolution shapes computed by\n"
+                  "too; winograd_conv_shapes counts the convolution shapes computed by\n"
                   "Winograd's algorithm (--conv-algorithm auto, as a run's conv_algorithm) of\n"
                   "conv_shapes. Denormals are flushed as in a run (flush_denormals=true).");
         return 0;
@@ -191,7 +191,7 @@ int cmdBench(const Argv& argv) {
                     static_cast<long long>(*r.reordersPerStep),
                     static_cast<long long>(r.activationReordersPerStep.value_or(0)),
                     r.convolutionLayouts.empty() ? "no layout" : r.convolutionLayouts.c_str());
-    if (r.convolutionAlgorithms.winograd > 0)
+    if (r.convolutionAlgorithms.shapes > 0)
         std::printf(", Winograd for %d of %d convolution shapes", r.convolutionAlgorithms.winograd,
                     r.convolutionAlgorithms.shapes);
     std::printf("\n");

@@ -212,16 +212,19 @@ std::vector<std::string> profileAdvice(const ProfileReport& r) {
     if (const Share& s = shares[Bound::Compute]; s.ms > 0.0)
         advice.push_back(
             "compute-bound layers take " + percent(s.ms) + " of the step at " + ofRoof(s) +
-            " of the compute roof: only more arithmetic per second helps them, precision="
-            "bf16-mixed where the device computes bf16 natively ("
-            "trainbench-cli experiment precision), or a faster device");
-    // Roof fractions are of the direct algorithm's FLOPs: a convolution above its roof did
-    // fewer multiplications than that.
+            " of the compute roof: only more arithmetic per second or fewer multiplications "
+            "help them, precision=bf16-mixed where the device computes bf16 natively ("
+            "trainbench-cli experiment precision), Winograd's 3x3 convolutions on a CPU "
+            "(conv_algorithm=auto; trainbench-cli experiment conv_algorithm), or a faster "
+            "device");
+    // Roof fractions are of the direct algorithm's FLOPs: a compute-bound convolution well
+    // above its roof (a direct one reaches about 105% of the sgemm the roof is measured with)
+    // did fewer multiplications than that.
     double fastestConv = 0.0;
     for (const LayerProfile& row : r.rows)
-        if (row.type == "conv2d")
+        if (row.type == "conv2d" && row.bound == Bound::Compute)
             fastestConv = std::max(fastestConv, row.roofFraction);
-    if (fastestConv > 1.0)
+    if (fastestConv > kFewerMultiplicationsRoofFraction)
         advice.push_back("convolutions reaching " + formatString("%.0f%%", 100.0 * fastestConv) +
                          " of the compute roof ran " +
                          (r.device == "cpu" ? "Winograd's algorithm (conv_algorithm=auto)"

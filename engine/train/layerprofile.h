@@ -34,6 +34,9 @@ LayerWork optimizerWork(int64_t params, const std::string& optimizer, float mome
 // A layer that reaches less than this fraction of what the roofline allows is bound by
 // neither roof but by overhead (launches, threading, tiny tensors).
 constexpr double kOverheadRoofFraction = 0.1;
+// A compute-bound convolution above this fraction of the roof did fewer multiplications than
+// the direct algorithm's FLOPs the rows count (Winograd's, or FFT on a GPU).
+constexpr double kFewerMultiplicationsRoofFraction = 1.25;
 // Fills row.intensity, gflops, gbs, roofFraction and bound from row.ms, flops and bytes.
 void placeUnderRoofline(LayerProfile& row, const Roofline& roofline);
 

@@ -542,9 +542,10 @@ std::vector<FieldBinding> makeBindings() {
                    "CPU activation layout: auto follows oneDNN's choice for this CPU, "
                    "channels_last asks for NHWC"),
          TB_CHOICE("conv_algorithm", convAlgorithm, (Choices{"auto", "direct"}),
-                   "CPU convolutions: auto computes 3x3 stride-1 f32 ones with 32+ channels by "
-                   "Winograd's F(4x4,3x3) where oneDNN has it (AVX-512: 2-3x faster, ~2e-6 "
-                   "relative error), direct multiplies every tap as PyTorch's CPU does"),
+                   "CPU convolutions: auto computes 3x3 stride-1 f32 ones whose channels are "
+                   "multiples of 16 from 32 by Winograd's F(4x4,3x3) where oneDNN has it "
+                   "(AVX-512, not with channels_last: 2-3x faster, 1-2e-6 relative error), "
+                   "direct multiplies every tap as PyTorch's CPU does"),
          TB_INT("ranks", ranks, 1, 256,
                 "processes of a data-parallel job started on this machine (mpirun -np N; sets "
                 "distributed=mpi): a GPU each, or the CPU threads split between them; 1 trains "

@@ -14,6 +14,7 @@
 // guards against) shows in every step's loss.
 // tests/torch/trajectory_reference.py trains the references.
 #include "backend/cpu/cpubackend.h"
+#include "backend/cpu/cpuisa.h"
 #include "io/safetensors.h"
 #include "nn/graph.h"
 #include "nn/modelzoo.h"
@@ -37,8 +38,8 @@ constexpr double kRoundingFloor = 6e-8;
 // A ReLU input float32 may put on the other side of zero than float64: this far from zero at
 // most, relative to the root mean square of its layer's inputs.
 constexpr double kTieMargin = 1e-4;
-// Winograd's outputs lie about 4x further from exact sums than direct ones (tst_cpu_winograd);
-// the gradients behind them inherit part of that.
+// Winograd's outputs lie 2 to 4x further from exact sums than direct ones (tst_cpu_winograd);
+// the gradients behind them inherit that (measured: at most 2.9x PyTorch's float32 error).
 constexpr double kWinogradFactor = 4.0;
 
 Tensor hostCopy(Backend& b, const Tensor& t) {
@@ -70,6 +71,8 @@ private slots:
         QFETCH(QString, model);
         QFETCH(int, batch);
         QFETCH(bool, winograd);
+        if (winograd && cpuLowPrecisionSupport().isa.rfind("avx512_core", 0) != 0)
+            QSKIP("oneDNN has no Winograd convolutions below AVX-512: the direct rows cover this");
         QTemporaryDir dir;
         const QString path = dir.filePath("run.safetensors");
         std::vector<std::string> batchNormParams;

@@ -136,10 +136,12 @@ private slots:
         w.setup().setConfig(test::tinyRunConfig(m_tmp.filePath("ckpt")));
         QTRY_VERIFY_WITH_TIMEOUT(w.setup().blocker().isEmpty(), 30000);
         // Before any run (the hardware chart's host view with its first samples), then after.
-        QVERIFY2(chartsFault(w, 4).isEmpty(), qPrintable(chartsFault(w, 4)));
+        const QString before = chartsFault(w, 4);
+        QVERIFY2(before.isEmpty(), qPrintable(before));
         QVERIFY(w.train());
         QTRY_VERIFY_WITH_TIMEOUT(w.controller().state() == ui::RunController::State::Idle, 60000);
-        QVERIFY2(chartsFault(w, 4).isEmpty(), qPrintable(chartsFault(w, 4)));
+        const QString after = chartsFault(w, 4);
+        QVERIFY2(after.isEmpty(), qPrintable(after));
     }
 
     // On a screen smaller than 1280x800 the window opens within what the screen offers.

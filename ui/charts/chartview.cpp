@@ -88,7 +88,8 @@ ChartView::ChartView(const QString& title, QWidget* parent)
     // before its first sample) would cap the one column it shares with the axis rects at its
     // margins. A maximum set explicitly (any width below QWIDGETSIZE_MAX, margins included)
     // replaces that hint (QCPLayout::getFinalMaximumOuterSize).
-    m_plot->legend->setMaximumSize(1 << 20, QWIDGETSIZE_MAX);
+    constexpr int kAnyLegendWidth = 1 << 20; // px
+    m_plot->legend->setMaximumSize(kAnyLegendWidth, QWIDGETSIZE_MAX);
     styleAxisRect(first);
     linkXAxis(first);
 

@@ -4,7 +4,8 @@
 // already blocked are read in place and outputs stay blocked (cpulayout.h); plain ones are
 // reordered at the boundary, with reorder primitives and staging buffers created once per shape and
 // reused. With bf16 activations the same reorders also narrow the f32 master weights to bf16, so
-// bf16 compute costs no extra pass over the weights.
+// bf16 compute costs no extra pass over the weights. 3x3 stride-1 f32 convolutions use oneDNN's
+// Winograd algorithm where it has one and the setting allows (setWinograd).
 #include "backend/cpu/cpuconv.h"
 
 #include "backend/cpu/cpuisa.h"
@@ -181,14 +182,8 @@ void CpuConvCache::setWinograd(bool on) {
 
 bool CpuConvCache::winogradFits(const ConvDesc& d, DType act) {
     return act == DType::F32 && d.groups == 1 && d.r == 3 && d.s == 3 && d.stride == 1 &&
-           d.dilation == 1 && d.c >= kWinogradMinChannels && d.k >= kWinogradMinChannels;
-}
-
-bool CpuConvCache::usesWinograd(const ConvDesc& d, DType act) const {
-    for (const auto& e : m_impl->entries)
-        if (e->desc == d && e->act == act)
-            return e->winograd;
-    return false;
+           d.dilation == 1 && d.c >= kWinogradMinChannels && d.k >= kWinogradMinChannels &&
+           d.c % 16 == 0 && d.k % 16 == 0;
 }
 
 ConvAlgorithmCounts CpuConvCache::algorithmCounts() const {

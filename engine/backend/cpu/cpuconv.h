@@ -31,16 +31,16 @@ public:
     void setChannelsLast(bool on);
     // With winograd (the default), 3x3 stride-1 f32 convolutions with enough channels
     // (winogradFits) compute by Winograd's F(4x4, 3x3) where oneDNN has it for this CPU: 2 to 3
-    // times faster on AVX-512, within ~2e-6 of the largest output where the direct algorithm
-    // is within ~5e-7 (measured against float64). Clears the cache when it changes.
+    // times faster on AVX-512, within 1-2e-6 of the largest output where the direct algorithm
+    // is within 3-5e-7 (measured against double sums). Never with channelsLast (oneDNN's
+    // Winograd reads nChw16c only). Clears the cache when it changes.
     void setWinograd(bool on);
-    // Whether a convolution is one Winograd is tried for: f32, 3x3, stride 1, dense, not
-    // grouped, at least kWinogradMinChannels in and out (below that it lost to direct here).
+    // Whether a convolution is one Winograd is tried for: f32 (bf16 the CPU only emulates
+    // arrives here as f32), 3x3, stride 1, dense, not grouped, channels in and out multiples of
+    // 16 (oneDNN's kernel's) and at least kWinogradMinChannels (below that it lost to direct).
     static bool winogradFits(const ConvDesc& d, DType act);
     static constexpr int64_t kWinogradMinChannels = 32;
-    // Whether the primitives made for this shape compute by Winograd (false before the first
-    // forward or backward of the shape).
-    bool usesWinograd(const ConvDesc& d, DType act) const;
+    // The shapes set up so far, and how many of them compute by Winograd.
     ConvAlgorithmCounts algorithmCounts() const;
 
     // y = conv(x, w) + b. x, y (and dy, dx) are NCHW in `act`, f32 or bf16; w, b, dw, db are
