@@ -21,6 +21,9 @@ TrainedModel::~TrainedModel() = default;
 
 void TrainedModel::loadCheckpoint() {
     m_config = Checkpointer::configOf(m_path);
+    // Computed as the run computed its validation: evaluate reproduces its numbers.
+    m_backend->setMemoryFormat(memoryFormatOf(m_config.memoryFormat));
+    m_backend->setConvAlgorithm(convAlgorithmOf(m_config.convAlgorithm));
     m_card.model = m_config.model;
     m_card.dataset = m_config.data.name;
     const Checkpointer::Vocabulary vocabulary = Checkpointer::vocabularyOf(m_path);

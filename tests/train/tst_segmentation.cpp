@@ -4,6 +4,7 @@
 // gives the same losses for any number of loader workers, resumes on the same trajectory, and
 // refuses a classifier on masks, a U-Net on classes and an output of another size. The report
 // survives the run store's JSON, classes without pixels included.
+#include "backend/cpu/cpubackend.h"
 #include "backend/devices.h"
 #include "core/errors.h"
 #include "data/shapesseg.h"
@@ -13,10 +14,12 @@
 #include "store/validationreportjson.h"
 #include "support/layouttensors.h"
 #include "support/runlog.h"
+#include "support/testdata.h"
 #include "train/detectionvalidation.h"
 #include "train/predictor.h"
 #include "train/segmenter.h"
 #include "train/segmenterevaluation.h"
+#include "train/trainedmodel.h"
 #include "train/trainer.h"
 
 #include <QTemporaryDir>
@@ -76,6 +79,8 @@ private slots:
         c.set("model.depth", "3");
         c.set("batch_size", "16");
         c.set("max_epochs", std::to_string(kEpochs));
+        // Not the default: evaluate must compute as the run did to reproduce its validation.
+        c.set("conv_algorithm", "direct");
         m_finished = Trainer(c, m_log).run();
         QCOMPARE(status(m_finished.status), QString("completed"));
         QVERIFY(!m_finished.checkpoint.empty());
@@ -169,8 +174,17 @@ private slots:
     }
 
     // evaluate measures the checkpoint as the last epoch's validation did: the same matrix over
-    // the same pixels, the same worst images, the same loss.
+    // the same pixels, the same worst images, the same loss, with the run's convolution
+    // algorithm.
     void evaluateReproducesValidation() {
+        // Its convolutions computed as the run set them (direct, not the default Winograd).
+        {
+            TrainedModel model(m_finished.checkpoint);
+            model.graph().forward(test::randomTensor({2, 3, 32, 32}, 5), false);
+            const auto& cpu = dynamic_cast<const CpuBackend&>(model.backend());
+            QVERIFY(cpu.convolutionAlgorithms().shapes > 0);
+            QCOMPARE(cpu.convolutionAlgorithms().winograd, 0);
+        }
         const SegmenterEvaluation e = evaluateSegmenter(m_finished.checkpoint, 16, 2);
         const EpochEvent& last = m_log.epochs.back();
         const SegmentationReport& r = *last.validation.segmentation;
