@@ -5,22 +5,19 @@
 #pragma once
 
 #include "predictions/checkpointloader.h"
+#include "predictions/galleryframe.h"
 #include "train/detectorgallery.h"
-
-#include <QWidget>
 
 #include <memory>
 #include <optional>
 #include <vector>
 
 class QLabel;
-class QListWidget;
-class QPushButton;
 class QSlider;
 
 namespace tb::ui {
 
-class DetectionGallery : public QWidget {
+class DetectionGallery : public GalleryFrame {
     Q_OBJECT
 
 public:
@@ -32,12 +29,10 @@ public:
     // Loads the detector of this checkpoint and detects its validation images; the same path
     // again does nothing.
     void setCheckpoint(const QString& path);
-    QString checkpoint() const { return m_loader.path(); }
+    QString checkpoint() const override { return m_loader.path(); }
     bool modelReady() const { return m_loaded != nullptr; }
     // A checkpoint is loading (the images shown are the previous one's until it has).
     bool loading() const { return m_loader.running(); }
-    // What the status line says: the model, or why there is none.
-    QString status() const;
 
     // The validation images with their boxes (empty before a model is loaded).
     const std::vector<GalleryImage>& images() const;
@@ -50,17 +45,10 @@ public:
     void setConfidence(float confidence);
     // Runs the detector on an image file and shows it large; false (the status says why)
     // without a model or when the file is not an image.
-    bool openImage(const QString& path);
+    bool openImage(const QString& path) override;
 
-    QListWidget* grid() const { return m_grid; }
     QLabel* preview() const { return m_preview; }
-    QSlider* confidenceSlider() const { return m_slider; }
-
-signals:
-    void modelLoaded();
-
-protected:
-    void resizeEvent(QResizeEvent* event) override;
+    QSlider* confidenceSlider() const { return slider(); }
 
 private:
     struct Loaded {
@@ -68,21 +56,15 @@ private:
         std::vector<GalleryImage> images;
     };
     void loaded(const CheckpointLoader<Loaded>::Outcome& outcome);
-    void redraw();
-    void chooseImage();
-    void chooseCheckpoint();
-    void fail(const QString& message);
+    void redraw() override;
+    QString sliderText(int value) const override;
+    void pickedFromGrid() override { m_opened.reset(); }
+    void useCheckpoint(const QString& path) override { setCheckpoint(path); }
 
     std::shared_ptr<Loaded> m_loaded;
     CheckpointLoader<Loaded> m_loader;
     std::optional<GalleryImage> m_opened; // Try it's image, until a grid image is picked
-    QLabel* m_status;
     QLabel* m_preview;
-    QLabel* m_caption;
-    QSlider* m_slider;
-    QLabel* m_sliderValue;
-    QListWidget* m_grid;
-    QPushButton* m_open;
 };
 
 } // namespace tb::ui

@@ -3,11 +3,11 @@
 #include "predictions/detectionpage.h"
 
 #include "charts/prcurvechart.h"
+#include "predictions/classtable.h"
 #include "predictions/confusionmodel.h"
 #include "predictions/detectiongallery.h"
 
 #include <QGroupBox>
-#include <QHeaderView>
 #include <QSplitter>
 #include <QTableView>
 #include <QTableWidget>
@@ -18,51 +18,30 @@ namespace tb::ui {
 namespace {
 
 QTableWidgetItem* number(double v, int decimals) {
-    auto* item = new QTableWidgetItem(QString::number(v, 'f', decimals));
-    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    return item;
+    return figureItem(QString::number(v, 'f', decimals));
 }
 
 QTableWidgetItem* count(int64_t v) {
-    auto* item = new QTableWidgetItem(QString::number(v));
-    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    return item;
-}
-
-QGroupBox* boxed(const QString& title, QWidget* content) {
-    auto* box = new QGroupBox(title);
-    auto* layout = new QVBoxLayout(box);
-    layout->addWidget(content);
-    return box;
+    return figureItem(QString::number(v));
 }
 
 } // namespace
 
 DetectionPage::DetectionPage(QWidget* parent)
-    : QWidget(parent), m_classes(new QTableWidget(this)), m_curves(new PrCurveChart(this)),
-      m_confusion(new ConfusionModel(this)),
+    : QWidget(parent),
+      m_classes(makeClassTable(
+          QStringLiteral("detection-classes"),
+          {tr("Class"), tr("Instances"), tr("P"), tr("R"), tr("mAP50"), tr("mAP50-95")},
+          {{2, tr("Precision where the IoU-0.5 curve's F1 is best")},
+           {3, tr("Recall where the IoU-0.5 curve's F1 is best")},
+           {5, tr("AP averaged over IoU thresholds 0.50, 0.55, ..., 0.95 (COCO's headline "
+                  "figure)")}},
+          this)),
+      m_curves(new PrCurveChart(this)), m_confusion(new ConfusionModel(this)),
       m_matrix(makeConfusionView(m_confusion, QStringLiteral("detection-confusion"),
                                  tr("Detection confusion matrix"), this)),
       m_gallery(new DetectionGallery(this)) {
     setObjectName(QStringLiteral("detection-page"));
-    m_classes->setObjectName(QStringLiteral("detection-classes"));
-    m_classes->setAccessibleName(tr("Validation figures per class"));
-    m_classes->setColumnCount(6);
-    m_classes->setHorizontalHeaderLabels(
-        {tr("Class"), tr("Instances"), tr("P"), tr("R"), tr("mAP50"), tr("mAP50-95")});
-    m_classes->horizontalHeaderItem(2)->setToolTip(
-        tr("Precision where the IoU-0.5 curve's F1 is best"));
-    m_classes->horizontalHeaderItem(3)->setToolTip(
-        tr("Recall where the IoU-0.5 curve's F1 is best"));
-    m_classes->horizontalHeaderItem(5)->setToolTip(
-        tr("AP averaged over IoU thresholds 0.50, 0.55, ..., 0.95 (COCO's headline figure)"));
-    m_classes->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_classes->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    m_classes->verticalHeader()->setVisible(false);
-    m_classes->verticalHeader()->setDefaultSectionSize(m_classes->fontMetrics().height() + 6);
-    m_classes->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_classes->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_classes->setSelectionMode(QAbstractItemView::SingleSelection);
     connect(m_classes, &QTableWidget::currentCellChanged, this,
             [this](int row) { m_curves->highlightClass(row - 1); }); // row 0 is "all"
 

@@ -6,9 +6,8 @@
 #pragma once
 
 #include "predictions/checkpointloader.h"
+#include "predictions/galleryframe.h"
 #include "train/segmentergallery.h"
-
-#include <QWidget>
 
 #include <memory>
 #include <mutex>
@@ -16,13 +15,11 @@
 #include <vector>
 
 class QLabel;
-class QListWidget;
-class QPushButton;
 class QSlider;
 
 namespace tb::ui {
 
-class SegmentationGallery : public QWidget {
+class SegmentationGallery : public GalleryFrame {
     Q_OBJECT
 
 public:
@@ -34,11 +31,9 @@ public:
     // Loads the model of this checkpoint and segments the validation images `worst` names (the
     // epoch's worst first; empty: the split's first); the same path again does nothing.
     void setCheckpoint(const QString& path, const std::vector<int64_t>& worst = {});
-    QString checkpoint() const { return m_loader.path(); }
+    QString checkpoint() const override { return m_loader.path(); }
     bool modelReady() const { return m_loaded != nullptr; }
     bool loading() const { return m_loader.running(); }
-    // What the status line says: the model, or why there is none.
-    QString status() const;
 
     const std::vector<SegmentedGalleryImage>& images() const;
     // The image in the large view: an opened one, else the grid's current one.
@@ -48,20 +43,11 @@ public:
     void setOpacity(float opacity);
     // Segments an image file and shows it large; false (the status says why) without a model or
     // when the file is not an image.
-    bool openImage(const QString& path);
+    bool openImage(const QString& path) override;
 
-    QListWidget* grid() const { return m_grid; }
     QLabel* truthView() const { return m_truth; }
     QLabel* predictedView() const { return m_predicted; }
-    QLabel* caption() const { return m_caption; }
-    QLabel* legend() const { return m_legend; }
-    QSlider* opacitySlider() const { return m_slider; }
-
-signals:
-    void modelLoaded();
-
-protected:
-    void resizeEvent(QResizeEvent* event) override;
+    QSlider* opacitySlider() const { return slider(); }
 
 private:
     struct Loaded {
@@ -69,10 +55,10 @@ private:
         std::vector<SegmentedGalleryImage> images;
     };
     void loaded(const CheckpointLoader<Loaded>::Outcome& outcome);
-    void redraw();
-    void chooseImage();
-    void chooseCheckpoint();
-    void fail(const QString& message);
+    void redraw() override;
+    QString sliderText(int value) const override;
+    void pickedFromGrid() override { m_opened.reset(); }
+    void useCheckpoint(const QString& path) override { setCheckpoint(path); }
     std::vector<int64_t> requestedImages() const;
 
     std::shared_ptr<Loaded> m_loaded;
@@ -80,16 +66,9 @@ private:
     std::vector<int64_t> m_requested;
     CheckpointLoader<Loaded> m_loader;
     std::optional<SegmentedGalleryImage> m_opened; // Try it's image, until a grid image is picked
-    QLabel* m_status;
     QLabel* m_truthTitle;
     QLabel* m_truth;
     QLabel* m_predicted;
-    QLabel* m_caption;
-    QLabel* m_legend;
-    QSlider* m_slider;
-    QLabel* m_sliderValue;
-    QListWidget* m_grid;
-    QPushButton* m_open;
 };
 
 } // namespace tb::ui

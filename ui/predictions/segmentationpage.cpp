@@ -2,11 +2,11 @@
 // the matrix counts pixels, so its recall column is each class's pixel accuracy.
 #include "predictions/segmentationpage.h"
 
+#include "predictions/classtable.h"
 #include "predictions/confusionmodel.h"
 #include "predictions/segmentationgallery.h"
 
 #include <QGroupBox>
-#include <QHeaderView>
 #include <QLocale>
 #include <QSplitter>
 #include <QTableView>
@@ -19,52 +19,30 @@ namespace tb::ui {
 
 namespace {
 
-QTableWidgetItem* rightAligned(const QString& text) {
-    auto* item = new QTableWidgetItem(text);
-    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    return item;
-}
-
 QTableWidgetItem* score(double v) {
-    return rightAligned(std::isnan(v) ? QStringLiteral("-") : QString::number(v, 'f', 3));
+    return figureItem(std::isnan(v) ? QStringLiteral("-") : QString::number(v, 'f', 3));
 }
 
 QTableWidgetItem* pixels(int64_t v) {
-    return rightAligned(QLocale().toString(static_cast<qlonglong>(v)));
-}
-
-QGroupBox* boxed(const QString& title, QWidget* content) {
-    auto* box = new QGroupBox(title);
-    auto* layout = new QVBoxLayout(box);
-    layout->addWidget(content);
-    return box;
+    return figureItem(QLocale().toString(static_cast<qlonglong>(v)));
 }
 
 } // namespace
 
 SegmentationPage::SegmentationPage(QWidget* parent)
-    : QWidget(parent), m_classes(new QTableWidget(this)), m_confusion(new ConfusionModel(this)),
+    : QWidget(parent),
+      m_classes(makeClassTable(
+          QStringLiteral("segmentation-classes"),
+          {tr("Class"), tr("IoU"), tr("Accuracy"), tr("Pixels")},
+          {{1, tr("Intersection over union: pixels right / (labelled + predicted - right)")},
+           {2, tr("The class's labelled pixels predicted as it (its recall)")},
+           {3, tr("Validation pixels labelled with the class (ignored ones left out)")}},
+          this)),
+      m_confusion(new ConfusionModel(this)),
       m_matrix(makeConfusionView(m_confusion, QStringLiteral("segmentation-confusion"),
                                  tr("Confusion matrix over pixels"), this)),
       m_gallery(new SegmentationGallery(this)) {
     setObjectName(QStringLiteral("segmentation-page"));
-    m_classes->setObjectName(QStringLiteral("segmentation-classes"));
-    m_classes->setAccessibleName(tr("Validation figures per class"));
-    m_classes->setColumnCount(4);
-    m_classes->setHorizontalHeaderLabels({tr("Class"), tr("IoU"), tr("Accuracy"), tr("Pixels")});
-    m_classes->horizontalHeaderItem(1)->setToolTip(
-        tr("Intersection over union: pixels right / (labelled + predicted - right)"));
-    m_classes->horizontalHeaderItem(2)->setToolTip(
-        tr("The class's labelled pixels predicted as it (its recall)"));
-    m_classes->horizontalHeaderItem(3)->setToolTip(
-        tr("Validation pixels labelled with the class (ignored ones left out)"));
-    m_classes->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_classes->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    m_classes->verticalHeader()->setVisible(false);
-    m_classes->verticalHeader()->setDefaultSectionSize(m_classes->fontMetrics().height() + 6);
-    m_classes->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_classes->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_classes->setSelectionMode(QAbstractItemView::SingleSelection);
 
     // The figures over the images: each half of the tab's height.
     auto* figures = new QSplitter(Qt::Horizontal);
