@@ -115,25 +115,7 @@ private slots:
         const Tensor& logits = graph.forward(x, true);
         m_backend->softmaxCrossEntropy(logits, y, 0.0f, loss, &graph.logitsGrad(), nullptr, 1.0f);
         graph.backward(graph.logitsGrad());
-        for (Layer* layer : graph.layers())
-            for (Param* p : layer->params())
-                entries.push_back({"grad." + layer->name() + "." + p->name,
-                                   test::toHostF32(*m_backend, p->grad)});
-        writeSafetensors((dir + "/ours.safetensors").toStdString(), entries, {});
-
-        const QJsonObject r = test::runTorchScript(
-            "torchvision_reference.py", {"compare", dir, model, QString::number(kClasses)});
-        const double gradError = r["worst_gradient_error"].toDouble();
-        const double torchNoise = r["worst_gradient_torch32_error"].toDouble();
-        qInfo("%s at %d px: logits within %.2g of torchvision's in float64 (relative); of %d "
-              "gradients, the farthest against float32's noise is %s: %.2g (PyTorch's float32: "
-              "%.2g)",
-              qPrintable(model), size, r["logits_error"].toDouble(), r["gradients"].toInt(),
-              qPrintable(r["worst_gradient"].toString()), gradError, torchNoise);
-        QCOMPARE(r["missing_gradients"].toArray().size(), 0);
-        QVERIFY(r["logits_error"].toDouble() < 1e-5);
-        // A wrong name, shape or layer puts it near 1; float32 itself is not exact.
-        QVERIFY(gradError < 10 * torchNoise + 1e-4);
+        agreesWithTorchvision(graph, entries, dir, model, size, "logits");
     }
 
     // torchvision's segmentation models with their auxiliary heads, from its state dict,
@@ -189,24 +171,7 @@ private slots:
                                      &graph.auxiliaryGrad(0), nullptr,
                                      1.0f / graph.auxiliaryOutputs()[0].weight);
         graph.backward(graph.logitsGrad(), true);
-        for (Layer* layer : graph.layers())
-            for (Param* p : layer->params())
-                entries.push_back({"grad." + layer->name() + "." + p->name,
-                                   test::toHostF32(*m_backend, p->grad)});
-        writeSafetensors((dir + "/ours.safetensors").toStdString(), entries, {});
-
-        const QJsonObject r = test::runTorchScript(
-            "torchvision_reference.py", {"compare", dir, model, QString::number(kClasses)});
-        const double gradError = r["worst_gradient_error"].toDouble();
-        const double torchNoise = r["worst_gradient_torch32_error"].toDouble();
-        qInfo("%s at %d px: scores within %.2g of torchvision's in float64 (relative); of %d "
-              "gradients, the farthest against float32's noise is %s: %.2g (PyTorch's float32: "
-              "%.2g)",
-              qPrintable(model), size, r["logits_error"].toDouble(), r["gradients"].toInt(),
-              qPrintable(r["worst_gradient"].toString()), gradError, torchNoise);
-        QCOMPARE(r["missing_gradients"].toArray().size(), 0);
-        QVERIFY(r["logits_error"].toDouble() < 1e-5);
-        QVERIFY(gradError < 10 * torchNoise + 1e-4);
+        agreesWithTorchvision(graph, entries, dir, model, size, "scores");
     }
 
     // The segmentation models' backbone starts from a classifier's ResNet-50 (torchvision's
@@ -415,6 +380,34 @@ private slots:
     }
 
 private:
+    // After a forward and backward of `graph`: its gradients join `entries` (the input, the
+    // labels, the evaluation outputs as "logits"), and torchvision_reference.py compares them
+    // with torchvision's from the same state dict: the outputs within float32 of float64, every
+    // gradient within 10x PyTorch's own float32 error (a wrong name, shape or layer puts it near
+    // 1). `outputs` names them in the log line.
+    void agreesWithTorchvision(Graph& graph, std::vector<SafetensorsEntry> entries,
+                               const QString& dir, const QString& model, int size,
+                               const char* outputs) {
+        for (Layer* layer : graph.layers())
+            for (Param* p : layer->params())
+                entries.push_back({"grad." + layer->name() + "." + p->name,
+                                   test::toHostF32(*m_backend, p->grad)});
+        writeSafetensors((dir + "/ours.safetensors").toStdString(), entries, {});
+        const QJsonObject r = test::runTorchScript(
+            "torchvision_reference.py", {"compare", dir, model, QString::number(kClasses)});
+        const double gradError = r["worst_gradient_error"].toDouble();
+        const double torchNoise = r["worst_gradient_torch32_error"].toDouble();
+        qInfo("%s at %d px: %s within %.2g of torchvision's in float64 (relative); of %d "
+              "gradients, the farthest against float32's noise is %s: %.2g (PyTorch's float32: "
+              "%.2g)",
+              qPrintable(model), size, outputs, r["logits_error"].toDouble(),
+              r["gradients"].toInt(), qPrintable(r["worst_gradient"].toString()), gradError,
+              torchNoise);
+        QCOMPARE(r["missing_gradients"].toArray().size(), 0);
+        QVERIFY(r["logits_error"].toDouble() < 1e-5);
+        QVERIFY(gradError < 10 * torchNoise + 1e-4);
+    }
+
     // Why the comparisons with torchvision cannot run, or empty; asked once. (QSKIP must be in
     // the test function itself: from a helper it would return only from the helper.)
     static QString torchvisionMissing() {
